@@ -1,0 +1,20 @@
+import type { EncodedImage, RasterImage } from '../images.ts';
+
+/** Bounds applied before and while decoding untrusted images. */
+export interface DecodeLimits {
+  /** Largest accepted width * height, checked from the header before decoding. */
+  maxPixels: number;
+  /** Decoded images larger than this on either side are scaled down (aspect kept). */
+  maxSide?: number;
+}
+
+/**
+ * ImageCodec: turns untrusted bytes (png, jpeg, gif, webp, svg) into RGBA rasters and back.
+ * Applies EXIF orientation and converts to sRGB. Configured in the composition root (sharp adapter).
+ * Throws FitroomError('IMAGE_INVALID') for bytes it cannot decode or that exceed the limits.
+ */
+export interface ImageCodec {
+  decode(bytes: Uint8Array, limits: DecodeLimits): Promise<RasterImage>;
+  encode(image: RasterImage, format: 'png' | 'jpeg' | 'webp', quality?: number): Promise<EncodedImage>;
+  resize(image: RasterImage, width: number, height: number): Promise<RasterImage>;
+}
