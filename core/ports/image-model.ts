@@ -1,0 +1,65 @@
+import type { EncodedImage } from '../images.ts';
+
+/** Provider identifiers accepted by `options.provider`. */
+export type ProviderId = 'builtin' | 'gemini' | 'fal';
+export const PROVIDER_IDS: readonly ProviderId[] = ['builtin', 'gemini', 'fal'];
+
+export type Quality = 'draft' | 'standard' | 'high';
+
+/** What a model is asked to do; vendors get a prompt, the builtin engines get structured inputs. */
+export type ModelTask = 'tryon' | 'shoe-tryon' | 'twin' | 'generate' | 'pose-transfer' | 'enhance';
+
+export interface ModelReference {
+  /** person, garment-grid, product, face, silhouette, pose, input, view */
+  role: string;
+  image: EncodedImage;
+}
+
+/** One entry of the model registry. */
+export interface ModelSpec {
+  id: string;
+  provider: ProviderId;
+  /** Most reference images one call may carry. */
+  maxReferences: number;
+  tasks: readonly ModelTask[];
+  qualities: readonly Quality[];
+  /** Vendor parameters for a quality (resolution, steps, ...). */
+  params(quality: Quality): Record<string, unknown>;
+}
+
+export interface ModelCall {
+  task: ModelTask;
+  model: string;
+  prompt: string;
+  /** The reference images a vendor model receives, in this order. */
+  references: ModelReference[];
+  quality: Quality;
+  signal: AbortSignal;
+  /** Structured inputs for engines that work geometrically (builtin); vendors ignore it. */
+  structured?: unknown;
+}
+
+/**
+ * ImageModelProvider: one AI backend that edits or generates images (try-on, twins, generation,
+ * texture enhancement). Vendor adapters speak their documented HTTP API; `builtin` runs classical
+ * engines on the CPU. Throws ProviderError (retryable decides whether the chain falls back).
+ */
+export interface ImageModelProvider {
+  readonly id: ProviderId;
+  models(): readonly ModelSpec[];
+  run(call: ModelCall): Promise<EncodedImage[]>;
+}
+
+/** A failure of a provider call; `retryable` failures let the chain fall back to the next model. */
+export class ProviderError extends Error {
+  readonly provider: string;
+  readonly retryable: boolean;
+  readonly status: number | undefined;
+  constructor(provider: string, message: string, opts: { retryable: boolean; status?: number; cause?: unknown }) {
+    super(`${provider}: ${message}`, { cause: opts.cause });
+    this.name = 'ProviderError';
+    this.provider = provider;
+    this.retryable = opts.retryable;
+    this.status = opts.status;
+  }
+}

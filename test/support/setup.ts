@@ -1,0 +1,1 @@
+// Per-file test setup.
