@@ -1,0 +1,197 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import nock from 'nock';
+import sharp from 'sharp';
+import { FalImageModel } from '../../../adapters/fal/image-model.ts';
+import { ProviderError } from '../../../core/ports/image-model.ts';
+import type { ModelCall } from '../../../core/ports/image-model.ts';
+
+const KEY = 'fal-key-id:fal-key-secret';
+const QUEUE = 'https://queue.fal.run';
+const CDN = 'https://v3.fal.media';
+
+async function png(w: number, h: number, rgb: [number, number, number]): Promise<Uint8Array> {
+  return new Uint8Array(await sharp({ create: { width: w, height: h, channels: 3, background: { r: rgb[0], g: rgb[1], b: rgb[2] } } }).png().toBuffer());
+}
+const dataUri = (bytes: Uint8Array) => `data:image/png;base64,${Buffer.from(bytes).toString('base64')}`;
+function late<T>(ms: number, value: T): () => Promise<T> {
+  return () => new Promise((resolve) => setTimeout(() => resolve(value), ms));
+}
+
+let person: Uint8Array;
+let garment: Uint8Array;
+let output: Uint8Array;
+
+function call(over: Partial<ModelCall> = {}): ModelCall {
+  return {
+    task: 'tryon',
+    model: 'fal-ai/bytedance/seedream/v4/edit',
+    prompt: 'Dress the person in Figure 1 with the garment in Figure 2.',
+    references: [
+      { role: 'person', image: { bytes: person, contentType: 'image/png' } },
+      { role: 'garment-grid', image: { bytes: garment, contentType: 'image/png' } },
+    ],
+    quality: 'standard',
+    signal: new AbortController().signal,
+    ...over,
+  };
+}
+
+const fast = { apiKey: KEY, pollIntervalMs: 10, maxPollIntervalMs: 20 };
+
+/** The documented queue round trip for a model whose status URLs drop its sub-path. */
+function queue(app: string, model: string, id: string, onBody: (b: any) => void, result: object) {
+  const status = nock(QUEUE, { reqheaders: { authorization: `Key ${KEY}` } });
+  status
+    .post(`/${model}`, (b) => (onBody(b), true))
+    .reply(200, { request_id: id, status_url: `${QUEUE}/${app}/requests/${id}/status`, response_url: `${QUEUE}/${app}/requests/${id}`, cancel_url: `${QUEUE}/${app}/requests/${id}/cancel` })
+    .get(`/${app}/requests/${id}/status`)
+    .reply(202, { status: 'IN_QUEUE', queue_position: 2 })
+    .get(`/${app}/requests/${id}/status`)
+    .reply(202, { status: 'IN_PROGRESS', logs: [] })
+    .get(`/${app}/requests/${id}/status`)
+    .reply(200, { status: 'COMPLETED', response_url: `${QUEUE}/${app}/requests/${id}` })
+    .get(`/${app}/requests/${id}`)
+    .reply(200, result);
+  return status;
+}
+
+beforeAll(async () => {
+  nock.disableNetConnect();
+  person = await png(24, 32, [200, 150, 120]);
+  garment = await png(16, 16, [20, 60, 200]);
+  output = await png(24, 32, [20, 60, 200]);
+});
+afterEach(() => nock.cleanAll());
+afterAll(() => nock.enableNetConnect());
+
+describe('FalImageModel', () => {
+  it('refuses to start without a key', () => {
+    expect(() => new FalImageModel({ apiKey: ' ' })).toThrow(/FAL_KEY/);
+    expect(() => new FalImageModel({ apiKey: KEY, pollIntervalMs: -1 })).toThrow(/pollIntervalMs/);
+  });
+
+  it('submits Seedream with image_urls, polls IN_QUEUE → IN_PROGRESS → COMPLETED, fetches the result and downloads the image without the key', async () => {
+    let body: any;
+    const q = queue('fal-ai/bytedance', 'fal-ai/bytedance/seedream/v4/edit', 'req-1', (b) => (body = b), {
+      images: [{ url: `${CDN}/files/out.png`, content_type: 'image/png', width: 24, height: 32 }],
+      seed: 42,
+    });
+    const cdn = nock(CDN, { badheaders: ['authorization'] }).get('/files/out.png').reply(200, Buffer.from(output), { 'content-type': 'image/png' });
+    const images = await new FalImageModel(fast).run(call());
+    expect(q.isDone()).toBe(true);
+    expect(cdn.isDone()).toBe(true);
+    expect(body.prompt).toBe('Dress the person in Figure 1 with the garment in Figure 2.');
+    expect(body.image_urls).toEqual([dataUri(person), dataUri(garment)]);
+    expect(body.image_url).toBeUndefined();
+    expect(body.image_size).toBe('auto_2K');
+    expect(body.num_images).toBe(1);
+    expect(images).toHaveLength(1);
+    expect(images[0].contentType).toBe('image/png');
+    expect(Buffer.from(images[0].bytes).equals(Buffer.from(output))).toBe(true);
+  });
+
+  it('sends a single-slot model its one reference as image_url', async () => {
+    let body: any;
+    queue('fal-ai/flux-pro', 'fal-ai/flux-pro/kontext', 'req-2', (b) => (body = b), { images: [{ url: `${CDN}/files/k.jpg`, content_type: 'image/jpeg' }] });
+    nock(CDN).get('/files/k.jpg').reply(200, Buffer.from(output), { 'content-type': 'image/jpeg' });
+    const images = await new FalImageModel(fast).run(call({ model: 'fal-ai/flux-pro/kontext', quality: 'draft', references: [{ role: 'input', image: { bytes: person, contentType: 'image/png' } }] }));
+    expect(body.image_url).toBe(dataUri(person));
+    expect(body.image_urls).toBeUndefined();
+    expect(body.output_format).toBe('jpeg');
+    expect(images[0].contentType).toBe('image/jpeg');
+  });
+
+  it('maps a 422 validation error to a non-retryable error with the field', async () => {
+    nock(QUEUE)
+      .post('/fal-ai/bytedance/seedream/v4/edit')
+      .reply(422, { detail: [{ loc: ['body', 'image_urls'], msg: 'Could not download image', type: 'value_error' }] });
+    const err = await new FalImageModel(fast).run(call()).catch((e) => e);
+    expect(err).toBeInstanceOf(ProviderError);
+    expect(err.retryable).toBe(false);
+    expect(err.status).toBe(422);
+    expect(err.message).toMatch(/body\.image_urls: Could not download image/);
+  });
+
+  it('treats 429 and 5xx as retryable and keeps the key out of messages', async () => {
+    nock(QUEUE).post('/fal-ai/bytedance/seedream/v4/edit').reply(429, { detail: 'Rate limit exceeded' });
+    const limited = await new FalImageModel(fast).run(call()).catch((e) => e);
+    expect(limited.retryable).toBe(true);
+    expect(limited.status).toBe(429);
+    expect(limited.message).toMatch(/Rate limit exceeded/);
+    expect(limited.message).not.toContain('fal-key-secret');
+
+    nock(QUEUE).post('/fal-ai/bytedance/seedream/v4/edit').reply(502, 'Bad gateway');
+    const down = await new FalImageModel(fast).run(call()).catch((e) => e);
+    expect(down.retryable).toBe(true);
+  });
+
+  it('surfaces a failed runner from the result request', async () => {
+    const app = 'fal-ai/bytedance';
+    nock(QUEUE)
+      .post('/fal-ai/bytedance/seedream/v4/edit')
+      .reply(200, { request_id: 'r3', status_url: `${QUEUE}/${app}/requests/r3/status`, response_url: `${QUEUE}/${app}/requests/r3` })
+      .get(`/${app}/requests/r3/status`)
+      .reply(200, { status: 'COMPLETED' })
+      .get(`/${app}/requests/r3`)
+      .reply(500, { detail: 'Internal error in the runner' });
+    const err = await new FalImageModel(fast).run(call()).catch((e) => e);
+    expect(err.retryable).toBe(true);
+    expect(err.message).toMatch(/Internal error in the runner/);
+  });
+
+  it('reports an output flagged by the safety checker as not retryable', async () => {
+    queue('fal-ai/flux-pro', 'fal-ai/flux-pro/kontext', 'r4', () => undefined, { images: [{ url: `${CDN}/files/black.png` }], has_nsfw_concepts: [true] });
+    const err = await new FalImageModel(fast).run(call({ model: 'fal-ai/flux-pro/kontext', references: [{ role: 'input', image: { bytes: person, contentType: 'image/png' } }] })).catch((e) => e);
+    expect(err.retryable).toBe(false);
+    expect(err.message).toMatch(/safety checker/);
+  });
+
+  it('stops polling when the caller aborts and asks fal to cancel the request', async () => {
+    const app = 'fal-ai/bytedance';
+    nock(QUEUE)
+      .post('/fal-ai/bytedance/seedream/v4/edit')
+      .reply(200, { request_id: 'r5', status_url: `${QUEUE}/${app}/requests/r5/status`, response_url: `${QUEUE}/${app}/requests/r5`, cancel_url: `${QUEUE}/${app}/requests/r5/cancel` })
+      .get(`/${app}/requests/r5/status`)
+      .times(1000)
+      .reply(202, { status: 'IN_QUEUE', queue_position: 9 });
+    let cancelled = false;
+    nock(QUEUE)
+      .put(`/${app}/requests/r5/cancel`)
+      .reply(() => ((cancelled = true), [202, { status: 'CANCELLATION_REQUESTED' }]));
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(new Error('attempt timed out')), 150);
+    const err = await new FalImageModel(fast).run(call({ signal: ac.signal })).catch((e) => e);
+    expect(err.message).toBe('attempt timed out');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(cancelled).toBe(true);
+  });
+
+  it('times out a slow status request as retryable', async () => {
+    const app = 'fal-ai/bytedance';
+    nock(QUEUE)
+      .post('/fal-ai/bytedance/seedream/v4/edit')
+      .reply(200, { request_id: 'r6', status_url: `${QUEUE}/${app}/requests/r6/status`, response_url: `${QUEUE}/${app}/requests/r6` })
+      .get(`/${app}/requests/r6/status`)
+      .reply(late(3_000, [200, { status: 'COMPLETED' }]));
+    nock(QUEUE).put(`/${app}/requests/r6/cancel`).reply(202, {});
+    const err = await new FalImageModel({ ...fast, timeoutMs: 200 }).run(call()).catch((e) => e);
+    expect(err).toBeInstanceOf(ProviderError);
+    expect(err.retryable).toBe(true);
+    expect(err.message).toMatch(/timed out after 200 ms/);
+  });
+
+  it('refuses result URLs that are not https and status URLs on another host', async () => {
+    let statusHits = 0;
+    nock(QUEUE)
+      .post('/fal-ai/bytedance/seedream/v4/edit')
+      // A status_url off the queue host would receive the key: ignored in favour of the documented path.
+      .reply(200, { request_id: 'r7', status_url: 'https://evil.example/steal', response_url: 'https://evil.example/steal' })
+      .get('/fal-ai/bytedance/requests/r7/status')
+      .reply(() => (statusHits++, [200, { status: 'COMPLETED' }]))
+      .get('/fal-ai/bytedance/requests/r7')
+      .reply(200, { images: [{ url: 'http://v3.fal.media/files/plain.png' }] });
+    const err = await new FalImageModel(fast).run(call()).catch((e) => e);
+    expect(statusHits).toBe(1);
+    expect(err.message).toMatch(/not https/);
+  });
+});
