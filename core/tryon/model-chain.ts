@@ -1,0 +1,237 @@
+import type { EncodedImage } from '../images.ts';
+import { ProviderError } from '../ports/image-model.ts';
+import type { ImageModelProvider, ModelCall, ModelSpec, ModelTask, ProviderId, Quality } from '../ports/image-model.ts';
+import { DEFAULT_MODEL_CHAIN, ModelRegistry } from './models.ts';
+
+/** One model tried (or passed over) by the chain, for the job's trace. */
+export interface ModelAttempt {
+  model: string;
+  provider: ProviderId;
+  /** skipped: not run (no credentials, too few slots, quality); cancelled: the caller's signal fired. */
+  outcome: 'succeeded' | 'failed' | 'timeout' | 'skipped' | 'cancelled';
+  durationMs: number;
+  error?: string;
+}
+
+export interface ModelChainOptions {
+  /** The call without a model; the chain fills `model` for each attempt. */
+  call: Omit<ModelCall, 'model'>;
+  /** The configured providers. A provider without credentials is simply absent. */
+  providers: ReadonlyMap<ProviderId, ImageModelProvider> | readonly ImageModelProvider[];
+  /** Model ids in fallback order (from configuration); default DEFAULT_MODEL_CHAIN. */
+  chain?: readonly string[];
+  registry?: ModelRegistry;
+  /** `options.model`: run exactly this model, bypassing the chain. */
+  pinnedModel?: string;
+  /** `options.provider`: only this provider's models. */
+  provider?: ProviderId;
+  /** Per-attempt limit; on expiry the attempt's signal aborts and the chain moves on. Default 120 s. */
+  attemptTimeoutMs?: number;
+  onAttempt?: (attempt: ModelAttempt) => void;
+}
+
+export interface ModelChainResult {
+  images: EncodedImage[];
+  model: string;
+  provider: ProviderId;
+  attempts: ModelAttempt[];
+}
+
+export type ModelChainErrorCode = 'INPUT_REFERENCE_LIMIT' | 'VALIDATION_ERROR' | 'SERVICE_UNAVAILABLE' | 'IMAGE_INVALID';
+
+/** Error raised by the chain; `code` is one of the spec's error codes. */
+export class ModelChainError extends Error {
+  readonly code: ModelChainErrorCode;
+  readonly details: { field: string; message: string }[] | undefined;
+  readonly retryable: boolean;
+  constructor(code: ModelChainErrorCode, message: string, opts: { details?: { field: string; message: string }[]; retryable?: boolean; cause?: unknown } = {}) {
+    super(message, { cause: opts.cause });
+    this.name = 'ModelChainError';
+    this.code = code;
+    this.details = opts.details;
+    this.retryable = opts.retryable ?? false;
+  }
+}
+
+const DEFAULT_ATTEMPT_TIMEOUT_MS = 120_000;
+const defaultRegistry = new ModelRegistry();
+
+export interface PinnedModelCheck {
+  model: string;
+  task: ModelTask;
+  quality: Quality;
+  referenceCount: number;
+  provider?: ProviderId;
+  registry?: ModelRegistry;
+  /** When given, a model whose provider is not configured is refused too. */
+  providers?: ModelChainOptions['providers'];
+}
+
+/**
+ * Validates `options.model` without calling anything: known, serves the task and quality, belongs to
+ * `options.provider` when both are given, and has at least as many input slots as the call sends
+ * (else INPUT_REFERENCE_LIMIT). Operations call it at submission so a bad pin never becomes a job.
+ */
+export function checkPinnedModel(check: PinnedModelCheck): ModelSpec {
+  const providers = check.providers ? providerMap(check.providers) : undefined;
+  const spec = findSpec(check.model, check.registry ?? defaultRegistry, providers);
+  if (!spec) {
+    throw new ModelChainError('VALIDATION_ERROR', `Unknown model "${check.model}"`, { details: [{ field: 'options.model', message: 'is not a known model' }] });
+  }
+  if (check.referenceCount > spec.maxReferences) {
+    throw new ModelChainError(
+      'INPUT_REFERENCE_LIMIT',
+      `Model ${spec.id} accepts at most ${spec.maxReferences} input reference${spec.maxReferences === 1 ? '' : 's'}; this call sends ${check.referenceCount}`,
+    );
+  }
+  if (!spec.tasks.includes(check.task)) {
+    throw new ModelChainError('VALIDATION_ERROR', `Model ${spec.id} cannot run ${check.task}`, { details: [{ field: 'options.model', message: `does not support ${check.task}` }] });
+  }
+  if (!spec.qualities.includes(check.quality)) {
+    throw new ModelChainError('VALIDATION_ERROR', `Model ${spec.id} has no ${check.quality} quality`, { details: [{ field: 'options.quality', message: `is not offered by ${spec.id}` }] });
+  }
+  if (check.provider && check.provider !== spec.provider) {
+    throw new ModelChainError('VALIDATION_ERROR', `Model ${spec.id} belongs to provider ${spec.provider}, not ${check.provider}`, {
+      details: [{ field: 'options.provider', message: `does not match the provider of options.model (${spec.provider})` }],
+    });
+  }
+  if (providers && !providers.has(spec.provider)) {
+    throw new ModelChainError('SERVICE_UNAVAILABLE', `Model ${spec.id} is not available: provider ${spec.provider} is not configured on this deployment`);
+  }
+  return spec;
+}
+
+/**
+ * Runs an image call through the fallback chain. Each eligible model is tried in order with its own
+ * timeout; a retryable ProviderError or a timeout moves on to the next model, a non-retryable error stops.
+ * A pinned model bypasses the chain and is checked against the reference count before any call.
+ */
+export async function runModelChain(opts: ModelChainOptions): Promise<ModelChainResult> {
+  const registry = opts.registry ?? defaultRegistry;
+  const providers = providerMap(opts.providers);
+  const { call } = opts;
+  const attempts: ModelAttempt[] = [];
+  const record = (a: ModelAttempt) => {
+    attempts.push(a);
+    opts.onAttempt?.(a);
+  };
+
+  let candidates: ModelSpec[];
+  if (opts.pinnedModel !== undefined) {
+    candidates = [
+      checkPinnedModel({ model: opts.pinnedModel, task: call.task, quality: call.quality, referenceCount: call.references.length, provider: opts.provider, registry, providers }),
+    ];
+  } else {
+    candidates = [];
+    for (const id of opts.chain ?? DEFAULT_MODEL_CHAIN) {
+      const spec = findSpec(id, registry, providers);
+      if (!spec) throw new ModelChainError('SERVICE_UNAVAILABLE', `The model chain names an unknown model "${id}"`);
+      if (spec.tasks.includes(call.task) && (!opts.provider || spec.provider === opts.provider) && !candidates.includes(spec)) candidates.push(spec);
+    }
+  }
+
+  const timeoutMs = opts.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
+  let lastFailure: unknown;
+  for (const spec of candidates) {
+    const skip = (error: string) => record({ model: spec.id, provider: spec.provider, outcome: 'skipped', durationMs: 0, error });
+    const provider = providers.get(spec.provider);
+    if (!provider) {
+      skip(`provider ${spec.provider} is not configured`);
+      continue;
+    }
+    if (call.references.length > spec.maxReferences) {
+      skip(`accepts at most ${spec.maxReferences} references; the call has ${call.references.length}`);
+      continue;
+    }
+    if (!spec.qualities.includes(call.quality)) {
+      skip(`no ${call.quality} quality`);
+      continue;
+    }
+    if (call.signal.aborted) throw call.signal.reason;
+
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = AbortSignal.any([call.signal, timeout]);
+    try {
+      const images = await raceAbort(provider.run({ ...call, model: spec.id, signal }), signal);
+      if (images.length === 0) throw new ProviderError(spec.provider, `${spec.id} returned no image`, { retryable: true });
+      record({ model: spec.id, provider: spec.provider, outcome: 'succeeded', durationMs: elapsed() });
+      return { images, model: spec.id, provider: spec.provider, attempts };
+    } catch (err) {
+      if (call.signal.aborted) {
+        record({ model: spec.id, provider: spec.provider, outcome: 'cancelled', durationMs: elapsed(), error: 'cancelled' });
+        throw call.signal.reason;
+      }
+      if (timeout.aborted) {
+        record({ model: spec.id, provider: spec.provider, outcome: 'timeout', durationMs: elapsed(), error: `no answer within ${timeoutMs} ms` });
+        lastFailure = err;
+        continue;
+      }
+      const message = err instanceof Error ? err.message : String(err);
+      record({ model: spec.id, provider: spec.provider, outcome: 'failed', durationMs: elapsed(), error: message });
+      if (err instanceof ProviderError && err.retryable) {
+        lastFailure = err;
+        continue;
+      }
+      if (err instanceof ProviderError) {
+        throw new ModelChainError('IMAGE_INVALID', `The model ${spec.id} refused the input: ${message}`, { cause: err, retryable: false });
+      }
+      throw err;
+    }
+  }
+
+  const tried = attempts.filter((a) => a.outcome !== 'skipped');
+  if (tried.length === 0) {
+    const why = attempts.map((a) => `${a.model}: ${a.error}`).join('; ');
+    throw new ModelChainError(
+      'SERVICE_UNAVAILABLE',
+      `No configured model can run ${call.task}${opts.provider ? ` on provider ${opts.provider}` : ''} with ${call.references.length} reference${call.references.length === 1 ? '' : 's'}${why ? ` (${why})` : ''}`,
+    );
+  }
+  throw new ModelChainError('SERVICE_UNAVAILABLE', `Every model in the chain failed: ${tried.map((a) => `${a.model} ${a.outcome}${a.error ? ` (${a.error})` : ''}`).join('; ')}`, {
+    cause: lastFailure,
+    retryable: true,
+  });
+}
+
+function providerMap(p: ModelChainOptions['providers']): ReadonlyMap<ProviderId, ImageModelProvider> {
+  if (p instanceof Map) return p;
+  return new Map((p as readonly ImageModelProvider[]).map((x) => [x.id, x]));
+}
+
+/** The registry first; a provider may also declare models of its own (e.g. a plugin's builtin engine). */
+function findSpec(id: string, registry: ModelRegistry, providers?: ReadonlyMap<ProviderId, ImageModelProvider>): ModelSpec | undefined {
+  const known = registry.get(id);
+  if (known) return known;
+  for (const provider of providers?.values() ?? []) {
+    const spec = provider.models().find((m) => m.id === id);
+    if (spec) return spec;
+  }
+  return undefined;
+}
+
+/** Stops waiting when the signal fires even if a provider ignores it; its late result is dropped. */
+function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    if (signal.aborted) {
+      work.catch(() => undefined);
+      return reject(signal.reason);
+    }
+    const onAbort = () => {
+      work.catch(() => undefined);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}

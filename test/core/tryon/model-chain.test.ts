@@ -1,0 +1,307 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import nock from 'nock';
+import sharp from 'sharp';
+import { FalImageModel } from '../../../adapters/fal/image-model.ts';
+import { GeminiImageModel } from '../../../adapters/gemini/image-model.ts';
+import { ProviderError } from '../../../core/ports/image-model.ts';
+import type { ImageModelProvider, ModelCall, ModelReference } from '../../../core/ports/image-model.ts';
+import { checkPinnedModel, runModelChain } from '../../../core/tryon/model-chain.ts';
+import type { ModelAttempt } from '../../../core/tryon/model-chain.ts';
+import { DEFAULT_MODEL_CHAIN, MODEL_CATALOGUE, ModelRegistry, parseModelChain } from '../../../core/tryon/models.ts';
+
+const GEMINI = 'https://generativelanguage.googleapis.com';
+const QUEUE = 'https://queue.fal.run';
+const CDN = 'https://v3.fal.media';
+const GEMINI_PATH = '/v1beta/models/gemini-2.5-flash-image:generateContent';
+
+let person: Uint8Array;
+let garment: Uint8Array;
+let output: Uint8Array;
+
+async function png(w: number, h: number, rgb: [number, number, number]): Promise<Uint8Array> {
+  return new Uint8Array(await sharp({ create: { width: w, height: h, channels: 3, background: { r: rgb[0], g: rgb[1], b: rgb[2] } } }).png().toBuffer());
+}
+function late<T>(ms: number, value: T): () => Promise<T> {
+  return () => new Promise((resolve) => setTimeout(() => resolve(value), ms));
+}
+function refs(n: number): ModelReference[] {
+  return Array.from({ length: n }, (_, i) => ({ role: i === 0 ? 'person' : 'garment-grid', image: { bytes: i === 0 ? person : garment, contentType: 'image/png' } }));
+}
+function call(n = 2, signal = new AbortController().signal): Omit<ModelCall, 'model'> {
+  return { task: 'tryon', prompt: 'Dress the person in image 1 with the garment in image 2.', references: refs(n), quality: 'standard', signal };
+}
+function vendors(): ImageModelProvider[] {
+  return [new GeminiImageModel({ apiKey: 'g-key' }), new FalImageModel({ apiKey: 'f-key', pollIntervalMs: 10, maxPollIntervalMs: 20 })];
+}
+/** fal's whole documented round trip for one request, counting submissions. */
+function falSucceeds(model: string, app: string, id: string, counter: { n: number } = { n: 0 }) {
+  nock(QUEUE)
+    .post(`/${model}`)
+    .reply(() => (counter.n++, [200, { request_id: id, status_url: `${QUEUE}/${app}/requests/${id}/status`, response_url: `${QUEUE}/${app}/requests/${id}` }]))
+    .get(`/${app}/requests/${id}/status`)
+    .reply(200, { status: 'COMPLETED' })
+    .get(`/${app}/requests/${id}`)
+    .reply(200, { images: [{ url: `${CDN}/files/${id}.png`, content_type: 'image/png' }] });
+  nock(CDN).get(`/files/${id}.png`).reply(200, Buffer.from(output), { 'content-type': 'image/png' });
+  return counter;
+}
+
+/** An in-memory provider for the chain's own rules. */
+class FakeProvider implements ImageModelProvider {
+  readonly id: 'builtin' | 'gemini' | 'fal';
+  calls: ModelCall[] = [];
+  behaviour: (call: ModelCall) => Promise<Uint8Array[]>;
+  constructor(id: 'builtin' | 'gemini' | 'fal', behaviour: (call: ModelCall) => Promise<Uint8Array[]>) {
+    this.id = id;
+    this.behaviour = behaviour;
+  }
+  models() {
+    return MODEL_CATALOGUE.filter((m) => m.provider === this.id);
+  }
+  async run(c: ModelCall) {
+    this.calls.push(c);
+    return (await this.behaviour(c)).map((bytes) => ({ bytes, contentType: 'image/png' }));
+  }
+}
+
+beforeAll(async () => {
+  nock.disableNetConnect();
+  person = await png(24, 32, [200, 150, 120]);
+  garment = await png(16, 16, [20, 60, 200]);
+  output = await png(24, 32, [20, 60, 200]);
+});
+afterEach(() => nock.cleanAll());
+afterAll(() => nock.enableNetConnect());
+
+describe('runModelChain with the vendor adapters', () => {
+  it('falls back from a failing Gemini (503) to fal Seedream and records both attempts', async () => {
+    let geminiHits = 0;
+    nock(GEMINI)
+      .post(GEMINI_PATH)
+      .reply(() => (geminiHits++, [503, { error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } }]));
+    const fal = falSucceeds('fal-ai/bytedance/seedream/v4/edit', 'fal-ai/bytedance', 'c1');
+    const seen: ModelAttempt[] = [];
+    const result = await runModelChain({ call: call(), providers: vendors(), onAttempt: (a) => seen.push(a) });
+    expect(geminiHits).toBe(1);
+    expect(fal.n).toBe(1);
+    expect(result.model).toBe('fal-ai/bytedance/seedream/v4/edit');
+    expect(result.provider).toBe('fal');
+    expect(Buffer.from(result.images[0].bytes).equals(Buffer.from(output))).toBe(true);
+    expect(seen).toEqual(result.attempts);
+    expect(seen.map((a) => [a.model, a.provider, a.outcome])).toEqual([
+      ['gemini-2.5-flash-image', 'gemini', 'failed'],
+      ['fal-ai/bytedance/seedream/v4/edit', 'fal', 'succeeded'],
+    ]);
+    expect(seen[0].error).toMatch(/503 UNAVAILABLE.*overloaded/);
+    for (const a of seen) expect(a.durationMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('falls back on 429 RESOURCE_EXHAUSTED too', async () => {
+    nock(GEMINI).post(GEMINI_PATH).reply(429, { error: { code: 429, message: 'Quota exceeded', status: 'RESOURCE_EXHAUSTED' } });
+    falSucceeds('fal-ai/bytedance/seedream/v4/edit', 'fal-ai/bytedance', 'c2');
+    const result = await runModelChain({ call: call(), providers: vendors() });
+    expect(result.provider).toBe('fal');
+    expect(result.attempts[0].error).toMatch(/RESOURCE_EXHAUSTED/);
+  });
+
+  it('moves on when an attempt exceeds its timeout', async () => {
+    nock(GEMINI).post(GEMINI_PATH).reply(late(3_000, [200, { candidates: [] }]));
+    falSucceeds('fal-ai/bytedance/seedream/v4/edit', 'fal-ai/bytedance', 'c3');
+    const t0 = Date.now();
+    const result = await runModelChain({ call: call(), providers: vendors(), attemptTimeoutMs: 250 });
+    expect(Date.now() - t0).toBeLessThan(2_500);
+    expect(result.attempts[0]).toMatchObject({ model: 'gemini-2.5-flash-image', outcome: 'timeout' });
+    expect(result.attempts[0].durationMs).toBeGreaterThanOrEqual(200);
+    expect(result.attempts[1]).toMatchObject({ provider: 'fal', outcome: 'succeeded' });
+  });
+
+  it('stops at a non-retryable error without calling the next provider', async () => {
+    nock(GEMINI).post(GEMINI_PATH).reply(400, { error: { code: 400, message: 'Unable to process input image.', status: 'INVALID_ARGUMENT' } });
+    const fal = nock(QUEUE).post('/fal-ai/bytedance/seedream/v4/edit').reply(200, { request_id: 'never' });
+    const err = await runModelChain({ call: call(), providers: vendors() }).catch((e) => e);
+    expect(err.code).toBe('IMAGE_INVALID');
+    expect(err.retryable).toBe(false);
+    expect(err.message).toMatch(/Unable to process input image/);
+    expect(err.cause).toBeInstanceOf(ProviderError);
+    expect(fal.isDone()).toBe(false);
+  });
+
+  it('rejects a pinned model with too few slots before any outbound request (INPUT_REFERENCE_LIMIT)', async () => {
+    let outbound = 0;
+    const onRequest = () => outbound++;
+    nock.emitter.on('no match', onRequest);
+    const gemini = nock(GEMINI).post(GEMINI_PATH).reply(() => (outbound++, [500, {}]));
+    const fal = nock(QUEUE).post(/.*/).reply(() => (outbound++, [500, {}]));
+    try {
+      const err = await runModelChain({ call: call(2), providers: vendors(), pinnedModel: 'fal-ai/flux-pro/kontext' }).catch((e) => e);
+      expect(err.code).toBe('INPUT_REFERENCE_LIMIT');
+      expect(err.message).toMatch(/at most 1 input reference; this call sends 2/);
+      const four = await runModelChain({ call: call(4), providers: vendors(), pinnedModel: 'gemini-2.5-flash-image' }).catch((e) => e);
+      expect(four.code).toBe('INPUT_REFERENCE_LIMIT');
+      expect(outbound).toBe(0);
+      expect(gemini.isDone()).toBe(false);
+      expect(fal.isDone()).toBe(false);
+      expect(nock.pendingMocks()).toHaveLength(2);
+    } finally {
+      nock.emitter.removeListener('no match', onRequest);
+    }
+  });
+
+  it('runs only the pinned model, bypassing the chain', async () => {
+    const gemini = nock(GEMINI).post(GEMINI_PATH).reply(200, {});
+    const fal = falSucceeds('fal-ai/flux-pro/kontext', 'fal-ai/flux-pro', 'p1');
+    const result = await runModelChain({ call: call(1), providers: vendors(), pinnedModel: 'fal-ai/flux-pro/kontext' });
+    expect(fal.n).toBe(1);
+    expect(gemini.isDone()).toBe(false);
+    expect(result.model).toBe('fal-ai/flux-pro/kontext');
+    expect(result.attempts).toHaveLength(1);
+  });
+
+  it('does not fall back from a failing pinned model', async () => {
+    nock(GEMINI).post(GEMINI_PATH).reply(503, { error: { code: 503, message: 'overloaded', status: 'UNAVAILABLE' } });
+    const fal = nock(QUEUE).post(/.*/).reply(200, {});
+    const err = await runModelChain({ call: call(2), providers: vendors(), pinnedModel: 'gemini-2.5-flash-image' }).catch((e) => e);
+    expect(err.code).toBe('SERVICE_UNAVAILABLE');
+    expect(err.retryable).toBe(true);
+    expect(fal.isDone()).toBe(false);
+  });
+
+  it('restricts the chain to one provider', async () => {
+    const gemini = nock(GEMINI).post(GEMINI_PATH).reply(200, {});
+    falSucceeds('fal-ai/bytedance/seedream/v4/edit', 'fal-ai/bytedance', 'r1');
+    const result = await runModelChain({ call: call(), providers: vendors(), provider: 'fal' });
+    expect(gemini.isDone()).toBe(false);
+    expect(result.attempts.map((a) => a.provider)).toEqual(['fal']);
+  });
+
+  it('skips a provider without credentials (absent from providers)', async () => {
+    falSucceeds('fal-ai/bytedance/seedream/v4/edit', 'fal-ai/bytedance', 's1');
+    const result = await runModelChain({ call: call(), providers: [new FalImageModel({ apiKey: 'f-key', pollIntervalMs: 10 })] });
+    expect(result.attempts[0]).toMatchObject({ model: 'gemini-2.5-flash-image', outcome: 'skipped', error: 'provider gemini is not configured' });
+    expect(result.attempts[1]).toMatchObject({ model: 'fal-ai/bytedance/seedream/v4/edit', outcome: 'succeeded' });
+  });
+});
+
+describe('runModelChain rules', () => {
+  const ok = async () => [output];
+
+  it('follows the configured chain order and skips models with too few slots', async () => {
+    const fal = new FakeProvider('fal', ok);
+    const gemini = new FakeProvider('gemini', ok);
+    const result = await runModelChain({ call: call(2), providers: [fal, gemini], chain: ['fal-ai/flux-pro/kontext', 'gemini-3-pro-image-preview', 'fal-ai/bytedance/seedream/v4/edit'] });
+    expect(result.model).toBe('gemini-3-pro-image-preview');
+    expect(result.attempts[0]).toMatchObject({ model: 'fal-ai/flux-pro/kontext', outcome: 'skipped' });
+    expect(result.attempts[0].error).toMatch(/at most 1 references; the call has 2/);
+    expect(fal.calls).toHaveLength(0);
+    expect(gemini.calls[0].model).toBe('gemini-3-pro-image-preview');
+    expect(gemini.calls[0].quality).toBe('standard');
+  });
+
+  it('leaves out models that do not serve the task', async () => {
+    const builtin = new FakeProvider('builtin', ok);
+    const gemini = new FakeProvider('gemini', async () => {
+      throw new ProviderError('gemini', 'down', { retryable: true });
+    });
+    const generate = { ...call(1), task: 'generate' as const };
+    const err = await runModelChain({ call: generate, providers: [builtin, gemini], chain: ['gemini-2.5-flash-image', 'builtin-warp'] }).catch((e) => e);
+    expect(builtin.calls).toHaveLength(0);
+    expect(err.code).toBe('SERVICE_UNAVAILABLE');
+    expect(err.message).toMatch(/gemini-2.5-flash-image failed \(gemini: down\)/);
+  });
+
+  it('ends with the builtin engine when every vendor fails', async () => {
+    const down = async (): Promise<Uint8Array[]> => {
+      throw new ProviderError('x', 'HTTP 500', { retryable: true, status: 500 });
+    };
+    const result = await runModelChain({ call: call(3), providers: [new FakeProvider('gemini', down), new FakeProvider('fal', down), new FakeProvider('builtin', ok)] });
+    expect(result.model).toBe('builtin-warp');
+    expect(result.attempts.map((a) => `${a.model}:${a.outcome}`)).toEqual([
+      'gemini-2.5-flash-image:failed',
+      'fal-ai/bytedance/seedream/v4/edit:failed',
+      'gemini-3-pro-image-preview:failed',
+      'fal-ai/flux-pro/kontext:skipped',
+      'builtin-warp:succeeded',
+    ]);
+  });
+
+  it('reports when no configured model can serve the call', async () => {
+    const err = await runModelChain({ call: call(2), providers: [], provider: 'gemini' }).catch((e) => e);
+    expect(err.code).toBe('SERVICE_UNAVAILABLE');
+    expect(err.retryable).toBe(false);
+    expect(err.message).toMatch(/No configured model can run tryon on provider gemini/);
+  });
+
+  it('gives up on a provider that ignores its signal once the attempt times out', async () => {
+    const hung = new FakeProvider('gemini', () => new Promise(() => undefined));
+    const fal = new FakeProvider('fal', ok);
+    const result = await runModelChain({ call: call(2), providers: [hung, fal], attemptTimeoutMs: 100 });
+    expect(result.attempts[0].outcome).toBe('timeout');
+    expect(hung.calls[0].signal.aborted).toBe(true);
+    expect(result.provider).toBe('fal');
+  });
+
+  it("stops and rethrows when the caller's signal fires", async () => {
+    const ac = new AbortController();
+    const reason = new Error('job cancelled');
+    const slow = new FakeProvider('gemini', (c) => new Promise((_, reject) => c.signal.addEventListener('abort', () => reject(c.signal.reason))));
+    const fal = new FakeProvider('fal', ok);
+    setTimeout(() => ac.abort(reason), 50);
+    const attempts: ModelAttempt[] = [];
+    const err = await runModelChain({ call: call(2, ac.signal), providers: [slow, fal], onAttempt: (a) => attempts.push(a) }).catch((e) => e);
+    expect(err).toBe(reason);
+    expect(attempts.map((a) => a.outcome)).toEqual(['cancelled']);
+    expect(fal.calls).toHaveLength(0);
+  });
+
+  it('treats an empty answer as a retryable failure', async () => {
+    const result = await runModelChain({ call: call(2), providers: [new FakeProvider('gemini', async () => []), new FakeProvider('fal', ok)] });
+    expect(result.attempts[0]).toMatchObject({ outcome: 'failed', error: 'gemini: gemini-2.5-flash-image returned no image' });
+    expect(result.provider).toBe('fal');
+  });
+
+  it('lets a non-provider error through unchanged', async () => {
+    const bug = new TypeError('garment grid missing');
+    const err = await runModelChain({ call: call(2), providers: [new FakeProvider('builtin', async () => Promise.reject(bug))], chain: ['builtin-warp'] }).catch((e) => e);
+    expect(err).toBe(bug);
+  });
+});
+
+describe('checkPinnedModel', () => {
+  const base = { task: 'tryon' as const, quality: 'standard' as const, referenceCount: 2 };
+  it('validates the pin against the registry and the configured providers', () => {
+    expect(checkPinnedModel({ ...base, model: 'gemini-2.5-flash-image' }).maxReferences).toBe(3);
+    expect(() => checkPinnedModel({ ...base, model: 'dall-e-9' })).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR', details: [{ field: 'options.model', message: 'is not a known model' }] }));
+    expect(() => checkPinnedModel({ ...base, model: 'fal-ai/bytedance/seedream/v4/edit', referenceCount: 11 })).toThrow(expect.objectContaining({ code: 'INPUT_REFERENCE_LIMIT' }));
+    expect(checkPinnedModel({ ...base, model: 'fal-ai/bytedance/seedream/v4/edit', referenceCount: 10 }).id).toBe('fal-ai/bytedance/seedream/v4/edit');
+    expect(() => checkPinnedModel({ ...base, model: 'builtin-warp', task: 'generate' })).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR' }));
+    expect(() => checkPinnedModel({ ...base, model: 'gemini-2.5-flash-image', provider: 'fal' })).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR', details: [expect.objectContaining({ field: 'options.provider' })] }));
+    expect(() => checkPinnedModel({ ...base, model: 'gemini-2.5-flash-image', providers: [] })).toThrow(expect.objectContaining({ code: 'SERVICE_UNAVAILABLE' }));
+  });
+
+  it('checks the slot count before anything else, even for an unconfigured provider', () => {
+    expect(() => checkPinnedModel({ ...base, model: 'fal-ai/flux-pro/kontext', referenceCount: 3, providers: [] })).toThrow(expect.objectContaining({ code: 'INPUT_REFERENCE_LIMIT' }));
+  });
+});
+
+describe('the model registry', () => {
+  it('holds the documented slot caps', () => {
+    const r = new ModelRegistry();
+    expect(r.get('gemini-2.5-flash-image')!.maxReferences).toBe(3);
+    expect(r.get('gemini-3-pro-image-preview')!.maxReferences).toBe(14);
+    expect(r.get('fal-ai/bytedance/seedream/v4/edit')!.maxReferences).toBe(10);
+    expect(r.get('fal-ai/flux-pro/kontext')!.maxReferences).toBe(1);
+    expect(r.get('builtin-warp')!.maxReferences).toBeGreaterThanOrEqual(8);
+    expect(r.get('gemini-3-pro-image-preview')!.params('draft')).toEqual({ imageConfig: { imageSize: '1K' } });
+    expect(r.get('fal-ai/bytedance/seedream/v4/edit')!.params('high')).toMatchObject({ image_size: 'auto_4K' });
+  });
+
+  it('resolves a configured chain and refuses unknown ids at start', () => {
+    const r = new ModelRegistry();
+    expect(r.resolveChain().map((m) => m.id)).toEqual([...DEFAULT_MODEL_CHAIN]);
+    expect(r.resolveChain(parseModelChain('builtin-warp, gemini-2.5-flash-image builtin-warp')).map((m) => m.id)).toEqual(['builtin-warp', 'gemini-2.5-flash-image']);
+    expect(() => r.resolveChain(['gemini-2.5-flash-image', 'gpt-image-9'])).toThrow(/unknown model id\(s\) in the model chain: gpt-image-9/);
+    expect(parseModelChain('  ')).toBeUndefined();
+    expect(parseModelChain(undefined)).toBeUndefined();
+    expect(() => r.add({ ...r.get('builtin-warp')! })).toThrow(/registered twice/);
+  });
+});
