@@ -19,7 +19,7 @@ export function validateSizeFittingRequest(body: unknown): ValidationDetail[] {
   const out: ValidationDetail[] = [];
   const add = (field: string, message: string) => out.push({ field, message });
   if (!isObject(body)) {
-    add('body', 'must be a JSON object');
+    add('(body)', 'must be a JSON object');
     return out;
   }
   unknownKeys(body, ['digitalTwinId', 'products'], '', add);
@@ -45,7 +45,7 @@ type Add = (field: string, message: string) => void;
 
 function unknownKeys(obj: Obj, allowed: readonly string[], prefix: string, add: Add): void {
   for (const key of Object.keys(obj)) {
-    if (!allowed.includes(key)) add(prefix ? `${prefix}.${key}` : key, 'is not an allowed property');
+    if (!allowed.includes(key)) add(prefix ? `${prefix}.${key}` : key, 'is not allowed');
   }
 }
 

@@ -74,8 +74,8 @@ describe('validateSizeFittingRequest', () => {
     ['max required', [...ROW1, 'measurements', 'chest', 'max'], undefined, 'products[0].sizeChart.sizes[1].measurements.chest.max', /required/],
     ['min numeric', [...ROW1, 'measurements', 'chest', 'min'], '94', 'products[0].sizeChart.sizes[1].measurements.chest.min', /number/],
     ['max >= min', [...ROW1, 'measurements', 'chest', 'max'], 93.9, 'products[0].sizeChart.sizes[1].measurements.chest.max', /greater than or equal to min/],
-    ['unknown dimension', [...ROW1, 'measurements', 'neck'], { min: 1, max: 2 }, 'products[0].sizeChart.sizes[1].measurements.neck', /not an allowed/],
-    ['unknown top-level field', ['extra'], true, 'extra', /not an allowed/],
+    ['unknown dimension', [...ROW1, 'measurements', 'neck'], { min: 1, max: 2 }, 'products[0].sizeChart.sizes[1].measurements.neck', /is not allowed/],
+    ['unknown top-level field', ['extra'], true, 'extra', /is not allowed/],
     [
       'relevant dimension for a top',
       [...ROW1, 'measurements'],
@@ -126,8 +126,8 @@ describe('validateSizeFittingRequest', () => {
   });
 
   it('rejects a body that is not an object', () => {
-    expect(validateSizeFittingRequest([])).toEqual([{ field: 'body', message: 'must be a JSON object' }]);
-    expect(validateSizeFittingRequest(null)).toEqual([{ field: 'body', message: 'must be a JSON object' }]);
+    expect(validateSizeFittingRequest([])).toEqual([{ field: '(body)', message: 'must be a JSON object' }]);
+    expect(validateSizeFittingRequest(null)).toEqual([{ field: '(body)', message: 'must be a JSON object' }]);
   });
 
   it('agrees with the published JSON Schema on structural rules', () => {
