@@ -1,0 +1,178 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import nock from 'nock';
+import sharp from 'sharp';
+import { Document, NodeIO } from '@gltf-transform/core';
+import { MeshyProductReconstructor, pickSpread } from '../../../adapters/meshy/product-reconstructor.ts';
+import { ProviderError } from '../../../core/ports/image-model.ts';
+import type { ReconstructionRequest, ReconstructionView } from '../../../core/ports/product-reconstructor.ts';
+import { createRaster } from '../../../core/images.ts';
+
+const KEY = 'msy-test-key';
+const API = 'https://api.meshy.ai';
+const ASSETS = 'https://assets.meshy.ai';
+
+let glb: Uint8Array;
+const views: ReconstructionView[] = [];
+
+/** A real (tiny) GLB: one triangle with a PBR material, as a vendor would return. */
+async function tinyGlb(): Promise<Uint8Array> {
+  const doc = new Document();
+  const buffer = doc.createBuffer();
+  const position = doc.createAccessor().setType('VEC3').setArray(new Float32Array([0, 0, 0, 0.28, 0, 0, 0, 0.1, 0])).setBuffer(buffer);
+  const material = doc.createMaterial('leather').setBaseColorFactor([0.5, 0.3, 0.2, 1]).setMetallicFactor(0).setRoughnessFactor(0.8);
+  const mesh = doc.createMesh('shoe').addPrimitive(doc.createPrimitive().setAttribute('POSITION', position).setMaterial(material));
+  doc.createScene().addChild(doc.createNode('shoe').setMesh(mesh));
+  return new NodeIO().writeBinary(doc);
+}
+
+async function view(angleDeg: number | undefined, shade: number): Promise<ReconstructionView> {
+  const bytes = new Uint8Array(await sharp({ create: { width: 16, height: 8, channels: 4, background: { r: shade, g: 80, b: 40, alpha: 1 } } }).png().toBuffer());
+  return { image: createRaster(16, 8, [shade, 80, 40, 255]), encoded: { bytes, contentType: 'image/png' }, angleDeg };
+}
+
+function request(over: Partial<ReconstructionRequest> = {}): ReconstructionRequest {
+  return { views: views.slice(0, 4), productType: 'shoe', quality: 'default', signal: new AbortController().signal, ...over };
+}
+const fast = { apiKey: KEY, pollIntervalMs: 10, maxPollIntervalMs: 20 };
+const dataUri = (v: ReconstructionView) => `data:image/png;base64,${Buffer.from(v.encoded.bytes).toString('base64')}`;
+
+beforeAll(async () => {
+  nock.disableNetConnect();
+  glb = await tinyGlb();
+  for (let i = 0; i < 6; i++) views.push(await view(i * 60, 40 * i));
+});
+afterEach(() => nock.cleanAll());
+afterAll(() => nock.enableNetConnect());
+
+describe('MeshyProductReconstructor', () => {
+  it('refuses to start without a key', () => {
+    expect(() => new MeshyProductReconstructor({ apiKey: '' })).toThrow(/MESHY_API_KEY/);
+  });
+
+  it('creates a multi-image task from data URIs, reports progress and downloads the GLB without the key', async () => {
+    let body: any;
+    const api = nock(API, { reqheaders: { authorization: `Bearer ${KEY}` } })
+      .post('/openapi/v1/multi-image-to-3d', (b) => ((body = b), true))
+      .reply(202, { result: 'task-1' })
+      .get('/openapi/v1/multi-image-to-3d/task-1')
+      .reply(200, { id: 'task-1', status: 'PENDING', progress: 0 })
+      .get('/openapi/v1/multi-image-to-3d/task-1')
+      .reply(200, { id: 'task-1', status: 'IN_PROGRESS', progress: 40 })
+      .get('/openapi/v1/multi-image-to-3d/task-1')
+      .reply(200, { id: 'task-1', status: 'IN_PROGRESS', progress: 85 })
+      .get('/openapi/v1/multi-image-to-3d/task-1')
+      .reply(200, { id: 'task-1', status: 'SUCCEEDED', progress: 100, model_urls: { glb: `${ASSETS}/task-1/model.glb?Expires=1` } });
+    const cdn = nock(ASSETS, { badheaders: ['authorization'] }).get('/task-1/model.glb').query(true).reply(200, Buffer.from(glb), { 'content-type': 'model/gltf-binary' });
+    const progress: number[] = [];
+    const noted: string[] = [];
+    const result = await new MeshyProductReconstructor(fast).reconstruct(request({ onProgress: (f) => progress.push(f), note: (m) => noted.push(m) }));
+    expect(api.isDone() && cdn.isDone()).toBe(true);
+    expect(body.image_urls).toEqual(views.slice(0, 4).map(dataUri));
+    expect(body).toMatchObject({ should_texture: true, enable_pbr: true, topology: 'triangle', target_polycount: 30_000 });
+    expect(Buffer.from(result.glb).equals(Buffer.from(glb))).toBe(true);
+    expect(progress).toHaveLength(5);
+    [0, 0, 0.36, 0.765, 1].forEach((f, i) => expect(progress[i]).toBeCloseTo(f, 9));
+    expect(result.notes).toContain('meshy: task task-1');
+    expect(noted).toEqual(result.notes);
+    const parsed = await new NodeIO().readBinary(result.glb);
+    expect(parsed.getRoot().listMeshes()).toHaveLength(1);
+  });
+
+  it('sends at most 4 views, spread around the object', async () => {
+    let body: any;
+    nock(API)
+      .post('/openapi/v1/multi-image-to-3d', (b) => ((body = b), true))
+      .reply(202, { result: 't6' })
+      .get('/openapi/v1/multi-image-to-3d/t6')
+      .reply(200, { status: 'SUCCEEDED', progress: 100, model_urls: { glb: `${ASSETS}/t6.glb` } });
+    nock(ASSETS).get('/t6.glb').reply(200, Buffer.from(glb));
+    const result = await new MeshyProductReconstructor(fast).reconstruct(request({ views, quality: 'high' }));
+    // 0, 60, ..., 300 degrees: 0 first, then 180 (farthest), then 60, then 240 (opposite 60) rather than 120.
+    const sent = body.image_urls as string[];
+    expect(sent).toHaveLength(4);
+    const angles = views.filter((v) => sent.includes(dataUri(v))).map((v) => v.angleDeg);
+    expect(angles).toEqual([0, 60, 180, 240]);
+    expect(body.target_polycount).toBe(100_000);
+    expect(result.notes[0]).toMatch(/used 4 of 6 views/);
+  });
+
+  it('reports a FAILED task with its task_error message, not retryable', async () => {
+    nock(API)
+      .post('/openapi/v1/multi-image-to-3d')
+      .reply(202, { result: 't2' })
+      .get('/openapi/v1/multi-image-to-3d/t2')
+      .reply(200, { status: 'FAILED', progress: 0, task_error: { message: 'The images could not be processed.' } });
+    const err = await new MeshyProductReconstructor(fast).reconstruct(request()).catch((e) => e);
+    expect(err).toBeInstanceOf(ProviderError);
+    expect(err.retryable).toBe(false);
+    expect(err.message).toMatch(/task t2 failed: The images could not be processed/);
+  });
+
+  it('maps 429 on creation to a retryable error and 400 to a non-retryable one', async () => {
+    nock(API).post('/openapi/v1/multi-image-to-3d').reply(429, { message: 'Too many requests' }, { 'retry-after': '3' });
+    const limited = await new MeshyProductReconstructor(fast).reconstruct(request()).catch((e) => e);
+    expect(limited.retryable).toBe(true);
+    expect(limited.status).toBe(429);
+    expect(limited.message).toMatch(/Too many requests/);
+    expect(limited.message).not.toContain(KEY);
+
+    nock(API).post('/openapi/v1/multi-image-to-3d').reply(400, { message: 'Invalid image_urls' });
+    const bad = await new MeshyProductReconstructor(fast).reconstruct(request()).catch((e) => e);
+    expect(bad.retryable).toBe(false);
+  });
+
+  it('rides out transient status errors while the task runs', async () => {
+    nock(API)
+      .post('/openapi/v1/multi-image-to-3d')
+      .reply(202, { result: 't3' })
+      .get('/openapi/v1/multi-image-to-3d/t3')
+      .reply(503, { message: 'Service Unavailable' })
+      .get('/openapi/v1/multi-image-to-3d/t3')
+      .reply(429, { message: 'slow down' }, { 'retry-after': '0' })
+      .get('/openapi/v1/multi-image-to-3d/t3')
+      .reply(200, { status: 'SUCCEEDED', progress: 100, model_urls: { glb: `${ASSETS}/t3.glb` } });
+    nock(ASSETS).get('/t3.glb').reply(200, Buffer.from(glb));
+    const result = await new MeshyProductReconstructor(fast).reconstruct(request());
+    expect(result.glb.byteLength).toBe(glb.byteLength);
+  });
+
+  it('rejects a download that is not a GLB', async () => {
+    nock(API)
+      .post('/openapi/v1/multi-image-to-3d')
+      .reply(202, { result: 't4' })
+      .get('/openapi/v1/multi-image-to-3d/t4')
+      .reply(200, { status: 'SUCCEEDED', model_urls: { glb: `${ASSETS}/t4.glb` } });
+    nock(ASSETS).get('/t4.glb').reply(200, '<html>Access denied</html>');
+    const err = await new MeshyProductReconstructor(fast).reconstruct(request()).catch((e) => e);
+    expect(err.message).toMatch(/not a GLB/);
+  });
+
+  it('times out a slow request and stops polling when the caller aborts', async () => {
+    nock(API)
+      .post('/openapi/v1/multi-image-to-3d')
+      .reply(() => new Promise((r) => setTimeout(() => r([202, { result: 'late' }]), 3_000)));
+    const slow = await new MeshyProductReconstructor({ ...fast, timeoutMs: 200 }).reconstruct(request()).catch((e) => e);
+    expect(slow.retryable).toBe(true);
+    expect(slow.message).toMatch(/timed out after 200 ms/);
+
+    nock(API)
+      .post('/openapi/v1/multi-image-to-3d')
+      .reply(202, { result: 't5' })
+      .get('/openapi/v1/multi-image-to-3d/t5')
+      .times(1000)
+      .reply(200, { status: 'IN_PROGRESS', progress: 10 });
+    const ac = new AbortController();
+    const reason = new Error('deadline');
+    setTimeout(() => ac.abort(reason), 120);
+    const err = await new MeshyProductReconstructor(fast).reconstruct(request({ signal: ac.signal })).catch((e) => e);
+    expect(err).toBe(reason);
+  });
+});
+
+describe('pickSpread', () => {
+  it('keeps all views when they fit and spreads them otherwise', async () => {
+    expect(pickSpread(views.slice(0, 3), 4)).toHaveLength(3);
+    const unangled = views.map((v) => ({ ...v, angleDeg: undefined }));
+    expect(pickSpread(unangled, 4).map((v) => unangled.indexOf(v))).toEqual([0, 1, 3, 4]);
+  });
+});
