@@ -172,7 +172,7 @@ describe('MeshyProductReconstructor', () => {
 describe('pickSpread', () => {
   it('keeps all views when they fit and spreads them otherwise', async () => {
     expect(pickSpread(views.slice(0, 3), 4)).toHaveLength(3);
-    const unangled = views.map((v) => ({ ...v, angleDeg: undefined }));
+    const unangled: ReconstructionView[] = views.map((v) => ({ ...v, angleDeg: undefined }));
     expect(pickSpread(unangled, 4).map((v) => unangled.indexOf(v))).toEqual([0, 1, 3, 4]);
   });
 });
