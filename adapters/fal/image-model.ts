@@ -39,6 +39,9 @@ interface FalResult {
   has_nsfw_concepts?: boolean[];
 }
 
+/** Transient status-read failures tolerated in a row. */
+const STATUS_RETRIES = 2;
+
 /**
  * fal.ai queue API: submit to `queue.fal.run/{model}`, poll the returned `status_url` with backoff until
  * COMPLETED, fetch the result from `response_url` and download the output images (fal returns URLs).
@@ -119,8 +122,18 @@ export class FalImageModel implements ImageModelProvider {
   async #waitCompleted(statusUrl: string, signal: AbortSignal): Promise<QueueStatus> {
     const started = Date.now();
     let wait = this.#pollMs;
+    let failures = 0;
     for (;;) {
-      const status = (await this.#json('GET', statusUrl, signal)) as QueueStatus;
+      let status: QueueStatus;
+      try {
+        status = (await this.#json('GET', statusUrl, signal)) as QueueStatus;
+        failures = 0;
+      } catch (err) {
+        // The request keeps running in fal's queue; one flaky status read should not waste it.
+        if (!(err instanceof ProviderError) || !err.retryable || ++failures > STATUS_RETRIES) throw err;
+        await sleep(wait, signal);
+        continue;
+      }
       if (status.status === 'COMPLETED') return status;
       if (status.status !== 'IN_QUEUE' && status.status !== 'IN_PROGRESS') {
         throw new ProviderError('fal', `unexpected queue status ${JSON.stringify(status.status)}`, { retryable: true });

@@ -125,6 +125,22 @@ describe('FalImageModel', () => {
     expect(down.retryable).toBe(true);
   });
 
+  it('rides out one failed status read while the request is queued', async () => {
+    const app = 'fal-ai/bytedance';
+    nock(QUEUE)
+      .post('/fal-ai/bytedance/seedream/v4/edit')
+      .reply(200, { request_id: 'r8', status_url: `${QUEUE}/${app}/requests/r8/status`, response_url: `${QUEUE}/${app}/requests/r8` })
+      .get(`/${app}/requests/r8/status`)
+      .reply(503, 'upstream connect error')
+      .get(`/${app}/requests/r8/status`)
+      .reply(200, { status: 'COMPLETED' })
+      .get(`/${app}/requests/r8`)
+      .reply(200, { images: [{ url: `${CDN}/files/r8.png` }] });
+    nock(CDN).get('/files/r8.png').reply(200, Buffer.from(output), { 'content-type': 'image/png' });
+    const images = await new FalImageModel(fast).run(call());
+    expect(images[0].bytes.byteLength).toBe(output.byteLength);
+  });
+
   it('surfaces a failed runner from the result request', async () => {
     const app = 'fal-ai/bytedance';
     nock(QUEUE)
@@ -166,12 +182,13 @@ describe('FalImageModel', () => {
     expect(cancelled).toBe(true);
   });
 
-  it('times out a slow status request as retryable', async () => {
+  it('times out slow status reads as retryable', async () => {
     const app = 'fal-ai/bytedance';
     nock(QUEUE)
       .post('/fal-ai/bytedance/seedream/v4/edit')
       .reply(200, { request_id: 'r6', status_url: `${QUEUE}/${app}/requests/r6/status`, response_url: `${QUEUE}/${app}/requests/r6` })
       .get(`/${app}/requests/r6/status`)
+      .times(3) // the first read and the two tolerated retries
       .reply(late(3_000, [200, { status: 'COMPLETED' }]));
     nock(QUEUE).put(`/${app}/requests/r6/cancel`).reply(202, {});
     const err = await new FalImageModel({ ...fast, timeoutMs: 200 }).run(call()).catch((e) => e);
