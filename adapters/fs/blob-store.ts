@@ -1,0 +1,74 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { randomUUID } from 'node:crypto';
+import { BlobTooLargeError, type BlobStore } from '../../core/ports/blob-store.ts';
+
+/** Blobs as files under a root folder; writes go to a temporary name and are renamed into place. */
+export class FilesystemBlobStore implements BlobStore {
+  private readonly root: string;
+  constructor(root: string) {
+    this.root = path.resolve(root);
+  }
+
+  private pathOf(key: string): string {
+    if (!/^[A-Za-z0-9/_.-]+$/.test(key) || key.includes('..') || key.startsWith('/')) throw new Error(`Invalid blob key ${key}`);
+    return path.join(this.root, key);
+  }
+
+  async put(key: string, bytes: Uint8Array) {
+    const p = this.pathOf(key);
+    await mkdir(path.dirname(p), { recursive: true });
+    const tmp = `${p}.${randomUUID()}.tmp`;
+    await writeFile(tmp, bytes);
+    await rename(tmp, p);
+  }
+
+  async putStream(key: string, stream: Readable, _contentType: string, maxBytes: number): Promise<number> {
+    const p = this.pathOf(key);
+    await mkdir(path.dirname(p), { recursive: true });
+    const tmp = `${p}.${randomUUID()}.tmp`;
+    let size = 0;
+    const limiter = new Transform({
+      transform(chunk: Buffer, _enc, cb) {
+        size += chunk.length;
+        if (size > maxBytes) cb(new BlobTooLargeError(`larger than ${maxBytes} bytes`));
+        else cb(null, chunk);
+      },
+    });
+    try {
+      await pipeline(stream, limiter, createWriteStream(tmp));
+      await rename(tmp, p);
+      return size;
+    } catch (e) {
+      await rm(tmp, { force: true });
+      throw e;
+    }
+  }
+
+  async get(key: string) {
+    try {
+      return new Uint8Array(await readFile(this.pathOf(key)));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw e;
+    }
+  }
+
+  async stream(key: string) {
+    const p = this.pathOf(key);
+    try {
+      const s = await stat(p);
+      return { stream: createReadStream(p), size: s.size };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw e;
+    }
+  }
+
+  async delete(key: string) {
+    await rm(this.pathOf(key), { force: true });
+  }
+}

@@ -1,0 +1,134 @@
+import { run, parseCronItems, type Runner, type TaskList } from 'graphile-worker';
+import { EventEmitter } from 'node:events';
+import { hostname } from 'node:os';
+import type { Pool } from '../postgres/db.ts';
+import { quietLogger } from '../postgres/db.ts';
+import { JOB_TASK } from '../postgres/job-store.ts';
+import { WEBHOOK_TASK } from '../postgres/webhook-store.ts';
+import { PING_TASK, PING_CHANNEL } from './queue-probe.ts';
+import type { Kernel } from '../../core/kernel.ts';
+import type { JobService } from '../../core/jobs.ts';
+import { RUNNING_STATUSES } from '../../core/jobs.ts';
+import type { JobStore } from '../../core/ports/job-store.ts';
+import type { WebhookSender } from '../../core/webhooks.ts';
+
+
+export interface WorkerOptions {
+  pool: Pool;
+  kernel: Kernel;
+  jobs: JobService;
+  jobStore: JobStore;
+  webhooks: WebhookSender;
+  concurrency: number;
+  /** Extra cron tasks of the adapter layer (e.g. rate-limit counter purge). */
+  extraCrons?: { task: string; pattern: string; run: () => Promise<void> }[];
+  pollInterval?: number;
+  /** Seconds without a heartbeat after which a worker is considered gone. */
+  deadAfterSeconds: number;
+}
+
+export interface WorkerHandle {
+  stop(): Promise<void>;
+  /** Releases jobs locked by workers whose heartbeat stopped and fails jobs whose queue entry is gone. */
+  sweep(): Promise<{ unlocked: number; failed: number }>;
+}
+
+/**
+ * Runs jobs, webhook deliveries, pings and cron tasks on graphile-worker. Each worker records a
+ * heartbeat; any worker releases the jobs of workers that stopped beating (SIGKILL, crash) instead
+ * of waiting graphile-worker's 4 hours.
+ */
+export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
+  const aborters = new Map<string, () => void>();
+  const unlisten = await o.jobStore.onCancel((jobId) => aborters.get(jobId)?.());
+  const workerIds = new Set<string>();
+  const events = new EventEmitter();
+  events.on('worker:create', ({ worker }: { worker: { workerId: string } }) => {
+    workerIds.add(worker.workerId);
+    void beat();
+  });
+
+  const taskList: TaskList = {
+    [JOB_TASK]: async (payload, helpers) => {
+      const { jobId } = payload as { jobId: string };
+      const kind = await o.jobStore.get(jobId).then((j) => (j ? o.kernel.jobKinds.get(j.kind) : undefined));
+      const domainMax = kind?.maxAttempts ?? 3;
+      await o.jobs.run(jobId, helpers.job.attempts, domainMax, helpers.abortSignal ?? new AbortController().signal, (id, abort) => {
+        aborters.set(id, abort);
+        return () => aborters.delete(id);
+      });
+    },
+    [WEBHOOK_TASK]: async (payload, helpers) => {
+      await o.webhooks.deliver((payload as { deliveryId: string }).deliveryId, helpers.job.attempts, helpers.job.max_attempts);
+    },
+    [PING_TASK]: async (payload, helpers) => {
+      await helpers.query('select pg_notify($1, $2)', [PING_CHANNEL, (payload as { pingId: string }).pingId]);
+    },
+  };
+  const crons = [...o.kernel.crons, ...(o.extraCrons ?? [])];
+  for (const c of crons) taskList[c.task] = async () => c.run();
+
+  const beat = async () => {
+    for (const id of workerIds) {
+      await o.pool
+        .query('insert into worker_heartbeats (worker_id, host, pid) values ($1, $2, $3) on conflict (worker_id) do update set seen_at = now()', [id, hostname(), process.pid])
+        .catch((e) => console.error('[worker] heartbeat failed:', e.message));
+    }
+  };
+
+  const sweep = async () => {
+    const dead = await o.pool.query<{ locked_by: string }>(
+      `select distinct locked_by from graphile_worker._private_jobs
+        where locked_by is not null and locked_at < now() - make_interval(secs => $1)
+          and locked_by not in (select worker_id from worker_heartbeats where seen_at > now() - make_interval(secs => $1))`,
+      [o.deadAfterSeconds],
+    );
+    const ids = dead.rows.map((r) => r.locked_by).filter((id) => !workerIds.has(id));
+    if (ids.length) {
+      await o.pool.query('select graphile_worker.force_unlock_workers($1::text[])', [ids]);
+      console.error(`[worker] released jobs of stopped workers: ${ids.join(', ')}`);
+    }
+    // A job whose queue entry is gone or exhausted can never finish: fail it cleanly (webhook included).
+    const orphans = await o.pool.query<{ id: string }>(
+      `select j.id from jobs j
+        where j.status = any($1::text[]) and j.updated_at < now() - interval '60 seconds'
+          and not exists (
+            select 1 from graphile_worker._private_jobs g join graphile_worker._private_tasks t on t.id = g.task_id
+             where t.identifier = $2 and g.payload->>'jobId' = j.id::text and (g.attempts < g.max_attempts or g.locked_at is not null))`,
+      [RUNNING_STATUSES, JOB_TASK],
+    );
+    for (const { id } of orphans.rows) await o.jobs.failOrphan(id);
+    await o.pool.query(`delete from worker_heartbeats where seen_at < now() - interval '1 day'`);
+    return { unlocked: ids.length, failed: orphans.rows.length };
+  };
+
+  const runner: Runner = await run({
+    pgPool: o.pool,
+    concurrency: o.concurrency,
+    noHandleSignals: true,
+    pollInterval: o.pollInterval ?? 2000,
+    taskList,
+    parsedCronItems: parseCronItems(crons.map((c) => ({ task: c.task, match: c.pattern, options: { backfillPeriod: 0 } }))),
+    logger: quietLogger(),
+    events: events as never,
+    gracefulShutdownAbortTimeout: 20_000,
+  });
+
+  const beatTimer = setInterval(() => void beat(), Math.max(500, (o.deadAfterSeconds * 1000) / 6));
+  const sweepTimer = setInterval(() => void sweep().catch((e) => console.error('[worker] sweep failed:', e.message)), Math.max(1000, (o.deadAfterSeconds * 1000) / 3));
+  beatTimer.unref();
+  sweepTimer.unref();
+  await beat();
+  await sweep().catch((e) => console.error('[worker] sweep failed:', e.message));
+
+  return {
+    sweep,
+    async stop() {
+      clearInterval(beatTimer);
+      clearInterval(sweepTimer);
+      await runner.stop();
+      await unlisten();
+      if (workerIds.size) await o.pool.query('delete from worker_heartbeats where worker_id = any($1::text[])', [[...workerIds]]).catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,192 @@
+import type { Pool } from './db.ts';
+import { withTransaction } from './db.ts';
+import { enqueueDelivery } from './webhook-store.ts';
+import type { JobPatch, JobStore, NewJob, QueueOptions } from '../../core/ports/job-store.ts';
+import type { JobRecord, JobStatus, TraceEntry } from '../../core/jobs.ts';
+import type { WebhookDelivery } from '../../core/webhooks.ts';
+import type pg from 'pg';
+
+export const JOB_TASK = 'fitroom_job';
+const CANCEL_CHANNEL = 'fitroom_job_cancel';
+
+interface JobRow {
+  id: string;
+  kind: string;
+  owner_hash: string;
+  account_id: string | null;
+  credential_id: string;
+  status: JobStatus;
+  progress: number | null;
+  stage: string | null;
+  input: unknown;
+  result: Record<string, unknown> | null;
+  results: JobRecord['results'];
+  error: string | null;
+  error_code: string | null;
+  webhook_url: string | null;
+  base_url: string;
+  diagnostics: Record<string, unknown>;
+  charged: boolean;
+  created_at: Date;
+  updated_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+const toJob = (r: JobRow): JobRecord => ({
+  id: r.id,
+  kind: r.kind,
+  ownerHash: r.owner_hash,
+  accountId: r.account_id,
+  credentialId: r.credential_id,
+  status: r.status,
+  progress: r.progress,
+  stage: r.stage,
+  input: r.input,
+  result: r.result,
+  results: r.results,
+  error: r.error,
+  errorCode: r.error_code,
+  webhookUrl: r.webhook_url,
+  baseUrl: r.base_url,
+  diagnostics: r.diagnostics,
+  charged: r.charged,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+  startedAt: r.started_at,
+  finishedAt: r.finished_at,
+});
+
+export class PostgresJobStore implements JobStore {
+  private readonly pool: Pool;
+  private readonly webhookAttempts: number;
+  constructor(pool: Pool, webhookAttempts: number) {
+    this.pool = pool;
+    this.webhookAttempts = webhookAttempts;
+  }
+
+  create(job: NewJob, q: QueueOptions): Promise<JobRecord> {
+    return withTransaction(this.pool, async (c) => {
+      const r = await c.query<JobRow>(
+        `insert into jobs (id, kind, owner_hash, account_id, credential_id, status, input, webhook_url, base_url, charged)
+         values ($1, $2, $3, $4, $5, 'queued', $6, $7, $8, $9) returning *`,
+        [job.id, job.kind, job.ownerHash, job.accountId, job.credentialId, JSON.stringify(job.input), job.webhookUrl, job.baseUrl, job.charged],
+      );
+      await c.query('select graphile_worker.add_job($1, json_build_object($2::text, $3::text), queue_name => $4, max_attempts => $5, priority => $6)', [JOB_TASK, 'jobId', job.id, q.queue ?? null, q.maxAttempts, q.priority ?? 0]);
+      return toJob(r.rows[0]);
+    });
+  }
+
+  async get(id: string) {
+    const r = await this.pool.query<JobRow>('select * from jobs where id = $1', [id]);
+    return r.rows[0] ? toJob(r.rows[0]) : null;
+  }
+
+  transition(id: string, to: JobStatus, from: readonly JobStatus[], patch: JobPatch, delivery?: WebhookDelivery | null): Promise<JobRecord | null> {
+    return withTransaction(this.pool, async (c) => {
+      const terminal = to === 'completed' || to === 'failed' || to === 'cancelled';
+      const r = await c.query<JobRow>(
+        `update jobs set
+           status = $2,
+           progress = case when $3::boolean then greatest(coalesce(progress, 0), $4::integer) else progress end,
+           stage = case when $5::boolean then $6 else stage end,
+           result = case when $7::boolean then $8::jsonb else result end,
+           results = case when $9::boolean then $10::jsonb else results end,
+           error = case when $11::boolean then $12 else error end,
+           error_code = case when $13::boolean then $14 else error_code end,
+           started_at = case when started_at is null and $2 <> 'queued' then now() else started_at end,
+           finished_at = case when $15::boolean then now() else finished_at end,
+           updated_at = now()
+         where id = $1 and status = any($16::text[])
+         returning *`,
+        [
+          id,
+          to,
+          patch.progress !== undefined && patch.progress !== null,
+          patch.progress ?? 0,
+          patch.stage !== undefined,
+          patch.stage ?? null,
+          patch.result !== undefined,
+          patch.result === undefined ? null : JSON.stringify(patch.result),
+          patch.results !== undefined,
+          patch.results === undefined ? null : JSON.stringify(patch.results),
+          patch.error !== undefined,
+          patch.error ?? null,
+          patch.errorCode !== undefined,
+          patch.errorCode ?? null,
+          terminal,
+          from,
+        ],
+      );
+      const row = r.rows[0];
+      if (!row) return null;
+      if (delivery) await enqueueDelivery(c, delivery, this.webhookAttempts);
+      return toJob(row);
+    });
+  }
+
+  async mergeDiagnostics(id: string, patch: Record<string, unknown>) {
+    await this.pool.query('update jobs set diagnostics = diagnostics || $2::jsonb, updated_at = now() where id = $1', [id, JSON.stringify(patch)]);
+  }
+
+  async startTrace(id: string, e: Omit<TraceEntry, 'endedAt' | 'outcome' | 'durationMs'>) {
+    const r = await this.pool.query<{ seq: number }>(
+      `insert into job_trace (job_id, seq, stage, status, attempt, started_at)
+       values ($1, (select coalesce(max(seq), 0) + 1 from job_trace where job_id = $1), $2, $3, $4, $5) returning seq`,
+      [id, e.stage, e.status, e.attempt, e.startedAt],
+    );
+    return r.rows[0].seq;
+  }
+
+  async endTrace(id: string, seq: number, outcome: TraceEntry['outcome'], detail?: Record<string, unknown>) {
+    await this.pool.query('update job_trace set ended_at = now(), outcome = $3, detail = $4 where job_id = $1 and seq = $2', [id, seq, outcome, detail && Object.keys(detail).length ? JSON.stringify(detail) : null]);
+  }
+
+  async trace(id: string): Promise<TraceEntry[]> {
+    const r = await this.pool.query<{ seq: number; stage: string; status: JobStatus; attempt: number; started_at: Date; ended_at: Date | null; outcome: TraceEntry['outcome']; detail: Record<string, unknown> | null }>(
+      'select * from job_trace where job_id = $1 order by seq',
+      [id],
+    );
+    return r.rows.map((t) => ({
+      seq: t.seq,
+      stage: t.stage,
+      status: t.status,
+      attempt: t.attempt,
+      startedAt: t.started_at.toISOString(),
+      endedAt: t.ended_at?.toISOString() ?? null,
+      durationMs: t.ended_at ? t.ended_at.getTime() - t.started_at.getTime() : null,
+      outcome: t.outcome,
+      ...(t.detail ? { detail: t.detail } : {}),
+    }));
+  }
+
+  async interruptOpenTrace(id: string) {
+    await this.pool.query(`update job_trace set ended_at = now(), outcome = 'interrupted' where job_id = $1 and outcome = 'running'`, [id]);
+  }
+
+  async signalCancel(id: string) {
+    await this.pool.query('select pg_notify($1, $2)', [CANCEL_CHANNEL, id]);
+  }
+
+  async onCancel(listener: (jobId: string) => void) {
+    const client = await this.pool.connect();
+    const handler = (msg: pg.Notification) => {
+      if (msg.channel === CANCEL_CHANNEL && msg.payload) listener(msg.payload);
+    };
+    client.on('notification', handler);
+    await client.query(`listen ${CANCEL_CHANNEL}`);
+    return async () => {
+      client.off('notification', handler);
+      await client.query(`unlisten ${CANCEL_CHANNEL}`).catch(() => undefined);
+      client.release();
+    };
+  }
+
+  async markUncharged(id: string) {
+    const r = await this.pool.query('update jobs set charged = false where id = $1 and charged returning credential_id', [id]);
+    if (!r.rowCount) return false;
+    // Refund the key usage counted at submission: failed or cancelled jobs are not charged.
+    await this.pool.query('update api_keys set usage_count = greatest(usage_count - 1, 0) where id::text = $1', [r.rows[0].credential_id]);
+    return true;
+  }
+}

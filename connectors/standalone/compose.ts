@@ -1,0 +1,151 @@
+import 'reflect-metadata';
+import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import http from 'node:http';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import type { FitroomConfig } from '../../core/config.ts';
+import type { FitroomPlugin, Token } from '../../core/plugin.ts';
+import { Kernel, type ServiceContainer } from '../../core/kernel.ts';
+import { TOKENS } from '../../core/tokens.ts';
+import { JobService } from '../../core/jobs.ts';
+import { CredentialService } from '../../core/credentials.ts';
+import { FileService } from '../../core/files.ts';
+import { WebhookSender } from '../../core/webhooks.ts';
+import { ImageLoader } from '../../core/image-loader.ts';
+import { createPool, migrate, type Pool } from '../../adapters/postgres/db.ts';
+import { PostgresJobStore } from '../../adapters/postgres/job-store.ts';
+import { PostgresCredentialStore } from '../../adapters/postgres/credential-store.ts';
+import { PostgresFileStore } from '../../adapters/postgres/file-store.ts';
+import { PostgresWebhookStore } from '../../adapters/postgres/webhook-store.ts';
+import { PostgresRateLimiter } from '../../adapters/postgres/rate-limiter.ts';
+import { sharedSecret } from '../../adapters/postgres/settings.ts';
+import { GraphileQueueProbe } from '../../adapters/graphile-worker/queue-probe.ts';
+import { startWorker, type WorkerHandle } from '../../adapters/graphile-worker/worker.ts';
+import { FilesystemBlobStore } from '../../adapters/fs/blob-store.ts';
+import { SafeHttp } from '../../adapters/http/safe-http.ts';
+import { SharpImageCodec } from '../../adapters/sharp/image-codec.ts';
+import { createHttpApp } from './http.ts';
+import { docsRoutes } from './docs.ts';
+import { registerAiProviders } from './providers.ts';
+import { bindPluginAdapters } from './adapters.ts';
+
+export interface Fitroom {
+  config: FitroomConfig;
+  kernel: Kernel;
+  pool: Pool;
+  get<T>(t: Token<T>): T;
+  /** Starts the API host (and the AR host when it has operations) on the configured ports. */
+  listen(): Promise<{ apiUrl: string; arUrl: string | null }>;
+  startWorker(opts?: { concurrency?: number; pollInterval?: number }): Promise<WorkerHandle>;
+  close(): Promise<void>;
+}
+
+class TsyringeServices implements ServiceContainer {
+  private readonly c: DependencyContainer;
+  constructor(c: DependencyContainer) {
+    this.c = c;
+  }
+  get<T>(t: Token<T>): T {
+    if (!this.c.isRegistered(t.key, true)) throw new Error(`No service is bound to ${t.name}; is its adapter or plugin installed?`);
+    return this.c.resolve<T>(t.key);
+  }
+  has(t: Token<unknown>): boolean {
+    return this.c.isRegistered(t.key, true);
+  }
+  provide<T>(t: Token<T>, value: T): void {
+    this.c.register<T>(t.key, { useValue: value });
+  }
+}
+
+/**
+ * The standalone composition root: chooses adapters from configuration, binds them under the core's
+ * tokens in a fresh child container, and sets the plugins up. One code path for embedded and
+ * external PostgreSQL: only the connection string differs.
+ */
+export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: string; plugins: FitroomPlugin[]; poolSize?: number; migrate?: boolean }): Promise<Fitroom> {
+  const pool = createPool(opts.databaseUrl, opts.poolSize ?? 20);
+  if (opts.migrate !== false) await migrate(pool);
+  const services = new TsyringeServices(rootContainer.createChildContainer());
+  const kernel = new Kernel(config, services);
+  const blobs = new FilesystemBlobStore(path.join(config.dataDir, 'blobs'));
+  const outbound = new SafeHttp({ allowedPrivateNetworks: config.allowedPrivateNetworks, ...config.fetch });
+  const codec = new SharpImageCodec();
+  const jobStore = new PostgresJobStore(pool, config.webhook.maxAttempts);
+  const webhookStore = new PostgresWebhookStore(pool, config.webhook.maxAttempts);
+  const rateLimiter = new PostgresRateLimiter(pool);
+  const signingSecret = await sharedSecret(pool, 'signing_secret');
+
+  services.provide(TOKENS.config, config);
+  services.provide(TOKENS.kernel, kernel);
+  services.provide(TOKENS.jobStore, jobStore);
+  services.provide(TOKENS.credentialStore, new PostgresCredentialStore(pool));
+  services.provide(TOKENS.fileStore, new PostgresFileStore(pool));
+  services.provide(TOKENS.webhookStore, webhookStore);
+  services.provide(TOKENS.blobStore, blobs);
+  services.provide(TOKENS.outboundHttp, outbound);
+  services.provide(TOKENS.imageCodec, codec);
+  services.provide(TOKENS.rateLimiter, rateLimiter);
+  services.provide(TOKENS.queueProbe, new GraphileQueueProbe(pool));
+  services.provide(TOKENS.signingSecret, signingSecret);
+  services.provide(TOKENS.jobs, new JobService(jobStore, kernel.jobKinds));
+  services.provide(TOKENS.credentials, new CredentialService(services.get(TOKENS.credentialStore)));
+  services.provide(TOKENS.files, new FileService(blobs, services.get(TOKENS.fileStore), signingSecret));
+  services.provide(TOKENS.images, new ImageLoader(outbound, codec, config.fetch.maxBytes));
+  registerAiProviders(config, services);
+  bindPluginAdapters({ config, pool, blobs, services });
+
+  await kernel.setup(opts.plugins);
+
+  const servers: http.Server[] = [];
+  const webhooks = new WebhookSender(webhookStore, outbound, config.webhook.timeoutMs);
+  const workers: WorkerHandle[] = [];
+
+  const listenOn = (app: ReturnType<typeof createHttpApp>, port: number) =>
+    new Promise<string>((resolve, reject) => {
+      const server = http.createServer(app.callback());
+      server.keepAliveTimeout = 65_000;
+      server.requestTimeout = 5 * 60_000;
+      server.once('error', reject);
+      server.listen(port, config.bindHost, () => {
+        servers.push(server);
+        const a = server.address() as AddressInfo;
+        const host = config.bindHost === '0.0.0.0' || config.bindHost === '::' ? '127.0.0.1' : config.bindHost;
+        resolve(`http://${host}:${a.port}`);
+      });
+    });
+
+  return {
+    config,
+    kernel,
+    pool,
+    get: (t) => services.get(t),
+    async listen() {
+      const apiUrl = await listenOn(createHttpApp({ kernel, rateLimiter, blobs, host: 'api', extraRoutes: docsRoutes }), config.port);
+      const hasAr = kernel.operations.some((o) => o.host === 'ar');
+      const arUrl = hasAr ? await listenOn(createHttpApp({ kernel, rateLimiter, blobs, host: 'ar' }), config.arPort) : null;
+      return { apiUrl, arUrl };
+    },
+    async startWorker(o = {}) {
+      const w = await startWorker({
+        pool,
+        kernel,
+        jobs: services.get(TOKENS.jobs),
+        jobStore,
+        webhooks,
+        concurrency: o.concurrency ?? config.workerConcurrency,
+        pollInterval: o.pollInterval,
+        deadAfterSeconds: config.workerDeadAfterSeconds,
+        extraCrons: [{ task: 'fitroom_purge_rate_limits', pattern: '*/10 * * * *', run: () => rateLimiter.purge() }],
+      });
+      workers.push(w);
+      return w;
+    },
+    async close() {
+      await Promise.all(servers.map((s) => new Promise<void>((r) => { s.close(() => r()); s.closeAllConnections(); })));
+      for (const w of workers) await w.stop();
+      await kernel.close();
+      await outbound.close();
+      await pool.end();
+    },
+  };
+}

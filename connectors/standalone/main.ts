@@ -1,0 +1,77 @@
+import { loadConfig, ConfigError } from '../../core/config.ts';
+import { createFitroom } from './compose.ts';
+import { openDatabase, resolveAdminKey } from './runtime.ts';
+import { standalonePlugins } from './plugins.ts';
+import type { FitroomPlugin } from '../../core/plugin.ts';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+/**
+ * `node connectors/standalone/main.ts [all|api|worker]`: the API and AR hosts, the worker, or both in
+ * one process. SIGTERM drains: servers stop accepting, running jobs finish (or are released for
+ * another worker after the grace period), then the database closes.
+ */
+const role = process.argv[2] ?? 'all';
+const log = (l: string) => console.log(`[fitroom] ${l}`);
+
+async function main() {
+  if (!['all', 'api', 'worker'].includes(role)) throw new ConfigError(`Unknown role "${role}": use all, api or worker`);
+  const config = loadConfig(process.env);
+  if (role !== 'all' && !config.databaseUrl) throw new ConfigError(`Running the ${role} alone needs DATABASE_URL (an external PostgreSQL shared by all processes); use "npm start" for the all-in-one service on the embedded database`);
+  const admin = resolveAdminKey(config);
+  config.adminKey = admin.key;
+  const db = await openDatabase(config, log);
+  const extra = await loadPluginModules(config.extraPlugins);
+  const fitroom = await createFitroom(config, { databaseUrl: db.url, plugins: [...standalonePlugins(), ...extra] });
+
+  if (role !== 'worker') {
+    const { apiUrl, arUrl } = await fitroom.listen();
+    log(`API host on ${apiUrl} (docs at ${apiUrl}/docs)${arUrl ? `, AR host on ${arUrl}` : ''}`);
+  }
+  if (role !== 'api') {
+    await fitroom.startWorker();
+    log(`worker running (concurrency ${config.workerConcurrency})`);
+  }
+  if (admin.generated) log(`generated admin key (kept in ${admin.file}): ${admin.key}`);
+  else if (admin.file) log(`admin key is in ${admin.file}`);
+  else if (!admin.key) log('admin API disabled: set ADMIN_KEY to enable /admin/v1');
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) {
+      log(`${signal} again: exiting now`);
+      process.exit(1);
+    }
+    stopping = true;
+    log(`${signal}: draining`);
+    try {
+      await fitroom.close();
+      await db.stop();
+      log('stopped');
+      process.exit(0);
+    } catch (e) {
+      console.error('[fitroom] error while stopping:', e);
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+/** FITROOM_PLUGINS: module paths whose default export (or `plugin` export) is a Fitroom plugin. */
+async function loadPluginModules(specs: string[]): Promise<FitroomPlugin[]> {
+  const out: FitroomPlugin[] = [];
+  for (const spec of specs) {
+    const mod = await import(spec.startsWith('.') || spec.startsWith('/') ? pathToFileURL(path.resolve(spec)).href : spec);
+    const p = (mod.default ?? mod.plugin) as FitroomPlugin | undefined;
+    if (!p || typeof p.setup !== 'function') throw new ConfigError(`FITROOM_PLUGINS: ${spec} does not export a plugin (default export with name and setup)`);
+    out.push(p);
+  }
+  return out;
+}
+
+main().catch((e) => {
+  if (e instanceof ConfigError) console.error(`[fitroom] configuration error: ${e.message}`);
+  else console.error('[fitroom] failed to start:', e);
+  process.exit(1);
+});

@@ -1,0 +1,7 @@
+import type { FitroomPlugin } from '../../core/plugin.ts';
+import { corePlugin } from '../../core/api.ts';
+
+/** The capabilities the standalone service installs, in the order they are listed in the README. */
+export function standalonePlugins(): FitroomPlugin[] {
+  return [corePlugin];
+}

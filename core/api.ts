@@ -1,0 +1,260 @@
+import { definePlugin } from './plugin.ts';
+import { TOKENS } from './tokens.ts';
+import { CORE_SCHEMAS, ref } from './schemas.ts';
+import { API_VERSION, buildOpenApi } from './openapi.ts';
+import { keyView, type KeyKind } from './credentials.ts';
+import { FitroomError } from './errors.ts';
+import { timingSafeEqual, createHash } from 'node:crypto';
+
+function safeEqual(a: string, b: string): boolean {
+  const ha = createHash('sha256').update(a).digest();
+  const hb = createHash('sha256').update(b).digest();
+  return timingSafeEqual(ha, hb);
+}
+
+const JOB_ID = { type: 'string', minLength: 1, maxLength: 100 };
+const NO_STORE = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
+
+/**
+ * The kernel's own operations (health, warm-up, jobs, files, admin keys, OpenAPI), registered
+ * through the same plugin API as every capability.
+ */
+export const corePlugin = definePlugin({
+  name: 'core',
+  setup(api) {
+    for (const [name, schema] of Object.entries(CORE_SCHEMAS)) api.schema(name, schema);
+    const jobs = api.get(TOKENS.jobs);
+    const files = api.get(TOKENS.files);
+    const credentials = api.get(TOKENS.credentials);
+    const probe = api.get(TOKENS.queueProbe);
+    const kernel = api.get(TOKENS.kernel);
+    const now = () => new Date().toISOString();
+
+    api.auth('apiKey', {
+      async resolve(req) {
+        const key = req.headers['x-api-key'];
+        if (key === undefined) return undefined;
+        return { caller: await credentials.resolveApiKey(key) };
+      },
+      missing: () => new FitroomError('HTTP_ERROR', 'Missing API key: send it in the X-API-Key header'),
+      async onSuccess(caller, op) {
+        if (op.billable) await credentials.countUsage(caller);
+      },
+    });
+    api.auth('admin', {
+      async resolve(req) {
+        const configured = api.config.adminKey;
+        if (!configured) throw new FitroomError('ADMIN_NOT_CONFIGURED', 'The admin API is disabled: set ADMIN_KEY on this deployment');
+        const given = req.headers['x-admin-key'];
+        if (given === undefined) return undefined;
+        if (!safeEqual(given, configured)) throw new FitroomError('HTTP_ERROR', 'Invalid admin key');
+        return { caller: null };
+      },
+      missing: () => new FitroomError('HTTP_ERROR', 'Missing admin key: send it in the X-Admin-Key header'),
+    });
+    api.auth('signedUrl', {
+      async resolve(req) {
+        return req.query.token !== undefined || req.query.expires !== undefined ? { caller: null } : undefined;
+      },
+      missing: () => new FitroomError('HTTP_ERROR', 'Missing credentials: send X-API-Key or use a signed URL'),
+    });
+
+    api.operation({
+      id: 'getHealth',
+      method: 'GET',
+      path: '/api/v1/health',
+      summary: 'Service health',
+      tags: ['Health'],
+      auth: ['none'],
+      rateLimit: 'health',
+      responses: { 200: { description: 'The service is up', schema: 'HealthResponse' } },
+      handler: async () => ({ body: { status: 'ok', timestamp: now(), version: API_VERSION } }),
+    });
+
+    api.operation({
+      id: 'getWarmup',
+      method: 'GET',
+      path: '/api/v1/warmup',
+      summary: 'Warm up the AI backend and the job queue',
+      description: '`modal` reports the first provider of the configured model chain; `queue.warm` is a real round trip through the job queue (a worker must run a ping task within 5 s).',
+      tags: ['Health'],
+      auth: ['apiKey'],
+      rateLimit: 'health',
+      responses: { 200: { description: 'Warm-up report', schema: 'WarmupResponse' } },
+      handler: async () => {
+        const providers = api.get(TOKENS.imageModels);
+        const first = providers[0];
+        const t0 = performance.now();
+        let modal: Record<string, unknown>;
+        try {
+          const models = first ? first.models() : [];
+          modal = { warm: models.length > 0, responseTimeMs: Math.round((performance.now() - t0) * 100) / 100, provider: first?.id ?? 'none' };
+          if (!models.length) modal.error = 'No AI backend is configured';
+        } catch (e) {
+          modal = { warm: false, error: (e as Error).message, provider: first?.id ?? 'none' };
+        }
+        const q = await probe.ping(5000);
+        return { body: { status: 'ok', timestamp: now(), modal, queue: { warm: q.warm, roundTripMs: q.roundTripMs } } };
+      },
+    });
+
+    api.operation({
+      id: 'postQueueWarmup',
+      method: 'POST',
+      path: '/api/v1/queue/warmup',
+      summary: 'Warm up the job queue',
+      description: 'Sends a ping through the job queue without waiting for it; `queueWarm` is always true.',
+      tags: ['Health'],
+      auth: ['apiKey'],
+      rateLimit: 'health',
+      responses: { 200: { description: 'Queued a warm-up ping', schema: 'QueueWarmupResponse' } },
+      handler: async () => {
+        void probe.ping(0).catch(() => undefined);
+        return { body: { status: 'ok', timestamp: now(), queueWarm: true } };
+      },
+    });
+
+    api.operation({
+      id: 'getJob',
+      method: 'GET',
+      path: '/api/v1/jobs/{jobId}',
+      summary: 'Job status',
+      description: 'Only the credential that submitted the job sees it; anyone else gets the same 404 as for a job that does not exist. Poll shoe-3d jobs every 5-10 s; twin and fitting jobs at most once a second.',
+      tags: ['Jobs'],
+      auth: ['apiKey'],
+      rateLimit: 'status',
+      params: { jobId: JOB_ID },
+      responses: { 200: { description: 'The job', schema: 'Job' }, 404: { description: 'No such job for this credential', schema: 'ErrorEnvelope' } },
+      handler: async (ctx) => ({ body: await jobs.view(ctx.params.jobId, ctx.caller!), headers: NO_STORE }),
+    });
+
+    api.operation({
+      id: 'cancelJob',
+      method: 'DELETE',
+      path: '/api/v1/jobs/{jobId}',
+      summary: 'Cancel a queued or running job',
+      description: 'A cancelled job reports `status: failed` with `cancelled: true` and never completes later. Completed or failed jobs answer 409 JOB_NOT_CANCELLABLE.',
+      tags: ['Jobs'],
+      auth: ['apiKey'],
+      rateLimit: 'status',
+      params: { jobId: JOB_ID },
+      responses: {
+        200: { description: 'Cancelled', schema: 'CancelResponse' },
+        404: { description: 'No such job for this credential', schema: 'ErrorEnvelope' },
+        409: { description: 'The job is already terminal', schema: 'ErrorEnvelope' },
+      },
+      handler: async (ctx) => {
+        await jobs.cancel(ctx.params.jobId, ctx.caller!);
+        return { body: { cancelled: true }, headers: NO_STORE };
+      },
+    });
+
+    api.operation({
+      id: 'getJobTrace',
+      method: 'GET',
+      path: '/api/v1/jobs/{jobId}/trace',
+      summary: 'Stage timeline of a job',
+      tags: ['Jobs'],
+      auth: ['apiKey'],
+      rateLimit: 'status',
+      params: { jobId: JOB_ID },
+      responses: { 200: { description: 'The trace', schema: 'JobTrace' }, 404: { description: 'No such job for this credential', schema: 'ErrorEnvelope' } },
+      handler: async (ctx) => ({ body: await jobs.trace(ctx.params.jobId, ctx.caller!), headers: NO_STORE }),
+    });
+
+    api.operation({
+      id: 'downloadFile',
+      method: 'GET',
+      path: '/api/v1/files/{fileId}',
+      summary: 'Download a result file',
+      description: 'With the submitting X-API-Key, or with the signed `token` and `expires` query pair of a result URL. Expired, internal or foreign files answer 404.',
+      tags: ['Files'],
+      auth: ['apiKey', 'signedUrl'],
+      rateLimit: 'download',
+      params: { fileId: { type: 'string', minLength: 1, maxLength: 100 } },
+      query: { token: { schema: { type: 'string' } }, expires: { schema: { type: 'string', pattern: '^[0-9]+$' } } },
+      responses: { 200: { description: 'The file', contentType: 'application/octet-stream' }, 404: { description: 'Not found or not accessible', schema: 'ErrorEnvelope' } },
+      handler: async (ctx) => {
+        const f = await files.openForDownload(ctx.params.fileId, { caller: ctx.caller, token: ctx.query.token, expires: ctx.query.expires });
+        return {
+          file: { contentType: f.rec.contentType, stream: f.stream, size: f.size, filename: f.rec.filename ?? undefined },
+          headers: { 'Cache-Control': 'private, max-age=300', 'X-Content-Type-Options': 'nosniff' },
+        };
+      },
+    });
+
+    api.operation({
+      id: 'getOpenApi',
+      method: 'GET',
+      path: '/api/v1/openapi.json',
+      summary: 'This OpenAPI 3.1 document',
+      tags: ['Meta'],
+      auth: ['none'],
+      responses: { 200: { description: 'OpenAPI document' } },
+      handler: async (ctx) => ({ body: buildOpenApi(kernel, { serverUrl: ctx.baseUrl, arServerUrl: api.config.arPublicUrl ?? undefined }) }),
+    });
+
+    // Admin API: X-Admin-Key. Keys are shown in plaintext only in the create and rotate answers.
+    api.operation({
+      id: 'adminCreateKey',
+      method: 'POST',
+      path: '/admin/v1/keys',
+      summary: 'Create an API key',
+      tags: ['Admin'],
+      auth: ['admin'],
+      body: 'CreateApiKeyRequest',
+      responses: { 201: { description: 'Created; the key is shown once', schema: 'CreatedApiKey' }, 503: { description: 'ADMIN_KEY is not configured', schema: 'ErrorEnvelope' } },
+      handler: async (ctx) => {
+        const b = ctx.body as { name: string; kind?: KeyKind; accountId?: string; expiresAt?: string; maxUsage?: number; monthlyQuota?: number };
+        const expiresAt = b.expiresAt ? new Date(b.expiresAt) : null;
+        const { key, record } = await credentials.create({ name: b.name, kind: b.kind ?? 'user', accountId: b.accountId ?? null, expiresAt, maxUsage: b.maxUsage, monthlyQuota: b.monthlyQuota ?? null });
+        return { status: 201, body: { key, apiKey: keyView(record) }, headers: { 'Cache-Control': 'no-store' } };
+      },
+    });
+    api.operation({
+      id: 'adminListKeys',
+      method: 'GET',
+      path: '/admin/v1/keys',
+      summary: 'List API keys',
+      tags: ['Admin'],
+      auth: ['admin'],
+      responses: { 200: { description: 'Keys (never the secrets)', schema: { type: 'object', required: ['keys'], properties: { keys: { type: 'array', items: ref('ApiKey') } } } } },
+      handler: async () => ({ body: { keys: (await credentials.list()).map(keyView) } }),
+    });
+    api.operation({
+      id: 'adminRevokeKey',
+      method: 'DELETE',
+      path: '/admin/v1/keys/{keyId}',
+      summary: 'Revoke an API key',
+      tags: ['Admin'],
+      auth: ['admin'],
+      params: { keyId: { type: 'string', format: 'uuid' } },
+      responses: { 200: { description: 'Revoked', schema: 'ApiKey' }, 404: { description: 'Unknown key', schema: 'ErrorEnvelope' } },
+      handler: async (ctx) => ({ body: keyView(await credentials.revoke(ctx.params.keyId)) }),
+    });
+    api.operation({
+      id: 'adminRotateKey',
+      method: 'POST',
+      path: '/admin/v1/keys/{keyId}/rotate',
+      summary: 'Rotate an API key',
+      description: 'Issues a new key with the same settings and revokes the old one. Jobs submitted with the old key stay with it (404 for the new key).',
+      tags: ['Admin'],
+      auth: ['admin'],
+      params: { keyId: { type: 'string', format: 'uuid' } },
+      responses: { 201: { description: 'The new key, shown once', schema: 'CreatedApiKey' }, 404: { description: 'Unknown key', schema: 'ErrorEnvelope' }, 409: { description: 'The key is revoked', schema: 'ErrorEnvelope' } },
+      handler: async (ctx) => {
+        const { key, record } = await credentials.rotate(ctx.params.keyId);
+        return { status: 201, body: { key, apiKey: keyView(record) }, headers: { 'Cache-Control': 'no-store' } };
+      },
+    });
+
+    api.cron({
+      task: 'fitroom_purge_files',
+      pattern: '17 * * * *',
+      run: async () => {
+        while ((await files.purgeExpired(500)) === 500);
+      },
+    });
+
+  },
+});

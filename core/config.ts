@@ -1,0 +1,120 @@
+/**
+ * Deployment configuration, read once at start from environment variables. Every setting and its
+ * default is listed here and in the README's configuration table.
+ */
+export interface FitroomConfig {
+  env: 'development' | 'production';
+  /** API host port (PORT) and AR host port (AR_PORT); 0 picks a free port. */
+  port: number;
+  arPort: number;
+  bindHost: string;
+  /** Absolute base URLs used in links (statusUrl, result URLs, viewer URLs). Derived from the request when unset. */
+  publicUrl: string | null;
+  arPublicUrl: string | null;
+  /** External PostgreSQL; when null an embedded cluster runs under dataDir. */
+  databaseUrl: string | null;
+  dataDir: string;
+  adminKey: string | null;
+  /** CIDRs outbound fetches may reach besides public addresses (tests use loopback). */
+  allowedPrivateNetworks: string[];
+  workerConcurrency: number;
+  /** A worker whose heartbeat is older than this is considered gone; its jobs are released. */
+  workerDeadAfterSeconds: number;
+  /** Extra plugin modules to install (FITROOM_PLUGINS, comma-separated module paths). */
+  extraPlugins: string[];
+  /** Largest JSON request body. Images arrive inline as data URLs, hence the generous default. */
+  maxJsonBytes: number;
+  /** Outbound fetch bounds for user-supplied URLs. */
+  fetch: { maxBytes: number; timeoutMs: number; maxRedirects: number };
+  webhook: { timeoutMs: number; maxAttempts: number };
+  /** How long result files stay downloadable. */
+  resultTtlSeconds: number;
+  twinTtlSeconds: number;
+  defaultPose: { female: string; male: string; unknown: string };
+  /** Vendor credentials and the model chain (ids from the model registry). */
+  ai: { geminiApiKey: string | null; falKey: string | null; meshyApiKey: string | null; tripoApiKey: string | null; modelChain: string[] | null; reconstructor: string };
+  /** Multiplier for development keys and loopback clients (development only). */
+  devRateMultiplier: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, def: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  return n;
+}
+
+function str(env: Env, name: string): string | null {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? null : v.trim();
+}
+
+function list(env: Env, name: string): string[] | null {
+  const v = str(env, name);
+  return v ? v.split(',').map((s) => s.trim()).filter(Boolean) : null;
+}
+
+function url(env: Env, name: string): string | null {
+  const v = str(env, name);
+  if (!v) return null;
+  try {
+    const u = new URL(v);
+    return u.toString().replace(/\/$/, '');
+  } catch {
+    throw new ConfigError(`${name} must be an absolute URL, got "${v}"`);
+  }
+}
+
+const CIDR = /^(\d{1,3}(\.\d{1,3}){3}|[0-9a-fA-F:]+)\/\d{1,3}$/;
+
+export function loadConfig(env: Env): FitroomConfig {
+  const nets = list(env, 'ALLOWED_PRIVATE_NETWORKS') ?? [];
+  for (const n of nets) if (!CIDR.test(n)) throw new ConfigError(`ALLOWED_PRIVATE_NETWORKS: "${n}" is not a CIDR (e.g. 127.0.0.0/8)`);
+  const mode = str(env, 'FITROOM_ENV') ?? (env.NODE_ENV === 'production' ? 'production' : 'development');
+  if (mode !== 'development' && mode !== 'production') throw new ConfigError(`FITROOM_ENV must be development or production, got "${mode}"`);
+  return {
+    env: mode,
+    port: int(env, 'PORT', 3000, 0, 65535),
+    arPort: int(env, 'AR_PORT', 3001, 0, 65535),
+    bindHost: str(env, 'HOST') ?? '0.0.0.0',
+    publicUrl: url(env, 'PUBLIC_URL'),
+    arPublicUrl: url(env, 'AR_PUBLIC_URL'),
+    databaseUrl: str(env, 'DATABASE_URL'),
+    dataDir: str(env, 'DATA_DIR') ?? './.fitroom',
+    adminKey: str(env, 'ADMIN_KEY'),
+    allowedPrivateNetworks: nets,
+    workerConcurrency: int(env, 'WORKER_CONCURRENCY', 2, 1, 64),
+    workerDeadAfterSeconds: int(env, 'WORKER_DEAD_AFTER_SECONDS', 30, 2, 3600),
+    extraPlugins: list(env, 'FITROOM_PLUGINS') ?? [],
+    maxJsonBytes: int(env, 'MAX_JSON_BYTES', 40 * 1024 * 1024, 1024),
+    fetch: {
+      maxBytes: int(env, 'FETCH_MAX_BYTES', 25 * 1024 * 1024, 1024),
+      timeoutMs: int(env, 'FETCH_TIMEOUT_MS', 15_000, 100),
+      maxRedirects: int(env, 'FETCH_MAX_REDIRECTS', 3, 0, 10),
+    },
+    webhook: { timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100), maxAttempts: 3 },
+    resultTtlSeconds: int(env, 'RESULT_TTL_SECONDS', 7 * 24 * 3600, 60),
+    twinTtlSeconds: int(env, 'TWIN_TTL_SECONDS', 30 * 24 * 3600, 60),
+    defaultPose: {
+      female: str(env, 'DEFAULT_POSE_FEMALE') ?? 'girl_pose',
+      male: str(env, 'DEFAULT_POSE_MALE') ?? 'man_pose',
+      unknown: str(env, 'DEFAULT_POSE') ?? 'standing_arms_down',
+    },
+    ai: {
+      geminiApiKey: str(env, 'GEMINI_API_KEY'),
+      falKey: str(env, 'FAL_KEY'),
+      meshyApiKey: str(env, 'MESHY_API_KEY'),
+      tripoApiKey: str(env, 'TRIPO_API_KEY'),
+      modelChain: list(env, 'FITROOM_MODEL_CHAIN'),
+      reconstructor: str(env, 'FITROOM_RECONSTRUCTOR') ?? 'builtin',
+    },
+    devRateMultiplier: mode === 'development' ? 10 : 1,
+  };
+}

@@ -1,0 +1,168 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { FitroomError } from './errors.ts';
+import type { ApiKeyRecord, CredentialStore } from './ports/credential-store.ts';
+
+/**
+ * Credential kinds. API keys are `user`, `service` or `development`; storefront (`wfs1.`) and
+ * account (`wfa1.`) tokens resolve to callers of kind `storefront` / `account` with an owner hash
+ * of their stable namespace, so job ownership and webhook signing work the same for all of them.
+ */
+export type KeyKind = 'user' | 'service' | 'development';
+export const KEY_KINDS: readonly KeyKind[] = ['user', 'service', 'development'];
+export type CallerKind = KeyKind | 'storefront' | 'account';
+
+/** The authenticated party behind a request. */
+export interface Caller {
+  kind: CallerKind;
+  /** Id of the API key or token record. */
+  credentialId: string;
+  /** sha256 hex of the API key, or of the token's namespace (`storefront:<userId>`). Owns jobs; keys webhooks. */
+  ownerHash: string;
+  accountId: string | null;
+  development: boolean;
+  /** Submissions count toward the key's usage counter. */
+  countsKeyUsage: boolean;
+  /** Submissions count toward the account's monthly AI quota. */
+  countsAiQuota: boolean;
+}
+
+export function sha256Hex(input: string | Uint8Array): string {
+  return createHash('sha256').update(input).digest('hex');
+}
+
+/** Keys are shown once; only their SHA-256 is stored. The prefix says the kind at a glance. */
+export function generateApiKey(kind: KeyKind): string {
+  const tag = kind === 'development' ? 'dev' : kind === 'service' ? 'svc' : 'live';
+  return `fr_${tag}_${randomBytes(24).toString('base64url')}`;
+}
+
+export interface CreateKeyInput {
+  name: string;
+  kind: KeyKind;
+  accountId?: string | null;
+  expiresAt?: Date | null;
+  maxUsage?: number;
+  monthlyQuota?: number | null;
+}
+
+/** Why a key was refused; the HTTP answer is the same 401 for all, the reason goes to logs and AR codes. */
+export type KeyRefusal = 'missing' | 'not_found' | 'inactive' | 'expired' | 'over_limit';
+
+export class CredentialService {
+  private readonly store: CredentialStore;
+  private readonly now: () => Date;
+  constructor(store: CredentialStore, now: () => Date = () => new Date()) {
+    this.store = store;
+    this.now = now;
+  }
+
+  /** Checks a key and returns its record, or the reason it is refused. */
+  async check(key: string | undefined | null): Promise<{ record: ApiKeyRecord } | { refusal: KeyRefusal }> {
+    if (!key) return { refusal: 'missing' };
+    const record = await this.store.findByHash(sha256Hex(key));
+    if (!record) return { refusal: 'not_found' };
+    if (!record.isActive) return { refusal: 'inactive' };
+    if (record.expiresAt && record.expiresAt.getTime() <= this.now().getTime()) return { refusal: 'expired' };
+    if (record.maxUsage > 0 && record.usageCount >= record.maxUsage) return { refusal: 'over_limit' };
+    return { record };
+  }
+
+  /** Resolves `X-API-Key` to a caller or throws 401 HTTP_ERROR. */
+  async resolveApiKey(key: string | undefined | null): Promise<Caller> {
+    const checked = await this.check(key);
+    if ('refusal' in checked) throw new FitroomError('HTTP_ERROR', REFUSAL_MESSAGES[checked.refusal]);
+    return callerFromKey(checked.record);
+  }
+
+  async create(input: CreateKeyInput): Promise<{ key: string; record: ApiKeyRecord }> {
+    const key = generateApiKey(input.kind);
+    const record = await this.store.insert({
+      id: randomUUID(),
+      name: input.name,
+      kind: input.kind,
+      keyHash: sha256Hex(key),
+      prefix: key.slice(0, 11),
+      accountId: input.accountId ?? null,
+      isActive: true,
+      expiresAt: input.expiresAt ?? null,
+      maxUsage: input.maxUsage ?? 0,
+      usageCount: 0,
+      monthlyQuota: input.monthlyQuota ?? null,
+      createdAt: this.now(),
+      revokedAt: null,
+      rotatedFrom: null,
+    });
+    return { key, record };
+  }
+
+  list(): Promise<ApiKeyRecord[]> {
+    return this.store.list();
+  }
+
+  async revoke(id: string): Promise<ApiKeyRecord> {
+    const rec = await this.store.revoke(id, this.now());
+    if (!rec) throw new FitroomError('NOT_FOUND', `No API key with id ${id}`);
+    return rec;
+  }
+
+  /** Issues a new key with the same settings and revokes the old one. Jobs of the old key stay with it. */
+  async rotate(id: string): Promise<{ key: string; record: ApiKeyRecord }> {
+    const old = await this.store.get(id);
+    if (!old) throw new FitroomError('NOT_FOUND', `No API key with id ${id}`);
+    if (!old.isActive) throw new FitroomError('CONFLICT', 'A revoked key cannot be rotated');
+    const created = await this.create({ name: old.name, kind: old.kind, accountId: old.accountId, expiresAt: old.expiresAt, maxUsage: old.maxUsage, monthlyQuota: old.monthlyQuota });
+    await this.store.revoke(id, this.now());
+    await this.store.setRotatedFrom(created.record.id, id);
+    return { key: created.key, record: { ...created.record, rotatedFrom: id } };
+  }
+
+  /** Counts one successful use of a key (submissions, AR requests). */
+  countUsage(caller: Caller): Promise<void> {
+    if (!caller.countsKeyUsage) return Promise.resolve();
+    return this.store.incrementUsage(caller.credentialId);
+  }
+}
+
+const REFUSAL_MESSAGES: Record<KeyRefusal, string> = {
+  missing: 'Missing API key: send it in the X-API-Key header',
+  not_found: 'Invalid API key',
+  inactive: 'This API key has been revoked',
+  expired: 'This API key has expired',
+  over_limit: 'This API key has reached its usage limit',
+};
+
+export function refusalMessage(r: KeyRefusal): string {
+  return REFUSAL_MESSAGES[r];
+}
+
+export function callerFromKey(record: ApiKeyRecord): Caller {
+  return {
+    kind: record.kind,
+    credentialId: record.id,
+    ownerHash: record.keyHash,
+    accountId: record.accountId,
+    development: record.kind === 'development',
+    // Service keys are uncounted unless paired with an account token (spec, credential kinds).
+    countsKeyUsage: record.kind !== 'service',
+    countsAiQuota: record.kind !== 'service',
+  };
+}
+
+/** Public view of a key record (never the hash). */
+export function keyView(r: ApiKeyRecord) {
+  return {
+    id: r.id,
+    name: r.name,
+    kind: r.kind,
+    prefix: r.prefix,
+    accountId: r.accountId,
+    isActive: r.isActive,
+    expiresAt: r.expiresAt?.toISOString() ?? null,
+    maxUsage: r.maxUsage,
+    usageCount: r.usageCount,
+    monthlyQuota: r.monthlyQuota,
+    createdAt: r.createdAt.toISOString(),
+    revokedAt: r.revokedAt?.toISOString() ?? null,
+    rotatedFrom: r.rotatedFrom,
+  };
+}

@@ -1,0 +1,390 @@
+import { randomUUID } from 'node:crypto';
+import { FitroomError, isFitroomError, notFound } from './errors.ts';
+import type { Caller } from './credentials.ts';
+import type { JobStore } from './ports/job-store.ts';
+import { buildJobDelivery, type WebhookDelivery } from './webhooks.ts';
+
+/**
+ * Terminology
+ * - job: one unit of asynchronous work a caller submitted (try-on, twin, shoe-3d, ...), a row in the
+ *   job store, visible only to the credential hash that submitted it.
+ * - job kind: the registered handler and stage list for one type of job.
+ * - stage: a named step of a job kind's pipeline; the job's `progress.stage` and its trace come from it.
+ * - task: the queue entry (graphile-worker) that makes a worker run a job.
+ */
+
+export type JobStatus = 'queued' | 'validating' | 'processing' | 'uploading' | 'completed' | 'failed' | 'cancelled';
+export const RUNNING_STATUSES: readonly JobStatus[] = ['queued', 'validating', 'processing', 'uploading'];
+export const TERMINAL_STATUSES: readonly JobStatus[] = ['completed', 'failed', 'cancelled'];
+
+export function isTerminal(s: JobStatus): boolean {
+  return TERMINAL_STATUSES.includes(s);
+}
+
+export interface JobResult {
+  url: string;
+  expiresAt: string;
+  digitalTwinId?: string;
+}
+
+export interface JobRecord {
+  id: string;
+  kind: string;
+  ownerHash: string;
+  accountId: string | null;
+  credentialId: string;
+  status: JobStatus;
+  progress: number | null;
+  stage: string | null;
+  input: unknown;
+  result: Record<string, unknown> | null;
+  results: JobResult[] | null;
+  error: string | null;
+  errorCode: string | null;
+  webhookUrl: string | null;
+  baseUrl: string;
+  diagnostics: Record<string, unknown>;
+  charged: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}
+
+export interface TraceEntry {
+  seq: number;
+  stage: string;
+  status: JobStatus;
+  attempt: number;
+  startedAt: string;
+  endedAt: string | null;
+  durationMs: number | null;
+  outcome: 'running' | 'ok' | 'failed' | 'cancelled' | 'interrupted';
+  detail?: Record<string, unknown>;
+}
+
+export interface StageDef {
+  name: string;
+  status: 'validating' | 'processing' | 'uploading';
+  /** Numeric progress (0-100) reached when the stage starts, for kinds with numeric progress. */
+  progress?: number;
+}
+
+export interface JobOutcome {
+  result?: Record<string, unknown>;
+  results?: JobResult[];
+}
+
+export interface StageOptions {
+  /** The stage fails with a timeout error after this many milliseconds; its signal is aborted. */
+  timeoutMs?: number;
+}
+
+/** What a job kind's `run` sees: its input, a cancellation signal and the stage recorder. */
+export interface RunningJob<I> {
+  readonly id: string;
+  readonly input: I;
+  readonly record: JobRecord;
+  readonly attempt: number;
+  /** Aborted when the job is cancelled or the worker shuts down. */
+  readonly signal: AbortSignal;
+  /** Runs one named stage: status and progress move, the trace records start, end and outcome. */
+  stage<T>(name: string, fn: (signal: AbortSignal) => Promise<T>, opts?: StageOptions): Promise<T>;
+  /** Numeric progress inside a stage (never decreases). */
+  progress(pct: number): Promise<void>;
+  /** Adds facts to the current stage's trace entry. */
+  note(detail: Record<string, unknown>): void;
+  /** Stores diagnostics on the job record (shown in the trace response). */
+  diagnostics(patch: Record<string, unknown>): Promise<void>;
+}
+
+export interface JobKind<I = unknown> {
+  name: string;
+  /** `number`: progress is 0-100 (shoe-3d). `stage`: progress is {stage, percentage at completion}. */
+  progress: 'number' | 'stage';
+  stages: readonly StageDef[];
+  /** graphile-worker queue name (jobs in one queue run one at a time); default none (parallel). */
+  queue?: string;
+  /** Lower runs first; batch work uses a higher number than real-time traffic. */
+  priority?: number;
+  maxAttempts?: number;
+  /** Shown to clients as estimatedProcessingTime. */
+  estimatedSeconds: number;
+  run(job: RunningJob<I>): Promise<JobOutcome>;
+}
+
+/** Thrown inside a running job when it was cancelled; never turns into a failure. */
+export class JobCancelled extends Error {
+  override name = 'JobCancelled';
+}
+
+/** The Job resource as the API returns it. */
+export function jobView(job: JobRecord, kind: Pick<JobKind, 'progress'> | undefined) {
+  const status = job.status === 'cancelled' ? 'failed' : job.status;
+  const progress =
+    kind?.progress === 'number'
+      ? (job.status === 'completed' ? 100 : (job.progress ?? 0))
+      : { stage: job.status === 'completed' ? 'completed' : (job.stage ?? job.status), ...(job.status === 'completed' ? { percentage: 100 } : {}) };
+  const view: Record<string, unknown> = {
+    jobId: job.id,
+    status,
+    progress,
+    createdAt: job.createdAt.toISOString(),
+    updatedAt: job.updatedAt.toISOString(),
+  };
+  if (job.status === 'completed') {
+    if (job.result) view.result = job.result;
+    if (job.results) view.results = job.results;
+    const twin = job.results?.[0]?.digitalTwinId ?? (job.result?.digitalTwinId as string | undefined);
+    if (twin) view.digitalTwinId = twin;
+  }
+  if (job.status === 'failed') view.error = job.error ?? 'The job failed';
+  if (job.status === 'cancelled') {
+    view.error = 'The job was cancelled';
+    view.cancelled = true;
+  }
+  return view;
+}
+
+export interface SubmitInput {
+  kind: string;
+  input: unknown;
+  caller: Caller;
+  webhookUrl?: string | null;
+  baseUrl: string;
+  charged?: boolean;
+}
+
+/** Owns every job transition: submission, reads with the ownership rule, cancellation, running. */
+export class JobService {
+  private readonly store: JobStore;
+  private readonly kinds: ReadonlyMap<string, JobKind<any>>;
+  constructor(store: JobStore, kinds: ReadonlyMap<string, JobKind<any>>) {
+    this.store = store;
+    this.kinds = kinds;
+  }
+
+  kind(name: string): JobKind<any> {
+    const k = this.kinds.get(name);
+    if (!k) throw new FitroomError('INTERNAL_ERROR', `Unknown job kind ${name}`);
+    return k;
+  }
+
+  /** Records the job and enqueues its task in one transaction. */
+  async submit(s: SubmitInput): Promise<JobRecord> {
+    const kind = this.kind(s.kind);
+    return this.store.create(
+      {
+        id: randomUUID(),
+        kind: s.kind,
+        ownerHash: s.caller.ownerHash,
+        accountId: s.caller.accountId,
+        credentialId: s.caller.credentialId,
+        input: s.input,
+        webhookUrl: s.webhookUrl ?? null,
+        baseUrl: s.baseUrl,
+        charged: s.charged ?? false,
+      },
+      // Queue attempts exceed the kind's own retries so worker shutdowns (which release a job for
+      // another worker) do not use them up.
+      { queue: kind.queue, priority: kind.priority, maxAttempts: (kind.maxAttempts ?? 3) + INTERRUPTION_SLACK },
+    );
+  }
+
+  /** The ownership rule: anyone but the submitter gets the same 404 as for a missing job. */
+  async getOwned(id: string, caller: Caller): Promise<JobRecord> {
+    const job = UUID.test(id) ? await this.store.get(id) : null;
+    if (!job || job.ownerHash !== caller.ownerHash) throw notFound('Job not found');
+    return job;
+  }
+
+  async view(id: string, caller: Caller) {
+    const job = await this.getOwned(id, caller);
+    return jobView(job, this.kinds.get(job.kind));
+  }
+
+  async cancel(id: string, caller: Caller): Promise<void> {
+    const job = await this.getOwned(id, caller);
+    if (isTerminal(job.status)) throw new FitroomError('JOB_NOT_CANCELLABLE', `The job is already ${job.status === 'cancelled' ? 'cancelled' : job.status} and cannot be cancelled`);
+    const updated = await this.store.transition(id, 'cancelled', RUNNING_STATUSES, { error: 'The job was cancelled', errorCode: 'CANCELLED' }, null);
+    if (!updated) {
+      const now = await this.store.get(id);
+      throw new FitroomError('JOB_NOT_CANCELLABLE', `The job is already ${now?.status === 'cancelled' ? 'cancelled' : now?.status} and cannot be cancelled`);
+    }
+    if (updated.charged) await this.store.markUncharged(id);
+    await this.store.signalCancel(id);
+  }
+
+  async trace(id: string, caller: Caller) {
+    const job = await this.getOwned(id, caller);
+    const kind = this.kinds.get(job.kind);
+    return {
+      jobId: job.id,
+      kind: job.kind,
+      status: job.status === 'cancelled' ? 'failed' : job.status,
+      cancelled: job.status === 'cancelled',
+      stages: kind?.stages.map((s) => s.name) ?? [],
+      diagnostics: job.diagnostics,
+      timeline: await this.store.trace(id),
+    };
+  }
+
+  /**
+   * Runs a job's handler (called by the queue's worker). Idempotent: a job already terminal is left
+   * alone. Returns normally when the job reached a terminal state or was cancelled; throws to ask the
+   * queue for a retry (retryable failure with attempts left, or worker shutdown).
+   */
+  async run(jobId: string, attempt: number, maxAttempts: number, workerSignal: AbortSignal, onAbortRegister?: (jobId: string, abort: () => void) => () => void): Promise<void> {
+    const job = await this.store.get(jobId);
+    if (!job || isTerminal(job.status)) return;
+    const kind = this.kinds.get(job.kind);
+    if (!kind) {
+      await this.finishFailed(job, `No handler for job kind ${job.kind}`, 'INTERNAL_ERROR');
+      return;
+    }
+    await this.store.interruptOpenTrace(jobId);
+    const controller = new AbortController();
+    const onWorkerAbort = () => controller.abort(new Error('worker shutting down'));
+    workerSignal.addEventListener('abort', onWorkerAbort, { once: true });
+    const unregister = onAbortRegister?.(jobId, () => controller.abort(new JobCancelled('cancelled')));
+    const running = new RunningJobImpl(this.store, job, kind, attempt, controller.signal);
+    try {
+      const outcome = await kind.run(running);
+      running.throwIfCancelled();
+      const delivery = job.webhookUrl ? buildJobDelivery(job, 'job.completed', { ...outcome }, kind) : null;
+      await this.store.transition(jobId, 'completed', RUNNING_STATUSES, { progress: 100, stage: 'completed', result: outcome.result ?? null, results: outcome.results ?? null }, delivery);
+    } catch (err) {
+      await running.closeOpenStage(err);
+      const current = await this.store.get(jobId);
+      if (!current || isTerminal(current.status)) return; // cancelled (or finished elsewhere): never completed later
+      if (workerSignal.aborted) throw new Error(`Job ${jobId} interrupted by worker shutdown; released for retry`);
+      const retryable = isFitroomError(err) ? err.retryable : !(err instanceof JobCancelled) && (err as { retryable?: boolean })?.retryable !== false;
+      if (retryable && attempt < maxAttempts) throw err;
+      const code = isFitroomError(err) ? err.code : ((err as { code?: string })?.code ?? 'INTERNAL_ERROR');
+      await this.finishFailed(current, publicMessage(err), String(code));
+    } finally {
+      workerSignal.removeEventListener('abort', onWorkerAbort);
+      unregister?.();
+    }
+  }
+
+  /** Fails a job whose queue entry is gone or exhausted (its workers kept dying). */
+  async failOrphan(id: string): Promise<void> {
+    const job = await this.store.get(id);
+    if (job && !isTerminal(job.status)) await this.finishFailed(job, 'The job could not be completed because its worker stopped; please resubmit', 'INTERNAL_ERROR');
+  }
+
+  private async finishFailed(job: JobRecord, message: string, code: string) {
+    const kind = this.kinds.get(job.kind);
+    const delivery = job.webhookUrl ? buildJobDelivery(job, 'job.failed', { error: message }, kind) : null;
+    const done = await this.store.transition(job.id, 'failed', RUNNING_STATUSES, { error: message, errorCode: code }, delivery);
+    if (done?.charged) await this.store.markUncharged(job.id);
+  }
+}
+
+const INTERRUPTION_SLACK = 5;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Error text safe to show a client: domain messages as they are, anything else generic. */
+function publicMessage(err: unknown): string {
+  if (isFitroomError(err)) return err.message;
+  const e = err as { name?: string; message?: string };
+  if (e?.name === 'ProviderError' && e.message) return e.message;
+  if (e?.name === 'TimeoutError') return 'A processing stage timed out';
+  return 'Processing failed because of an internal error';
+}
+
+class RunningJobImpl<I> implements RunningJob<I> {
+  readonly id: string;
+  readonly input: I;
+  readonly record: JobRecord;
+  readonly attempt: number;
+  readonly signal: AbortSignal;
+  private readonly store: JobStore;
+  private readonly kind: JobKind<I>;
+  private current: { seq: number; detail: Record<string, unknown> } | null = null;
+  private currentStatus: StageDef['status'] = 'processing';
+
+  constructor(store: JobStore, record: JobRecord, kind: JobKind<I>, attempt: number, signal: AbortSignal) {
+    this.store = store;
+    this.record = record;
+    this.kind = kind;
+    this.id = record.id;
+    this.input = record.input as I;
+    this.attempt = attempt;
+    this.signal = signal;
+  }
+
+  throwIfCancelled() {
+    if (this.signal.aborted) throw this.signal.reason instanceof Error ? this.signal.reason : new JobCancelled('cancelled');
+  }
+
+  async stage<T>(name: string, fn: (signal: AbortSignal) => Promise<T>, opts: StageOptions = {}): Promise<T> {
+    this.throwIfCancelled();
+    const def = this.kind.stages.find((s) => s.name === name);
+    if (!def) throw new FitroomError('INTERNAL_ERROR', `Stage "${name}" is not declared by job kind ${this.kind.name}`);
+    const moved = await this.store.transition(this.id, def.status, RUNNING_STATUSES, { stage: name, ...(def.progress !== undefined ? { progress: def.progress } : {}) });
+    if (!moved) throw new JobCancelled('cancelled');
+    const seq = await this.store.startTrace(this.id, { seq: 0, stage: name, status: def.status, attempt: this.attempt, startedAt: new Date().toISOString() });
+    this.current = { seq, detail: {} };
+    this.currentStatus = def.status;
+    const signal = opts.timeoutMs ? AbortSignal.any([this.signal, AbortSignal.timeout(opts.timeoutMs)]) : this.signal;
+    try {
+      const value = await abortable(fn(signal), signal, name, opts.timeoutMs);
+      this.throwIfCancelled();
+      await this.store.endTrace(this.id, seq, 'ok', this.current.detail);
+      this.current = null;
+      return value;
+    } catch (err) {
+      await this.closeOpenStage(err);
+      throw err;
+    }
+  }
+
+  async closeOpenStage(err: unknown) {
+    if (!this.current) return;
+    const { seq, detail } = this.current;
+    this.current = null;
+    const outcome = this.signal.aborted ? (this.signal.reason instanceof JobCancelled ? 'cancelled' : 'interrupted') : 'failed';
+    const message = isFitroomError(err) ? err.message : publicMessage(err);
+    await this.store.endTrace(this.id, seq, outcome, { ...detail, ...(outcome === 'failed' ? { error: message } : {}) }).catch(() => undefined);
+  }
+
+  async progress(pct: number) {
+    const moved = await this.store.transition(this.id, this.currentStatus, RUNNING_STATUSES, { progress: Math.max(0, Math.min(99, Math.round(pct))) });
+    if (!moved) throw new JobCancelled('cancelled');
+  }
+
+  note(detail: Record<string, unknown>) {
+    if (this.current) Object.assign(this.current.detail, detail);
+  }
+
+  diagnostics(patch: Record<string, unknown>) {
+    return this.store.mergeDiagnostics(this.id, patch);
+  }
+}
+
+/** Races a stage against its signal so a stage that ignores the signal still stops on time. */
+function abortable<T>(p: Promise<T>, signal: AbortSignal, stage: string, timeoutMs?: number): Promise<T> {
+  if (signal.aborted) return Promise.reject(reasonOf(signal, stage, timeoutMs));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(reasonOf(signal, stage, timeoutMs));
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+function reasonOf(signal: AbortSignal, stage: string, timeoutMs?: number): Error {
+  const r = signal.reason as Error | undefined;
+  if (r?.name === 'TimeoutError') return new FitroomError('SERVICE_UNAVAILABLE', `Stage "${stage}" timed out after ${Math.round((timeoutMs ?? 0) / 1000)} s`, { retryable: false });
+  return r instanceof Error ? r : new JobCancelled('cancelled');
+}

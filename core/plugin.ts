@@ -1,0 +1,174 @@
+import type { Caller } from './credentials.ts';
+import type { JobKind } from './jobs.ts';
+import type { FitroomConfig } from './config.ts';
+
+/** A JSON Schema (draft 2020-12) object, as published in OpenAPI and compiled by ajv. */
+export type JsonSchema = Record<string, unknown>;
+
+/** A typed key for a service in the container. Core defines tokens; the composition root binds them. */
+export interface Token<T> {
+  readonly key: symbol;
+  readonly name: string;
+  /** Phantom field carrying the service type; never set. */
+  readonly __type?: T;
+}
+
+export function token<T>(name: string): Token<T> {
+  return { key: Symbol.for(`fitroom.${name}`), name };
+}
+
+/** How a caller may authenticate for an operation. */
+export type AuthScheme =
+  | 'apiKey' // X-API-Key with a user, service or development key (and, later, storefront tokens)
+  | 'admin' // X-Admin-Key
+  | 'signedUrl' // token + expires query pair
+  | 'bearer' // AR host: Authorization Bearer, dashboard session cookie, legacy token query
+  | 'none';
+
+export type RateLimitCategory = 'submission' | 'status' | 'download' | 'health';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** A streamed multipart upload, already written to the blob store by the connector. */
+export interface UploadedFile {
+  blobKey: string;
+  size: number;
+  filename: string;
+  contentType: string;
+  /** Other form fields sent with the file. */
+  fields: Record<string, string>;
+}
+
+export interface UploadSpec {
+  field: string;
+  maxBytes: number;
+  /** Error raised when the file part is missing (default VALIDATION_ERROR). */
+  missing?: { code: 'no_file' | 'VALIDATION_ERROR'; status?: number };
+  /** Error raised when the file is larger than maxBytes (default PAYLOAD_TOO_LARGE / 413). */
+  tooLarge?: { code: 'file_too_large' | 'PAYLOAD_TOO_LARGE'; status?: number };
+}
+
+export interface OperationContext<I = any> {
+  params: Record<string, string>;
+  query: Record<string, string>;
+  /** The validated body (JSON operations) or the non-file fields (multipart). */
+  body: I;
+  /** The resolved caller; null only for operations that accept `none`. */
+  caller: Caller | null;
+  /** How the caller authenticated. */
+  authScheme: AuthScheme;
+  headers: Readonly<Record<string, string | undefined>>;
+  upload?: UploadedFile;
+  ip: string;
+  /** Absolute base URL of the host that received the request (for links in responses). */
+  baseUrl: string;
+  requestId: string;
+}
+
+export interface OperationResult {
+  status?: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Binary response (files): bytes or a stream, with its content type. */
+  file?: { contentType: string; bytes?: Uint8Array; stream?: NodeJS.ReadableStream; size?: number; filename?: string };
+  /** HTML or other text content with an explicit type. */
+  text?: { contentType: string; body: string };
+}
+
+export interface ResponseSpec {
+  description: string;
+  /** Schema name (components) or inline schema. */
+  schema?: string | JsonSchema;
+  contentType?: string;
+  headers?: Record<string, { description: string; schema: JsonSchema }>;
+}
+
+/**
+ * An operation: one API call described independently of the transport. The connector mounts it,
+ * the OpenAPI document is generated from it, and ajv validates its input with the same schemas.
+ */
+export interface Operation<I = any> {
+  id: string;
+  method: HttpMethod;
+  /** OpenAPI-style path: `/api/v1/jobs/{jobId}`. */
+  path: string;
+  /** Which host mounts it: the API host (default) or the AR host. */
+  host?: 'api' | 'ar';
+  summary: string;
+  description?: string;
+  tags?: string[];
+  auth: AuthScheme[];
+  rateLimit?: RateLimitCategory;
+  /** Submissions count toward usage and are subject to quotas. */
+  billable?: boolean;
+  params?: Record<string, JsonSchema>;
+  query?: Record<string, { schema: JsonSchema; required?: boolean; description?: string }>;
+  /** Name of a component schema (or inline schema) for a JSON body. */
+  body?: string | JsonSchema;
+  upload?: UploadSpec;
+  /** Largest JSON body in bytes (default from configuration). */
+  maxBodyBytes?: number;
+  responses: Record<number, ResponseSpec>;
+  /** Not listed in the OpenAPI document (pages, legacy aliases). */
+  hidden?: boolean;
+  handler(ctx: OperationContext<I>): Promise<OperationResult>;
+}
+
+export interface CronTask {
+  /** graphile-worker task identifier. */
+  task: string;
+  /** crontab pattern, e.g. `0 * * * *` (hourly). */
+  pattern: string;
+  run(): Promise<void>;
+}
+
+/** What an authentication resolver sees of a request. */
+export interface AuthRequest {
+  headers: Readonly<Record<string, string | undefined>>;
+  query: Readonly<Record<string, string>>;
+  cookie(name: string): string | undefined;
+  ip: string;
+  /** Operation being called (resolvers may restrict some credentials to some operations). */
+  operationId: string;
+}
+
+/**
+ * Resolves one auth scheme: `undefined` when the request carries no credentials of this scheme,
+ * `{caller}` when they are valid (caller may be null for schemes checked by the handler, such as
+ * signed URLs); throws a FitroomError when they are present but invalid.
+ */
+export interface AuthResolver {
+  resolve(req: AuthRequest): Promise<{ caller: Caller | null } | undefined>;
+  /** The error for a request that carries no credentials at all. */
+  missing(): Error;
+  /** Called after a successful request (usage counting); optional. */
+  onSuccess?(caller: Caller, op: Operation): Promise<void>;
+}
+
+/** What a plugin receives in `setup`: the container's services and the registries. */
+export interface PluginApi {
+  readonly config: FitroomConfig;
+  get<T>(t: Token<T>): T;
+  /** Whether a service is bound (optional ports). */
+  has(t: Token<unknown>): boolean;
+  provide<T>(t: Token<T>, value: T): void;
+  schema(name: string, schema: JsonSchema): void;
+  operation(op: Operation): void;
+  jobKind(kind: JobKind<any>): void;
+  cron(task: CronTask): void;
+  /** Registers the resolver of an auth scheme (the core registers apiKey, admin and signedUrl). */
+  auth(scheme: AuthScheme, resolver: AuthResolver): void;
+  /** Called at shutdown, in reverse order of registration. */
+  onClose(fn: () => Promise<void> | void): void;
+}
+
+export interface FitroomPlugin {
+  name: string;
+  /** Plugins that must be set up first. */
+  after?: string[];
+  setup(api: PluginApi): void | Promise<void>;
+}
+
+export function definePlugin(plugin: FitroomPlugin): FitroomPlugin {
+  return plugin;
+}

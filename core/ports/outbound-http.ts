@@ -1,0 +1,38 @@
+/** Bounds for one outbound request. */
+export interface FetchLimits {
+  maxBytes?: number;
+  timeoutMs?: number;
+  /** Accepted media types (prefix match, e.g. `image/`); others fail with `unsupported_type`. */
+  accept?: string[];
+  signal?: AbortSignal;
+}
+
+export interface FetchedResource {
+  bytes: Uint8Array;
+  contentType: string;
+  finalUrl: string;
+}
+
+export type OutboundFailure = 'invalid_url' | 'blocked_address' | 'unsupported_scheme' | 'too_many_redirects' | 'too_large' | 'timeout' | 'http_status' | 'network' | 'unsupported_type';
+
+export class OutboundError extends Error {
+  readonly reason: OutboundFailure;
+  readonly status: number | undefined;
+  constructor(reason: OutboundFailure, message: string, status?: number) {
+    super(message);
+    this.name = 'OutboundError';
+    this.reason = reason;
+    this.status = status;
+  }
+}
+
+/**
+ * OutboundHttp: requests to user-supplied URLs (images, GLBs, webhooks, shop pages). Only http(s)
+ * (and data: URLs for fetches); the address actually connected to must be public unless inside the
+ * configured private networks; checked at connect time and on every redirect; bounded in bytes and time.
+ */
+export interface OutboundHttp {
+  fetch(url: string, limits?: FetchLimits): Promise<FetchedResource>;
+  /** POST a body (webhooks). Resolves with the status; network errors and blocked targets throw OutboundError. */
+  post(url: string, body: string, headers: Record<string, string>, limits?: { timeoutMs?: number }): Promise<{ status: number }>;
+}

@@ -1,0 +1,200 @@
+import type { JsonSchema } from './plugin.ts';
+
+/** Reference to a component schema, as written inside published schemas. */
+export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
+/** An image input: http(s) URL or a base64 data URL of an accepted format (spec, Image input format). */
+export const IMAGE_STRING: JsonSchema = {
+  type: 'string',
+  minLength: 1,
+  pattern: '^(https?://|data:image/(png|jpeg|jpg|gif|webp|svg\\+xml);base64,)',
+  'x-pattern-message': 'must be an http(s) URL or a data URL of the form data:image/<format>;base64,<data> (png, jpeg, jpg, gif, webp, svg+xml)',
+  description: 'An HTTP/HTTPS URL to a publicly reachable image, or `data:image/<format>;base64,<data>` with format png, jpeg, jpg, gif, webp or svg+xml.',
+};
+
+export const WEBHOOK_URL: JsonSchema = {
+  type: 'string',
+  format: 'uri',
+  pattern: '^https://',
+  'x-pattern-message': 'must be an https URL',
+  description: 'HTTPS URL that receives a signed `job.completed` or `job.failed` callback.',
+};
+
+const TWIN_ID: JsonSchema = { type: 'string', pattern: '^[a-f0-9]{64}$' };
+
+/** Schemas of the kernel's own resources. Plugins add theirs through `api.schema`. */
+export const CORE_SCHEMAS: Record<string, JsonSchema> = {
+  ErrorEnvelope: {
+    type: 'object',
+    required: ['success', 'error'],
+    properties: {
+      success: { const: false },
+      error: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: {
+          code: { type: 'string' },
+          message: { type: 'string' },
+          details: { type: 'array', items: { type: 'object', required: ['field', 'message'], properties: { field: { type: 'string' }, message: { type: 'string' } } } },
+        },
+      },
+    },
+  },
+  ImageInput: IMAGE_STRING,
+  WebhookUrl: WEBHOOK_URL,
+  DigitalTwinId: TWIN_ID,
+  JobResult: {
+    type: 'object',
+    required: ['url', 'expiresAt'],
+    properties: {
+      url: { type: 'string', format: 'uri' },
+      expiresAt: { type: 'string', format: 'date-time', description: 'Result URLs expire; copy results before.' },
+      digitalTwinId: TWIN_ID,
+    },
+  },
+  JobProgressStage: {
+    type: 'object',
+    required: ['stage'],
+    description: 'Lifecycle stage of a virtual-fitting or digital-twin job. `percentage` is absent until completion, then 100.',
+    properties: { stage: { type: 'string' }, percentage: { const: 100 } },
+  },
+  Job: {
+    type: 'object',
+    required: ['jobId', 'status', 'progress'],
+    properties: {
+      jobId: { type: 'string' },
+      status: { enum: ['queued', 'validating', 'processing', 'uploading', 'completed', 'failed'] },
+      progress: { oneOf: [{ type: 'number', minimum: 0, maximum: 100 }, ref('JobProgressStage')], description: 'Shoe-3d jobs: a number 0-100 that only grows. Other jobs: an object with `stage`.' },
+      result: { type: 'object', description: 'When completed. Shoe-3d: glbUrl, viewerUrl, previewGrid. Digital twin: digitalTwinId. Virtual fitting: imageUrl.', additionalProperties: true },
+      results: { type: 'array', items: ref('JobResult') },
+      digitalTwinId: TWIN_ID,
+      error: { type: 'string', description: 'When failed: the cause.' },
+      cancelled: { type: 'boolean', description: 'Present and true when the submitter cancelled the job; its status is then `failed`.' },
+      createdAt: { type: 'string', format: 'date-time' },
+      updatedAt: { type: 'string', format: 'date-time' },
+    },
+  },
+  JobSubmitted: {
+    type: 'object',
+    required: ['jobId'],
+    properties: { jobId: { type: 'string', format: 'uuid' } },
+  },
+  CancelResponse: { type: 'object', required: ['cancelled'], properties: { cancelled: { const: true } } },
+  JobTrace: {
+    type: 'object',
+    required: ['jobId', 'kind', 'status', 'stages', 'timeline'],
+    description: 'The stage timeline of a job: one entry per stage run (a retried job shows each attempt).',
+    properties: {
+      jobId: { type: 'string' },
+      kind: { type: 'string' },
+      status: { type: 'string' },
+      cancelled: { type: 'boolean' },
+      stages: { type: 'array', items: { type: 'string' }, description: 'The pipeline stages of this kind of job, in order.' },
+      diagnostics: { type: 'object', additionalProperties: true, description: 'Stage diagnostics, e.g. packshotCleanup and packshotSingleShoe for shoe-3d.' },
+      timeline: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['seq', 'stage', 'status', 'attempt', 'startedAt', 'endedAt', 'outcome'],
+          properties: {
+            seq: { type: 'integer' },
+            stage: { type: 'string' },
+            status: { type: 'string' },
+            attempt: { type: 'integer' },
+            startedAt: { type: 'string', format: 'date-time' },
+            endedAt: { type: ['string', 'null'], format: 'date-time' },
+            durationMs: { type: ['number', 'null'] },
+            outcome: { enum: ['running', 'ok', 'failed', 'cancelled', 'interrupted'] },
+            detail: { type: 'object', additionalProperties: true },
+          },
+        },
+      },
+    },
+  },
+  HealthResponse: {
+    type: 'object',
+    required: ['status', 'timestamp', 'version'],
+    properties: { status: { const: 'ok' }, timestamp: { type: 'string', format: 'date-time' }, version: { type: 'string' } },
+  },
+  WarmupResponse: {
+    type: 'object',
+    required: ['status', 'timestamp', 'modal', 'queue'],
+    properties: {
+      status: { const: 'ok' },
+      timestamp: { type: 'string', format: 'date-time' },
+      modal: {
+        type: 'object',
+        required: ['warm'],
+        description: 'The configured AI backend (first provider of the model chain).',
+        properties: { warm: { type: 'boolean' }, responseTimeMs: { type: 'number' }, error: { type: 'string' }, provider: { type: 'string' } },
+      },
+      queue: { type: 'object', required: ['warm'], properties: { warm: { type: 'boolean' }, roundTripMs: { type: ['number', 'null'] } } },
+    },
+  },
+  QueueWarmupResponse: {
+    type: 'object',
+    required: ['status', 'timestamp', 'queueWarm'],
+    properties: { status: { const: 'ok' }, timestamp: { type: 'string', format: 'date-time' }, queueWarm: { const: true } },
+  },
+  ApiKey: {
+    type: 'object',
+    required: ['id', 'name', 'kind', 'prefix', 'isActive', 'usageCount', 'maxUsage', 'createdAt'],
+    properties: {
+      id: { type: 'string', format: 'uuid' },
+      name: { type: 'string' },
+      kind: { enum: ['user', 'service', 'development'] },
+      prefix: { type: 'string' },
+      accountId: { type: ['string', 'null'] },
+      isActive: { type: 'boolean' },
+      expiresAt: { type: ['string', 'null'], format: 'date-time' },
+      maxUsage: { type: 'integer', description: '0 means unlimited.' },
+      usageCount: { type: 'integer' },
+      monthlyQuota: { type: ['integer', 'null'] },
+      createdAt: { type: 'string', format: 'date-time' },
+      revokedAt: { type: ['string', 'null'], format: 'date-time' },
+      rotatedFrom: { type: ['string', 'null'] },
+    },
+  },
+  CreateApiKeyRequest: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['name'],
+    properties: {
+      name: { type: 'string', minLength: 1, maxLength: 200 },
+      kind: { enum: ['user', 'service', 'development'], default: 'user' },
+      accountId: { type: 'string', minLength: 1, maxLength: 200 },
+      expiresAt: { type: 'string', format: 'date-time' },
+      maxUsage: { type: 'integer', minimum: 0 },
+      monthlyQuota: { type: 'integer', minimum: 0 },
+    },
+  },
+  CreatedApiKey: {
+    type: 'object',
+    required: ['key', 'apiKey'],
+    properties: { key: { type: 'string', description: 'The secret key. Shown once; only its SHA-256 is stored.' }, apiKey: ref('ApiKey') },
+  },
+  FileUploadResponse: { type: 'object', required: ['url'], properties: { url: { type: 'string', format: 'uri' } } },
+  JobWebhookPayload: {
+    type: 'object',
+    required: ['event', 'jobId', 'kind', 'status', 'timestamp'],
+    description: 'Body of a job callback. Signed: X-Webhook-Signature = sha256=<lowercase hex HMAC-SHA256> over the payload with keys sorted recursively and serialized compactly (JSON.stringify), keyed by the UTF-8 text of the lowercase hex SHA-256 of the submitting API key. X-Webhook-Timestamp equals `timestamp`.',
+    properties: {
+      event: { enum: ['job.completed', 'job.failed'] },
+      jobId: { type: 'string' },
+      kind: { type: 'string' },
+      status: { enum: ['completed', 'failed'] },
+      timestamp: { type: 'string', format: 'date-time' },
+      result: { type: 'object', additionalProperties: true },
+      results: { type: 'array', items: ref('JobResult') },
+      digitalTwinId: TWIN_ID,
+      error: { type: 'string' },
+    },
+  },
+  BatchWebhookPayload: {
+    type: 'object',
+    required: ['event', 'batchId', 'timestamp'],
+    description: 'Body of a batch callback, signed over the exact body bytes.',
+    properties: { event: { const: 'batch.completed' }, batchId: { type: 'string' }, timestamp: { type: 'string', format: 'date-time' } },
+    additionalProperties: true,
+  },
+};

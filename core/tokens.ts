@@ -1,0 +1,43 @@
+import { token } from './plugin.ts';
+import type { FitroomConfig } from './config.ts';
+import type { JobStore } from './ports/job-store.ts';
+import type { CredentialStore } from './ports/credential-store.ts';
+import type { FileStore } from './ports/file-store.ts';
+import type { WebhookStore } from './ports/webhook-store.ts';
+import type { BlobStore } from './ports/blob-store.ts';
+import type { OutboundHttp } from './ports/outbound-http.ts';
+import type { ImageCodec } from './ports/image-codec.ts';
+import type { RateLimiter } from './ports/rate-limiter.ts';
+import type { QueueProbe } from './ports/queue-probe.ts';
+import type { ImageModelProvider } from './ports/image-model.ts';
+import type { ProductReconstructor } from './ports/product-reconstructor.ts';
+import type { JobService } from './jobs.ts';
+import type { CredentialService } from './credentials.ts';
+import type { FileService } from './files.ts';
+import type { ImageLoader } from './image-loader.ts';
+import type { Kernel } from './kernel.ts';
+
+/** Tokens of the ports and services the kernel binds. Plugins define tokens for their own ports. */
+export const TOKENS = {
+  config: token<FitroomConfig>('Config'),
+  kernel: token<Kernel>('Kernel'),
+  jobStore: token<JobStore>('JobStore'),
+  credentialStore: token<CredentialStore>('CredentialStore'),
+  fileStore: token<FileStore>('FileStore'),
+  webhookStore: token<WebhookStore>('WebhookStore'),
+  blobStore: token<BlobStore>('BlobStore'),
+  outboundHttp: token<OutboundHttp>('OutboundHttp'),
+  imageCodec: token<ImageCodec>('ImageCodec'),
+  rateLimiter: token<RateLimiter>('RateLimiter'),
+  queueProbe: token<QueueProbe>('QueueProbe'),
+  /** Image model providers with credentials configured (builtin always present). */
+  imageModels: token<ImageModelProvider[]>('ImageModelProviders'),
+  /** Product reconstructors, the configured one first. */
+  reconstructors: token<ProductReconstructor[]>('ProductReconstructors'),
+  jobs: token<JobService>('JobService'),
+  credentials: token<CredentialService>('CredentialService'),
+  files: token<FileService>('FileService'),
+  images: token<ImageLoader>('ImageLoader'),
+  /** Secret for signed URLs and session cookies, shared by all processes (stored in the database). */
+  signingSecret: token<string>('SigningSecret'),
+};

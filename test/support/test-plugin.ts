@@ -1,0 +1,89 @@
+import { definePlugin } from '../../core/plugin.ts';
+import { TOKENS } from '../../core/tokens.ts';
+import { FitroomError } from '../../core/errors.ts';
+import { WEBHOOK_URL } from '../../core/schemas.ts';
+import type { JobKind } from '../../core/jobs.ts';
+
+export interface TestJobInput {
+  mode: 'complete' | 'fail' | 'flaky' | 'wait';
+  waitMs?: number;
+  text?: string;
+}
+
+/**
+ * A plugin that exists for tests: one billable submission operation and one job kind with three
+ * stages, driven through queued → validating → processing → uploading → completed, failed or cancelled.
+ * It also shows the shape of a capability plugin (see ARCHITECTURE.md, "Writing a plugin").
+ */
+export const testPlugin = definePlugin({
+  name: 'test-jobs',
+  setup(api) {
+    const jobs = api.get(TOKENS.jobs);
+    const files = api.get(TOKENS.files);
+
+    api.schema('TestJobRequest', {
+      type: 'object',
+      additionalProperties: false,
+      required: ['mode'],
+      properties: {
+        mode: { enum: ['complete', 'fail', 'flaky', 'wait'] },
+        waitMs: { type: 'integer', minimum: 0, maximum: 60_000 },
+        text: { type: 'string', maxLength: 1000 },
+        webhookUrl: WEBHOOK_URL,
+      },
+    });
+
+    const kind: JobKind<TestJobInput> = {
+      name: 'test-job',
+      progress: 'stage',
+      stages: [
+        { name: 'validate inputs', status: 'validating' },
+        { name: 'work', status: 'processing' },
+        { name: 'store', status: 'uploading' },
+      ],
+      maxAttempts: 2,
+      estimatedSeconds: 1,
+      async run(job) {
+        await job.stage('validate inputs', async () => undefined);
+        await job.stage('work', async (signal) => {
+          const { mode, waitMs = 0 } = job.input;
+          if (mode === 'fail') throw new FitroomError('VALIDATION_ERROR', 'The test input asked to fail');
+          if (mode === 'flaky' && job.attempt === 1) throw Object.assign(new Error('transient failure'), { retryable: true });
+          if (mode === 'wait') {
+            const until = Date.now() + waitMs;
+            while (Date.now() < until) {
+              if (signal.aborted) return;
+              await new Promise((r) => setTimeout(r, 25));
+            }
+          }
+          job.note({ mode, attempt: job.attempt });
+        });
+        const file = await job.stage('store', async () =>
+          files.store(new TextEncoder().encode(job.input.text ?? 'done'), { ownerHash: job.record.ownerHash, contentType: 'text/plain', ttlSeconds: api.config.resultTtlSeconds }),
+        );
+        return { results: [files.signedUrl(file, job.record.baseUrl)] };
+      },
+    };
+    api.jobKind(kind);
+
+    api.operation({
+      id: 'submitTestJob',
+      method: 'POST',
+      path: '/api/v1/test-jobs',
+      summary: 'Submit a test job',
+      tags: ['Test'],
+      auth: ['apiKey'],
+      rateLimit: 'submission',
+      billable: true,
+      body: 'TestJobRequest',
+      responses: { 202: { description: 'Queued', schema: 'JobSubmitted' } },
+      async handler(ctx) {
+        const { webhookUrl, ...input } = ctx.body as TestJobInput & { webhookUrl?: string };
+        const job = await jobs.submit({ kind: 'test-job', input, caller: ctx.caller!, webhookUrl, baseUrl: ctx.baseUrl, charged: ctx.caller!.countsKeyUsage });
+        return { status: 202, body: { jobId: job.id, status: 'queued', statusUrl: `${ctx.baseUrl}/api/v1/jobs/${job.id}` } };
+      },
+    });
+  },
+});
+
+export default testPlugin;
