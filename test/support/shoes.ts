@@ -273,7 +273,12 @@ function orientAndNormals(p: PartMesh): number[] {
     }
   }
   for (let v = 0; v < normals.length; v += 3) {
-    const l = Math.hypot(normals[v], normals[v + 1], normals[v + 2]) || 1;
+    const l = Math.hypot(normals[v], normals[v + 1], normals[v + 2]);
+    if (l === 0) {
+      // only degenerate triangles touch this vertex (the heel and toe tips of the outline)
+      normals[v + 1] = 1;
+      continue;
+    }
     normals[v] /= l;
     normals[v + 1] /= l;
     normals[v + 2] /= l;
