@@ -20,7 +20,7 @@ export class SchemaValidator {
   private readonly cache = new Map<string | JsonSchema, ValidateFunction>();
 
   constructor(components: Record<string, JsonSchema>) {
-    this.ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true });
+    this.ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true, verbose: true });
     addFormats(this.ajv);
     this.ajv.addSchema({ $id: COMPONENTS_ID, components: { schemas: components } });
   }

@@ -83,6 +83,20 @@ export const testPlugin = definePlugin({
         return { status: 202, body: { jobId: job.id, status: 'queued', statusUrl: `${ctx.baseUrl}/api/v1/jobs/${job.id}` } };
       },
     });
+
+    // An operation that fails unexpectedly: the connector must answer 500 without internal detail.
+    api.operation({
+      id: 'explodeTest',
+      method: 'POST',
+      path: '/api/v1/test-explode',
+      summary: 'Fail with an unexpected error',
+      tags: ['Test'],
+      auth: ['none'],
+      responses: { 500: { description: 'Always' } },
+      async handler() {
+        throw new Error('secret internal detail at /srv/app.ts:12');
+      },
+    });
   },
 });
 
