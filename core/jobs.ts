@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { FitroomError, isFitroomError, notFound } from './errors.ts';
 import type { Caller } from './credentials.ts';
 import type { JobStore } from './ports/job-store.ts';
-import { buildJobDelivery, type WebhookDelivery } from './webhooks.ts';
+import { buildJobDelivery } from './webhooks.ts';
 
 /**
  * Terminology
@@ -257,7 +257,7 @@ export class JobService {
       await running.closeOpenStage(err);
       const current = await this.store.get(jobId);
       if (!current || isTerminal(current.status)) return; // cancelled (or finished elsewhere): never completed later
-      if (workerSignal.aborted) throw new Error(`Job ${jobId} interrupted by worker shutdown; released for retry`);
+      if (workerSignal.aborted) throw new Error(`Job ${jobId} interrupted by worker shutdown; released for retry`, { cause: err });
       const retryable = isFitroomError(err) ? err.retryable : !(err instanceof JobCancelled) && (err as { retryable?: boolean })?.retryable !== false;
       if (retryable && attempt < maxAttempts) throw err;
       const code = isFitroomError(err) ? err.code : ((err as { code?: string })?.code ?? 'INTERNAL_ERROR');

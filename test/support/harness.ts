@@ -68,7 +68,7 @@ export async function startTestService(opts: { plugins?: FitroomPlugin[]; env?: 
       }
       const res = await fetch(`${apiUrl}${p}`, { method, headers, body });
       const text = await res.text();
-      let parsed: unknown = undefined;
+      let parsed: unknown;
       try {
         parsed = text ? JSON.parse(text) : undefined;
       } catch {
