@@ -76,11 +76,11 @@ export async function autofitShoe(glb: Uint8Array, options: AutofitOptions = {})
   const matrix: Mat4 = multiply4(scale4([units.scaleFactor, units.scaleFactor, units.scaleFactor]), pose.matrix);
 
   bakeWorldTransforms(doc, matrix);
-  await doc.transform(prune({ keepLeaves: true, keepAttributes: true, keepExtras: true }));
+  await doc.transform(prune({ keepLeaves: true, keepAttributes: true, keepExtras: true, keepSolidTextures: true }));
   report('exporting', 0.7);
   const mirror = cloneDocument(doc).setLogger(quietLogger);
   mirrorDocument(mirror);
-  await mirror.transform(prune({ keepLeaves: true, keepAttributes: true, keepExtras: true }));
+  await mirror.transform(prune({ keepLeaves: true, keepAttributes: true, keepExtras: true, keepSolidTextures: true }));
   const parts = listParts(doc);
   const aligned = await writeGlb(doc);
   const mirrored = await writeGlb(mirror);
