@@ -1,0 +1,188 @@
+import sharp from 'sharp';
+import type { RasterImage } from '../../../core/images.ts';
+import type { BodyLandmarks } from '../../../core/twins/body.ts';
+import { close, fillHoles, labelComponents, open } from './mask-ops.ts';
+
+/** The face oval found in a face image, in that image's pixels. */
+export interface FaceRegion {
+  cx: number;
+  cy: number;
+  rx: number;
+  ry: number;
+  /** Mean RGB of the skin pixels inside the oval (what colour matching starts from). */
+  skin: [number, number, number];
+  detected: boolean;
+  notes: string[];
+}
+
+/**
+ * Skin test in YCbCr (ITU-R BT.601): the Cb/Cr box of Chai & Ngan (Cb 77-127, Cr 133-173),
+ * which holds for light to dark skin under neutral light, plus a luma floor against shadows.
+ */
+function isSkin(r: number, g: number, b: number): boolean {
+  const y = 0.299 * r + 0.587 * g + 0.114 * b;
+  if (y < 35) return false;
+  const cb = 128 - 0.168736 * r - 0.331264 * g + 0.5 * b;
+  const cr = 128 + 0.5 * r - 0.418688 * g - 0.081312 * b;
+  return cb >= 77 && cb <= 127 && cr >= 133 && cr <= 173;
+}
+
+/**
+ * Finds the face in a face image: skin likelihood in YCbCr, morphological clean-up, the largest
+ * skin component with its holes (eyes, mouth) filled, as an oval from its top with its width and a
+ * typical face aspect (so an attached neck is left out).
+ * Falls back to a centred oval when no plausible component exists (and says so in notes).
+ */
+export function detectFace(img: RasterImage): FaceRegion {
+  const { width: w, height: h, data } = img;
+  const skin = new Uint8Array(w * h);
+  for (let i = 0, o = 0; i < w * h; i++, o += 4) {
+    if (data[o + 3] >= 128 && isSkin(data[o], data[o + 1], data[o + 2])) skin[i] = 255;
+  }
+  const r = Math.max(1, Math.round(Math.min(w, h) * 0.01));
+  const cleaned = fillHoles(close(open(skin, w, h, r), w, h, r * 2), w, h);
+  const { labels, sizes } = labelComponents(cleaned, w, h);
+  let best = 0;
+  for (let l = 1; l < sizes.length; l++) if (sizes[l] > sizes[best]) best = l;
+  const frac = best ? sizes[best] / (w * h) : 0;
+  const notes: string[] = [];
+  let region: { cx: number; cy: number; rx: number; ry: number } | null = null;
+  if (best && frac >= 0.02 && frac <= 0.85) {
+    let x0 = w;
+    let x1 = -1;
+    let y0 = h;
+    let y1 = -1;
+    for (let i = 0; i < labels.length; i++) {
+      if (labels[i] !== best) continue;
+      const x = i % w;
+      const y = (i - x) / w;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
+    }
+    // The skin component runs from the hairline down into the neck: keep its width, take its top
+    // as the top of the face and give the oval a typical face aspect (height 1.3 x width).
+    const bw = x1 - x0 + 1;
+    const ry = Math.min((y1 - y0 + 1) / 2, 0.65 * bw);
+    if (bw >= 8 && ry >= 4) region = { cx: (x0 + x1 + 1) / 2, cy: y0 + ry, rx: bw / 2, ry };
+  }
+  if (!region) {
+    notes.push(frac > 0.85 ? 'the face image is skin-coloured almost everywhere; a centred face oval was used' : 'no face-like skin region found in the face image; a centred face oval was used');
+    const rx = Math.min(w, h / 1.3) * 0.36;
+    region = { cx: w / 2, cy: h * 0.46, rx, ry: rx * 1.3 };
+  }
+  // mean colour of skin pixels within the oval (all oval pixels if none is skin)
+  const sum = [0, 0, 0];
+  const all = [0, 0, 0];
+  let n = 0;
+  let nAll = 0;
+  const y0 = Math.max(0, Math.floor(region.cy - region.ry));
+  const y1 = Math.min(h - 1, Math.ceil(region.cy + region.ry));
+  for (let y = y0; y <= y1; y++) {
+    for (let x = Math.max(0, Math.floor(region.cx - region.rx)); x <= Math.min(w - 1, Math.ceil(region.cx + region.rx)); x++) {
+      const dx = (x + 0.5 - region.cx) / region.rx;
+      const dy = (y + 0.5 - region.cy) / region.ry;
+      if (dx * dx + dy * dy > 1) continue;
+      const o = (y * w + x) * 4;
+      for (let c = 0; c < 3; c++) all[c] += data[o + c];
+      nAll++;
+      if (!skin[y * w + x]) continue;
+      for (let c = 0; c < 3; c++) sum[c] += data[o + c];
+      n++;
+    }
+  }
+  const mean = (n > 16 ? sum.map((v) => v / n) : all.map((v) => v / Math.max(1, nAll))) as [number, number, number];
+  return { ...region, skin: mean, detected: notes.length === 0, notes };
+}
+
+export interface FaceTarget {
+  image: RasterImage;
+  mask: Uint8Array;
+  /** Lambert shade per pixel (0 outside the body); the face takes on the head's shading. */
+  shade: Float32Array;
+}
+
+/** Width of the feathered rim, as a fraction of the oval's radius. */
+const FEATHER = 0.2;
+/** Fraction of the detected oval that is sampled. */
+const INSET = 0.92;
+
+/**
+ * Composites the face oval onto the rendered head, in place: the oval is resized (sharp, lanczos3)
+ * to landmarks.faceSize wide keeping its aspect, colour-matched by per-channel gains that map its
+ * skin mean onto the head's mean colour under the oval, modulated by the head's own shading, and
+ * blended with a smoothstep-feathered elliptical alpha clipped to the body mask.
+ */
+export async function compositeFace(target: FaceTarget, landmarks: BodyLandmarks, face: RasterImage, region: FaceRegion): Promise<void> {
+  const { image, mask, shade } = target;
+  const W = image.width;
+  const H = image.height;
+  const fw = Math.max(4, Math.round(landmarks.faceSize));
+  const aspect = Math.min(1.5, Math.max(1.1, region.ry / region.rx));
+  const fh = Math.max(4, Math.round(fw * aspect));
+  // sample slightly inside the oval so the feathered rim shows skin rather than the backdrop
+  const rx = region.rx * INSET;
+  const ry = region.ry * INSET;
+  const left = Math.max(0, Math.floor(region.cx - rx));
+  const top = Math.max(0, Math.floor(region.cy - ry));
+  const width = Math.min(face.width - left, Math.ceil(rx * 2));
+  const height = Math.min(face.height - top, Math.ceil(ry * 2));
+  const resized = await sharp(face.data, { raw: { width: face.width, height: face.height, channels: 4 } })
+    .extract({ left, top, width: Math.max(1, width), height: Math.max(1, height) })
+    .resize(fw, fh, { fit: 'fill', kernel: 'lanczos3' })
+    .raw()
+    .toBuffer();
+
+  const ox = Math.round(landmarks.faceCenter.x - fw / 2);
+  const oy = Math.round(landmarks.faceCenter.y - fh / 2);
+  const alphaAt = (x: number, y: number) => {
+    const dx = (x + 0.5 - fw / 2) / (fw / 2);
+    const dy = (y + 0.5 - fh / 2) / (fh / 2);
+    const rho = Math.sqrt(dx * dx + dy * dy);
+    if (rho >= 1) return 0;
+    if (rho <= 1 - FEATHER) return 1;
+    const t = (1 - rho) / FEATHER;
+    return t * t * (3 - 2 * t);
+  };
+  // the head's colour and shade under the oval
+  const bodyMean = [0, 0, 0];
+  let shadeMean = 0;
+  let n = 0;
+  for (let y = 0; y < fh; y++) {
+    const ty = oy + y;
+    if (ty < 0 || ty >= H) continue;
+    for (let x = 0; x < fw; x++) {
+      const tx = ox + x;
+      if (tx < 0 || tx >= W || !mask[ty * W + tx] || alphaAt(x, y) <= 0) continue;
+      const o = (ty * W + tx) * 4;
+      for (let c = 0; c < 3; c++) bodyMean[c] += image.data[o + c];
+      shadeMean += shade[ty * W + tx];
+      n++;
+    }
+  }
+  if (n === 0) return;
+  shadeMean /= n;
+  const gains = bodyMean.map((v, c) => {
+    const g = v / n / shadeMean / Math.max(1, region.skin[c]);
+    return Math.min(2.5, Math.max(0.4, g));
+  });
+  for (let y = 0; y < fh; y++) {
+    const ty = oy + y;
+    if (ty < 0 || ty >= H) continue;
+    for (let x = 0; x < fw; x++) {
+      const tx = ox + x;
+      if (tx < 0 || tx >= W) continue;
+      const ti = ty * W + tx;
+      if (!mask[ti]) continue;
+      const a = alphaAt(x, y) * (resized[(y * fw + x) * 4 + 3] / 255);
+      if (a <= 0) continue;
+      const s = shade[ti] || shadeMean;
+      const o = ti * 4;
+      for (let c = 0; c < 3; c++) {
+        const v = Math.min(255, resized[(y * fw + x) * 4 + c] * gains[c] * s);
+        image.data[o + c] = Math.round(v * a + image.data[o + c] * (1 - a));
+      }
+    }
+  }
+}

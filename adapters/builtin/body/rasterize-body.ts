@@ -1,0 +1,320 @@
+import type { RasterImage } from '../../../core/images.ts';
+import type { BodyLandmarks, Point } from '../../../core/twins/body.ts';
+import type { BodyModel, Ellipsoid, LandmarkName, Sweep, Torso, Vec3 } from './body-model.ts';
+import { PART, hermite, pchipSlopes, torsoSectionAt } from './body-model.ts';
+
+export interface RenderSize {
+  width: number;
+  height: number;
+}
+
+export interface Framing {
+  marginTop: number;
+  marginBottom: number;
+}
+
+/** A rendered body plus the per-pixel part labels (PART) that garment engines can use. */
+export interface BodyRaster {
+  image: RasterImage;
+  mask: Uint8Array;
+  /** cm in front of a plane 1 cm behind the rearmost visible surface; 0 outside the body. */
+  depth: Float32Array;
+  parts: Uint8Array;
+  /** Lambert shade 0..1 of each body pixel (0 outside); the face compositor follows it. */
+  shade: Float32Array;
+  landmarks: BodyLandmarks;
+  pixelsPerCm: number;
+}
+
+/** Neutral light skin tone and a clean, slightly warm light grey background. */
+export const SKIN_RGB: readonly [number, number, number] = [216, 176, 150];
+export const BACKGROUND_RGB: readonly [number, number, number] = [241, 240, 237];
+
+/** Supersampling factor per axis: edges are anti-aliased by averaging SS x SS samples. */
+const SS = 2;
+/** Key light from the upper left front and a weak fill from the right. */
+const KEY = normalize({ x: -0.38, y: 0.42, z: 0.82 });
+const FILL = normalize({ x: 0.7, y: 0.05, z: 0.45 });
+const AMBIENT = 0.36;
+
+function normalize(v: Vec3): Vec3 {
+  const l = Math.hypot(v.x, v.y, v.z);
+  return { x: v.x / l, y: v.y / l, z: v.z / l };
+}
+
+export function lambert(nx: number, ny: number, nz: number): number {
+  const inv = 1 / Math.hypot(nx, ny, nz);
+  nx *= inv;
+  ny *= inv;
+  nz *= inv;
+  const k = nx * KEY.x + ny * KEY.y + nz * KEY.z;
+  const f = nx * FILL.x + ny * FILL.y + nz * FILL.z;
+  return Math.min(1, AMBIENT + 0.6 * (k > 0 ? k : 0) + 0.14 * (f > 0 ? f : 0));
+}
+
+/** Z-buffered supersampled canvas; normals are kept (quantised) and shaded once at the end. */
+class Canvas {
+  readonly w: number;
+  readonly h: number;
+  /** pixels per cm on this (supersampled) canvas */
+  readonly scale: number;
+  readonly x0: number;
+  readonly floorY: number;
+  readonly z: Float32Array;
+  /** unit normal * 127, three bytes per sample */
+  readonly normal: Int8Array;
+  readonly part: Uint8Array;
+
+  constructor(w: number, h: number, scale: number, x0: number, floorY: number) {
+    this.w = w;
+    this.h = h;
+    this.scale = scale;
+    this.x0 = x0;
+    this.floorY = floorY;
+    this.z = new Float32Array(w * h).fill(-Infinity);
+    this.normal = new Int8Array(w * h * 3);
+    this.part = new Uint8Array(w * h);
+  }
+
+  private put(idx: number, z: number, nx: number, ny: number, nz: number, part: number): void {
+    this.z[idx] = z;
+    const k = 127 / Math.hypot(nx, ny, nz);
+    this.normal[idx * 3] = Math.round(nx * k);
+    this.normal[idx * 3 + 1] = Math.round(ny * k);
+    this.normal[idx * 3 + 2] = Math.round(nz * k);
+    this.part[idx] = part;
+  }
+
+  shadeAt(idx: number): number {
+    return lambert(this.normal[idx * 3], this.normal[idx * 3 + 1], this.normal[idx * 3 + 2]);
+  }
+
+  /** Row range whose centres lie within [yTopCm .. yBottomCm] and above the floor. */
+  rows(yTopCm: number, yBottomCm: number): [number, number] {
+    const top = Math.max(0, Math.ceil(this.floorY - yTopCm * this.scale - 0.5));
+    const bottom = Math.min(this.h - 1, Math.floor(this.floorY - Math.max(0, yBottomCm) * this.scale - 0.5));
+    return [top, bottom];
+  }
+
+  /**
+   * One sphere of a sweep. With an axis, points on the swept envelope get the tube's exact normal
+   * (radial, tilted by the taper slope) instead of the sphere's, so spheres can be spaced widely
+   * without ripples; points beyond the neighbouring spheres (end caps) keep the sphere normal.
+   */
+  sphere(c: Vec3, r: number, part: number, axis?: Vec3, slope = 0, step = 0): void {
+    const s = this.scale;
+    const cx = this.x0 + c.x * s;
+    const [top, bottom] = this.rows(c.y + r, c.y - r);
+    const r2 = r * r;
+    const zb = this.z;
+    const w = this.w;
+    const envelopeAxial = -r * slope;
+    const tilt = Math.sqrt(Math.max(0, 1 - slope * slope));
+    for (let j = top; j <= bottom; j++) {
+      const dy = (this.floorY - (j + 0.5)) / s - c.y;
+      const rem = r2 - dy * dy;
+      if (rem <= 0) continue;
+      const half = Math.sqrt(rem) * s;
+      const i0 = Math.max(0, Math.ceil(cx - half - 0.5));
+      const i1 = Math.min(w - 1, Math.floor(cx + half - 0.5));
+      for (let i = i0, idx = j * w + i0; i <= i1; i++, idx++) {
+        const dx = (i + 0.5 - cx) / s;
+        const q = rem - dx * dx;
+        if (q < 0) continue;
+        const dz = Math.sqrt(q);
+        const zz = c.z + dz;
+        if (zz <= zb[idx]) continue;
+        if (axis) {
+          const va = dx * axis.x + dy * axis.y + dz * axis.z;
+          if (Math.abs(va - envelopeAxial) <= step) {
+            const rx = dx - va * axis.x;
+            const ry = dy - va * axis.y;
+            const rz = dz - va * axis.z;
+            const rl = Math.hypot(rx, ry, rz) || 1;
+            const k = tilt / rl;
+            this.put(idx, zz, rx * k - slope * axis.x, ry * k - slope * axis.y, rz * k - slope * axis.z, part);
+            continue;
+          }
+        }
+        this.put(idx, zz, dx, dy, dz, part);
+      }
+    }
+  }
+
+  /**
+   * A sweep: spheres every quarter radius along a cubic Hermite curve through the chain's points
+   * (Catmull-Rom tangents over arc length, so elbows and knees bend smoothly), with the radius
+   * interpolated by a monotone cubic so outline and shading have no seams at joints.
+   */
+  sweep(sw: Sweep): void {
+    const pts = sw.points;
+    const n = pts.length;
+    const arc = [0];
+    for (let k = 1; k < n; k++) arc.push(arc[k - 1] + Math.hypot(pts[k].x - pts[k - 1].x, pts[k].y - pts[k - 1].y, pts[k].z - pts[k - 1].z));
+    const slopes = pchipSlopes(arc, sw.radii);
+    const tangents = pts.map((_, k) => {
+      const a = pts[Math.max(0, k - 1)];
+      const b = pts[Math.min(n - 1, k + 1)];
+      const ds = arc[Math.min(n - 1, k + 1)] - arc[Math.max(0, k - 1)] || 1;
+      return { x: (b.x - a.x) / ds, y: (b.y - a.y) / ds, z: (b.z - a.z) / ds };
+    });
+    for (let k = 0; k < n - 1; k++) {
+      const len = arc[k + 1] - arc[k];
+      if (len <= 0) continue;
+      const rMin = Math.min(sw.radii[k], sw.radii[k + 1]);
+      const steps = Math.max(1, Math.ceil(len / (rMin / 4)));
+      const step = len / steps;
+      for (let t = k === 0 ? 0 : 1; t <= steps; t++) {
+        const f = t / steps;
+        const hx = hermite(pts[k].x, pts[k + 1].x, tangents[k].x * len, tangents[k + 1].x * len, f);
+        const hy = hermite(pts[k].y, pts[k + 1].y, tangents[k].y * len, tangents[k + 1].y * len, f);
+        const hz = hermite(pts[k].z, pts[k + 1].z, tangents[k].z * len, tangents[k + 1].z * len, f);
+        const speed = Math.hypot(hx.d, hy.d, hz.d) || 1;
+        const axis = { x: hx.d / speed, y: hy.d / speed, z: hz.d / speed };
+        const r = hermite(sw.radii[k], sw.radii[k + 1], slopes[k] * len, slopes[k + 1] * len, f);
+        this.sphere({ x: hx.v, y: hy.v, z: hz.v }, r.v, sw.part, axis, r.d / speed, step * 0.75);
+      }
+    }
+  }
+
+  ellipsoid(e: Ellipsoid): void {
+    const s = this.scale;
+    const { center: c, radii: r } = e;
+    const cx = this.x0 + c.x * s;
+    const [top, bottom] = this.rows(c.y + r.y, c.y - r.y);
+    const { z: zb, w } = this;
+    for (let j = top; j <= bottom; j++) {
+      const ty = ((this.floorY - (j + 0.5)) / s - c.y) / r.y;
+      const rem = 1 - ty * ty;
+      if (rem <= 0) continue;
+      const half = Math.sqrt(rem) * r.x * s;
+      const i0 = Math.max(0, Math.ceil(cx - half - 0.5));
+      const i1 = Math.min(w - 1, Math.floor(cx + half - 0.5));
+      for (let i = i0, idx = j * w + i0; i <= i1; i++, idx++) {
+        const tx = (i + 0.5 - cx) / s / r.x;
+        const q = rem - tx * tx;
+        if (q < 0) continue;
+        const tz = Math.sqrt(q);
+        const zz = c.z + tz * r.z;
+        if (zz <= zb[idx]) continue;
+        this.put(idx, zz, tx / r.x, ty / r.y, tz / r.z, e.part);
+      }
+    }
+  }
+
+  /** The torso: elliptical cross-sections x²/a(y)² + z²/b(y)² = 1 from the crotch to the neck base. */
+  torso(torso: Torso): void {
+    const s = this.scale;
+    const [top, bottom] = this.rows(torso.levels[torso.levels.length - 1].y, torso.crotchY);
+    const { z: zb, w } = this;
+    for (let j = top; j <= bottom; j++) {
+      const sec = torsoSectionAt(torso, (this.floorY - (j + 0.5)) / s);
+      if (!sec || sec.a <= 0) continue;
+      const { a, b, da, db } = sec;
+      const half = a * s;
+      const i0 = Math.max(0, Math.ceil(this.x0 - half - 0.5));
+      const i1 = Math.min(w - 1, Math.floor(this.x0 + half - 0.5));
+      for (let i = i0, idx = j * w + i0; i <= i1; i++, idx++) {
+        const x = (i + 0.5 - this.x0) / s;
+        const t = x / a;
+        const q = 1 - t * t;
+        if (q < 0) continue;
+        const zz = b * Math.sqrt(q);
+        if (zz <= zb[idx]) continue;
+        // gradient of x²/a² + z²/b² - 1, including how the section changes with height
+        this.put(idx, zz, x / (a * a), -(x * x * da) / (a * a * a) - (zz * zz * db) / (b * b * b), zz / (b * b), PART.torso);
+      }
+    }
+  }
+}
+
+function bounds(model: BodyModel): { xAbs: number; top: number } {
+  let xAbs = 0;
+  let top = model.head.center.y + model.head.radii.y;
+  for (const l of model.torso.levels) xAbs = Math.max(xAbs, l.halfWidth);
+  xAbs = Math.max(xAbs, Math.abs(model.head.center.x) + model.head.radii.x);
+  for (const s of model.sweeps) {
+    s.points.forEach((p, k) => {
+      xAbs = Math.max(xAbs, Math.abs(p.x) + s.radii[k]);
+      top = Math.max(top, p.y + s.radii[k]);
+    });
+  }
+  return { xAbs, top };
+}
+
+/**
+ * Renders the model orthographically from the front: the body stands on the floor line at the
+ * bottom margin, centred horizontally and scaled to fill the frame's height (or width for wide poses).
+ */
+export function rasterizeBody(model: BodyModel, size: RenderSize, framing: Framing): BodyRaster {
+  const { width: W, height: H } = size;
+  const { xAbs, top } = bounds(model);
+  const usableH = H * (1 - framing.marginTop - framing.marginBottom);
+  const scale = Math.min(usableH / top, (W * 0.46) / xAbs);
+  const floorY = H * (1 - framing.marginBottom);
+  const canvas = new Canvas(W * SS, H * SS, scale * SS, (W / 2) * SS, floorY * SS);
+  canvas.torso(model.torso);
+  for (const sw of model.sweeps) canvas.sweep(sw);
+  canvas.ellipsoid(model.head);
+
+  const n = W * H;
+  const data = new Uint8Array(n * 4);
+  const mask = new Uint8Array(n);
+  const depth = new Float32Array(n);
+  const parts = new Uint8Array(n);
+  const shadeOut = new Float32Array(n);
+  const inv = 1 / (SS * SS);
+  // floor shadow: a soft ellipse under the feet, darkening the background only
+  const shadowCx = W / 2;
+  const shadowRx = Math.max(xAbs * 0.55, 14) * scale;
+  const shadowRy = 3.2 * scale;
+  let zMin = Infinity;
+  for (let k = 0; k < canvas.z.length; k++) if (canvas.z[k] > -Infinity && canvas.z[k] < zMin) zMin = canvas.z[k];
+  const zOffset = 1 - zMin;
+  const cw = canvas.w;
+  for (let y = 0; y < H; y++) {
+    const sy = (y + 0.5 - floorY) / shadowRy;
+    for (let x = 0; x < W; x++) {
+      let covered = 0;
+      let shadeSum = 0;
+      let zSum = 0;
+      let bestZ = -Infinity;
+      let bestPart = 0;
+      for (let dy = 0; dy < SS; dy++) {
+        let idx = (y * SS + dy) * cw + x * SS;
+        for (let dx = 0; dx < SS; dx++, idx++) {
+          const z = canvas.z[idx];
+          if (z === -Infinity) continue;
+          covered++;
+          shadeSum += canvas.shadeAt(idx);
+          zSum += z;
+          if (z > bestZ) {
+            bestZ = z;
+            bestPart = canvas.part[idx];
+          }
+        }
+      }
+      const o = y * W + x;
+      const sx = (x + 0.5 - shadowCx) / shadowRx;
+      const d2 = sx * sx + sy * sy;
+      const bgK = d2 < 4 ? 1 - 0.16 * Math.exp(-1.5 * d2) : 1;
+      const cov = covered * inv;
+      for (let c = 0; c < 3; c++) {
+        data[o * 4 + c] = Math.round(SKIN_RGB[c] * shadeSum * inv + BACKGROUND_RGB[c] * bgK * (1 - cov));
+      }
+      data[o * 4 + 3] = 255;
+      if (covered * 2 >= SS * SS) {
+        mask[o] = 255;
+        depth[o] = zSum / covered + zOffset;
+        parts[o] = bestPart;
+        shadeOut[o] = shadeSum / covered;
+      }
+    }
+  }
+
+  const toPx = (v: Vec3): Point => ({ x: W / 2 + v.x * scale, y: floorY - v.y * scale });
+  const lm = {} as Record<LandmarkName, Point>;
+  for (const key of Object.keys(model.landmarks) as LandmarkName[]) lm[key] = toPx(model.landmarks[key]);
+  const landmarks: BodyLandmarks = { ...lm, faceCenter: toPx(model.faceCenter), faceSize: model.faceWidth * scale };
+  return { image: { width: W, height: H, data }, mask, depth, parts, shade: shadeOut, landmarks, pixelsPerCm: scale };
+}

@@ -1,0 +1,100 @@
+import type { RasterImage } from '../../../core/images.ts';
+import type { BodyRender, PoseId } from '../../../core/twins/body.ts';
+import type { RenderSize, TwinInput, TwinRender, TwinRenderOptions, TwinRenderer } from '../../../core/ports/twin-renderer.ts';
+import { FitroomError } from '../../../core/errors.ts';
+import { buildBodyModel } from './body-model.ts';
+import { compositeFace, detectFace } from './face.ts';
+import { ASSUMED_STATURE_CM, profileFromSilhouette } from './fit-profile.ts';
+import { POSES } from './poses.ts';
+import type { BodyRaster } from './rasterize-body.ts';
+import { rasterizeBody } from './rasterize-body.ts';
+import { renderSilhouetteBody, silhouetteMask } from './render-silhouette.ts';
+import { segmentPerson } from './segment-person.ts';
+import { analyzeSilhouette } from './silhouette-landmarks.ts';
+import { inflateDepth } from './inflate-depth.ts';
+import { countOn } from './mask-ops.ts';
+import type { BodyProfile } from '../../../core/twins/body.ts';
+
+export const STANDARD_SIZE: RenderSize = { width: 768, height: 1024 };
+
+/** A twin render with the parametric body's part labels when there is a parametric body. */
+export interface BuiltinTwinRender extends TwinRender {
+  /** PART label per pixel; empty for direct-mode silhouettes. */
+  parts: Uint8Array;
+}
+
+function renderProfile(profile: BodyProfile, pose: PoseId, size: RenderSize): BodyRaster {
+  const spec = POSES[pose];
+  return rasterizeBody(buildBodyModel(profile, spec), size, spec);
+}
+
+/** The person's share of the photo below which segmentation is treated as having found nobody. */
+const MIN_PERSON_FRACTION = 0.02;
+
+/**
+ * PersonAnalyzer of the builtin engines: segments a full-body photo (segmentPerson), estimates
+ * landmarks from the silhouette and returns the photo itself with the mask, a rounded depth proxy
+ * in cm and a scale that assumes the standard stature (170 cm).
+ */
+export function analyzePerson(photo: RasterImage): BodyRender {
+  const { width: w, height: h } = photo;
+  const seg = segmentPerson(photo);
+  if (countOn(seg.mask) < w * h * MIN_PERSON_FRACTION) throw new FitroomError('IMAGE_INVALID', 'No person could be separated from the background of the photo');
+  const analysis = analyzeSilhouette(seg.mask, w, h);
+  const ppcm = analysis.heightPx / ASSUMED_STATURE_CM;
+  const dome = inflateDepth(seg.mask, w, h);
+  const depth = new Float32Array(w * h);
+  for (let i = 0; i < depth.length; i++) if (seg.mask[i]) depth[i] = dome[i] / ppcm + 1;
+  return { image: photo, mask: seg.mask, depth, landmarks: analysis.landmarks, pixelsPerCm: ppcm, pose: 'photo' };
+}
+
+/**
+ * The builtin TwinRenderer: a parametric body from the profile (measurements, clothing size), the
+ * same parametric body fitted to a photo's silhouette proportions and re-posed (photo mode), or the
+ * supplied silhouette shaded as the body (direct mode); the face image's face oval is composited
+ * onto the head in every mode.
+ */
+export class BuiltinTwinRenderer implements TwinRenderer {
+  async render(input: TwinInput, options: TwinRenderOptions): Promise<BuiltinTwinRender> {
+    const { signal } = options;
+    const size = options.size ?? STANDARD_SIZE;
+    signal.throwIfAborted();
+    const notes: string[] = [];
+    let body: BodyRaster;
+    let pose: BuiltinTwinRender['pose'];
+    if (input.kind === 'profile') {
+      body = renderProfile(input.profile, input.pose, size);
+      pose = input.pose;
+    } else if (input.kind === 'photo') {
+      const { width: w, height: h } = input.photo;
+      const seg = segmentPerson(input.photo);
+      notes.push(...seg.notes);
+      if (countOn(seg.mask) < w * h * MIN_PERSON_FRACTION) throw new FitroomError('IMAGE_INVALID', 'No person could be separated from the background of the body photo');
+      const analysis = analyzeSilhouette(seg.mask, w, h);
+      notes.push(...analysis.notes);
+      const profile = profileFromSilhouette(analysis);
+      const m = profile.measurements;
+      notes.push(`body proportions estimated from the photo silhouette, assuming a ${ASSUMED_STATURE_CM} cm stature: chest ${m.chest.toFixed(0)}, waist ${m.waist.toFixed(0)}, hip ${m.hip.toFixed(0)}, inseam ${m.inseam.toFixed(0)} cm`);
+      signal.throwIfAborted();
+      body = renderProfile(profile, input.pose, size);
+      pose = input.pose;
+    } else {
+      const sil = silhouetteMask(input.silhouette);
+      notes.push(...sil.notes);
+      const { width: w, height: h } = input.silhouette;
+      if (countOn(sil.mask) < w * h * MIN_PERSON_FRACTION) throw new FitroomError('IMAGE_INVALID', 'The silhouette image holds no body shape');
+      const rendered = await renderSilhouetteBody(sil.mask, w, h, size);
+      notes.push(...rendered.notes);
+      body = rendered;
+      pose = 'silhouette';
+    }
+    signal.throwIfAborted();
+    const face = detectFace(input.face);
+    notes.push(...face.notes);
+    await compositeFace(body, body.landmarks, input.face, face);
+    signal.throwIfAborted();
+    return { image: body.image, mask: body.mask, depth: body.depth, landmarks: body.landmarks, pixelsPerCm: body.pixelsPerCm, pose, parts: body.parts, notes };
+  }
+
+  readonly analyzePerson = analyzePerson;
+}
