@@ -1,3 +1,4 @@
+import { FitroomError } from '../errors.ts';
 import type { EncodedImage } from '../images.ts';
 import { ProviderError } from '../ports/image-model.ts';
 import type { ImageModelProvider, ModelCall, ModelSpec, ModelTask, ProviderId, Quality } from '../ports/image-model.ts';
@@ -37,22 +38,6 @@ export interface ModelChainResult {
   attempts: ModelAttempt[];
 }
 
-export type ModelChainErrorCode = 'INPUT_REFERENCE_LIMIT' | 'VALIDATION_ERROR' | 'SERVICE_UNAVAILABLE' | 'IMAGE_INVALID';
-
-/** Error raised by the chain; `code` is one of the spec's error codes. */
-export class ModelChainError extends Error {
-  readonly code: ModelChainErrorCode;
-  readonly details: { field: string; message: string }[] | undefined;
-  readonly retryable: boolean;
-  constructor(code: ModelChainErrorCode, message: string, opts: { details?: { field: string; message: string }[]; retryable?: boolean; cause?: unknown } = {}) {
-    super(message, { cause: opts.cause });
-    this.name = 'ModelChainError';
-    this.code = code;
-    this.details = opts.details;
-    this.retryable = opts.retryable ?? false;
-  }
-}
-
 const DEFAULT_ATTEMPT_TIMEOUT_MS = 120_000;
 const defaultRegistry = new ModelRegistry();
 
@@ -76,27 +61,27 @@ export function checkPinnedModel(check: PinnedModelCheck): ModelSpec {
   const providers = check.providers ? providerMap(check.providers) : undefined;
   const spec = findSpec(check.model, check.registry ?? defaultRegistry, providers);
   if (!spec) {
-    throw new ModelChainError('VALIDATION_ERROR', `Unknown model "${check.model}"`, { details: [{ field: 'options.model', message: 'is not a known model' }] });
+    throw new FitroomError('VALIDATION_ERROR', `Unknown model "${check.model}"`, { details: [{ field: 'options.model', message: 'is not a known model' }] });
   }
   if (check.referenceCount > spec.maxReferences) {
-    throw new ModelChainError(
+    throw new FitroomError(
       'INPUT_REFERENCE_LIMIT',
       `Model ${spec.id} accepts at most ${spec.maxReferences} input reference${spec.maxReferences === 1 ? '' : 's'}; this call sends ${check.referenceCount}`,
     );
   }
   if (!spec.tasks.includes(check.task)) {
-    throw new ModelChainError('VALIDATION_ERROR', `Model ${spec.id} cannot run ${check.task}`, { details: [{ field: 'options.model', message: `does not support ${check.task}` }] });
+    throw new FitroomError('VALIDATION_ERROR', `Model ${spec.id} cannot run ${check.task}`, { details: [{ field: 'options.model', message: `does not support ${check.task}` }] });
   }
   if (!spec.qualities.includes(check.quality)) {
-    throw new ModelChainError('VALIDATION_ERROR', `Model ${spec.id} has no ${check.quality} quality`, { details: [{ field: 'options.quality', message: `is not offered by ${spec.id}` }] });
+    throw new FitroomError('VALIDATION_ERROR', `Model ${spec.id} has no ${check.quality} quality`, { details: [{ field: 'options.quality', message: `is not offered by ${spec.id}` }] });
   }
   if (check.provider && check.provider !== spec.provider) {
-    throw new ModelChainError('VALIDATION_ERROR', `Model ${spec.id} belongs to provider ${spec.provider}, not ${check.provider}`, {
+    throw new FitroomError('VALIDATION_ERROR', `Model ${spec.id} belongs to provider ${spec.provider}, not ${check.provider}`, {
       details: [{ field: 'options.provider', message: `does not match the provider of options.model (${spec.provider})` }],
     });
   }
   if (providers && !providers.has(spec.provider)) {
-    throw new ModelChainError('SERVICE_UNAVAILABLE', `Model ${spec.id} is not available: provider ${spec.provider} is not configured on this deployment`);
+    throw new FitroomError('SERVICE_UNAVAILABLE', `Model ${spec.id} is not available: provider ${spec.provider} is not configured on this deployment`);
   }
   return spec;
 }
@@ -125,7 +110,7 @@ export async function runModelChain(opts: ModelChainOptions): Promise<ModelChain
     candidates = [];
     for (const id of opts.chain ?? DEFAULT_MODEL_CHAIN) {
       const spec = findSpec(id, registry, providers);
-      if (!spec) throw new ModelChainError('SERVICE_UNAVAILABLE', `The model chain names an unknown model "${id}"`);
+      if (!spec) throw new FitroomError('SERVICE_UNAVAILABLE', `The model chain names an unknown model "${id}"`);
       if (spec.tasks.includes(call.task) && (!opts.provider || spec.provider === opts.provider) && !candidates.includes(spec)) candidates.push(spec);
     }
   }
@@ -175,7 +160,7 @@ export async function runModelChain(opts: ModelChainOptions): Promise<ModelChain
         continue;
       }
       if (err instanceof ProviderError) {
-        throw new ModelChainError('IMAGE_INVALID', `The model ${spec.id} refused the input: ${message}`, { cause: err, retryable: false });
+        throw new FitroomError('IMAGE_INVALID', `The model ${spec.id} refused the input: ${message}`, { cause: err, retryable: false });
       }
       throw err;
     }
@@ -184,12 +169,12 @@ export async function runModelChain(opts: ModelChainOptions): Promise<ModelChain
   const tried = attempts.filter((a) => a.outcome !== 'skipped');
   if (tried.length === 0) {
     const why = attempts.map((a) => `${a.model}: ${a.error}`).join('; ');
-    throw new ModelChainError(
+    throw new FitroomError(
       'SERVICE_UNAVAILABLE',
       `No configured model can run ${call.task}${opts.provider ? ` on provider ${opts.provider}` : ''} with ${call.references.length} reference${call.references.length === 1 ? '' : 's'}${why ? ` (${why})` : ''}`,
     );
   }
-  throw new ModelChainError('SERVICE_UNAVAILABLE', `Every model in the chain failed: ${tried.map((a) => `${a.model} ${a.outcome}${a.error ? ` (${a.error})` : ''}`).join('; ')}`, {
+  throw new FitroomError('SERVICE_UNAVAILABLE', `Every model in the chain failed: ${tried.map((a) => `${a.model} ${a.outcome}${a.error ? ` (${a.error})` : ''}`).join('; ')}`, {
     cause: lastFailure,
     retryable: true,
   });

@@ -8,6 +8,11 @@ import type { ImageModelProvider, ModelCall, ModelReference } from '../../../cor
 import { checkPinnedModel, runModelChain } from '../../../core/tryon/model-chain.ts';
 import type { ModelAttempt } from '../../../core/tryon/model-chain.ts';
 import { DEFAULT_MODEL_CHAIN, MODEL_CATALOGUE, ModelRegistry, parseModelChain } from '../../../core/tryon/models.ts';
+import { FitroomError } from '../../../core/errors.ts';
+import { loadConfig } from '../../../core/config.ts';
+import type { Token } from '../../../core/plugin.ts';
+import { TOKENS } from '../../../core/tokens.ts';
+import { registerAiProviders } from '../../../connectors/standalone/providers.ts';
 
 const GEMINI = 'https://generativelanguage.googleapis.com';
 const QUEUE = 'https://queue.fal.run';
@@ -134,7 +139,9 @@ describe('runModelChain with the vendor adapters', () => {
     const fal = nock(QUEUE).post(/.*/).reply(() => (outbound++, [500, {}]));
     try {
       const err = await runModelChain({ call: call(2), providers: vendors(), pinnedModel: 'fal-ai/flux-pro/kontext' }).catch((e) => e);
+      expect(err).toBeInstanceOf(FitroomError);
       expect(err.code).toBe('INPUT_REFERENCE_LIMIT');
+      expect(err.status).toBe(422);
       expect(err.message).toMatch(/at most 1 input reference; this call sends 2/);
       const four = await runModelChain({ call: call(4), providers: vendors(), pinnedModel: 'gemini-2.5-flash-image' }).catch((e) => e);
       expect(four.code).toBe('INPUT_REFERENCE_LIMIT');
@@ -303,5 +310,42 @@ describe('the model registry', () => {
     expect(parseModelChain('  ')).toBeUndefined();
     expect(parseModelChain(undefined)).toBeUndefined();
     expect(() => r.add({ ...r.get('builtin-warp')! })).toThrow(/registered twice/);
+  });
+});
+
+describe('vendor registration from configuration', () => {
+  function register(env: Record<string, string>) {
+    const bound = new Map<symbol, unknown>();
+    const services = {
+      get: <T>(t: Token<T>) => bound.get(t.key) as T,
+      has: (t: Token<unknown>) => bound.has(t.key),
+      provide: <T>(t: Token<T>, v: T) => void bound.set(t.key, v),
+    };
+    const lines: string[] = [];
+    registerAiProviders(loadConfig(env), services, (l) => lines.push(l));
+    return { models: services.get(TOKENS.imageModels), reconstructors: services.get(TOKENS.reconstructors), lines };
+  }
+
+  it('adds a vendor only with its credential and reports each missing one at start', () => {
+    const none = register({});
+    expect(none.models.map((p) => p.id)).toEqual([]);
+    expect(none.lines).toEqual(['AI vendors without credentials, left out: gemini (GEMINI_API_KEY), fal (FAL_KEY), meshy (MESHY_API_KEY), tripo (TRIPO_API_KEY)']);
+
+    const some = register({ GEMINI_API_KEY: 'g-secret', TRIPO_API_KEY: 't-secret', MESHY_API_KEY: 'm-secret', FITROOM_RECONSTRUCTOR: 'tripo' });
+    expect(some.models.map((p) => p.id)).toEqual(['gemini']);
+    expect(some.reconstructors.map((r) => r.id)).toEqual(['tripo', 'meshy']);
+    expect(some.lines[0]).toBe('AI vendors without credentials, left out: fal (FAL_KEY)');
+    expect(some.lines.join()).not.toContain('secret');
+
+    const all = register({ GEMINI_API_KEY: 'g', FAL_KEY: 'f', MESHY_API_KEY: 'm', TRIPO_API_KEY: 't' });
+    expect(all.models.map((p) => p.id)).toEqual(['gemini', 'fal']);
+    expect(all.lines).toEqual([]);
+  });
+
+  it('refuses an unknown model in FITROOM_MODEL_CHAIN and a reconstructor without its key', () => {
+    expect(() => register({ FITROOM_MODEL_CHAIN: 'gemini-2.5-flash-image,builtin-warp' })).not.toThrow();
+    expect(() => register({ FITROOM_MODEL_CHAIN: 'gemini-2.5-flash-image,gpt-image-9' })).toThrow(/FITROOM_MODEL_CHAIN: unknown model id\(s\) in the model chain: gpt-image-9/);
+    expect(() => register({ FITROOM_RECONSTRUCTOR: 'meshy' })).toThrow(/MESHY_API_KEY is not set/);
+    expect(() => register({ FITROOM_RECONSTRUCTOR: 'rodin' })).toThrow(/builtin, meshy, tripo/);
   });
 });
