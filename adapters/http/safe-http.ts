@@ -15,6 +15,8 @@ export interface SafeHttpOptions {
 
 type LookupAddress = { address: string; family: number };
 
+const IPV4_COMPATIBLE = ipaddr.IPv6.parseCIDR('::/96');
+
 /**
  * Outbound HTTP for user-supplied URLs with SSRF defences: the WHATWG URL parser normalises odd
  * IPv4 spellings (127.1, 0x7f.1, 017700000001), IP literals are checked before connecting, host names
@@ -44,6 +46,9 @@ export class SafeHttp implements OutboundHttp {
     for (const [net, bits] of this.allowed) {
       if (ip.kind() === net.kind() && ip.match(net as never, bits)) return true;
     }
+    // ipaddr.js calls IPv4-compatible addresses (::a.b.c.d, deprecated by RFC 4291) unicast, yet they
+    // carry an IPv4 address (::127.0.0.1) that some stacks route to.
+    if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).match(IPV4_COMPATIBLE)) return false;
     return ip.range() === 'unicast';
   }
 
