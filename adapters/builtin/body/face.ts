@@ -16,21 +16,24 @@ export interface FaceRegion {
 }
 
 /**
- * Skin test in YCbCr (ITU-R BT.601): the Cb/Cr box of Chai & Ngan (Cb 77-127, Cr 133-173),
- * which holds for light to dark skin under neutral light, plus a luma floor against shadows.
+ * Skin likelihood in YCbCr (ITU-R BT.601): a Gaussian in the CbCr plane centred on typical skin
+ * chroma (Cb 110, Cr 152; sigma 10 and 8), which holds from light to dark skin under neutral light
+ * because skin differs mostly in luma. A pixel is skin within two sigmas, above a luma floor
+ * that keeps dark brown hair and shadows out.
  */
 function isSkin(r: number, g: number, b: number): boolean {
   const y = 0.299 * r + 0.587 * g + 0.114 * b;
-  if (y < 35) return false;
+  if (y < 50) return false;
   const cb = 128 - 0.168736 * r - 0.331264 * g + 0.5 * b;
   const cr = 128 + 0.5 * r - 0.418688 * g - 0.081312 * b;
-  return cb >= 77 && cb <= 127 && cr >= 133 && cr <= 173;
+  const d2 = ((cb - 110) / 10) ** 2 + ((cr - 152) / 8) ** 2;
+  return d2 <= 4;
 }
 
 /**
  * Finds the face in a face image: skin likelihood in YCbCr, morphological clean-up, the largest
- * skin component with its holes (eyes, mouth) filled, as an oval from its top with its width and a
- * typical face aspect (so an attached neck is left out).
+ * skin component with its holes (eyes, mouth) filled, as an oval from its top down to the chin
+ * (where the component narrows into the neck) across its full width.
  * Falls back to a centred oval when no plausible component exists (and says so in notes).
  */
 export function detectFace(img: RasterImage): FaceRegion {
@@ -61,10 +64,38 @@ export function detectFace(img: RasterImage): FaceRegion {
       if (y < y0) y0 = y;
       if (y > y1) y1 = y;
     }
-    // The skin component runs from the hairline down into the neck: keep its width, take its top
-    // as the top of the face and give the oval a typical face aspect (height 1.3 x width).
+    // The skin component runs from the hairline down into the neck: the chin is where the rows
+    // narrow below 60% of the face's widest row; without a visible neck, assume a typical face
+    // aspect (height 1.3 x width).
+    const rowWidth = (y: number) => {
+      let a = -1;
+      let b = -1;
+      for (let x = x0, i = y * w + x0; x <= x1; x++, i++) {
+        if (labels[i] !== best) continue;
+        if (a < 0) a = x;
+        b = x;
+      }
+      return a < 0 ? 0 : b - a + 1;
+    };
+    let widest = y0;
+    let widestW = 0;
+    const search = Math.min(y1, Math.round(y0 + 1.2 * (x1 - x0 + 1)));
+    for (let y = y0; y <= search; y++) {
+      const rw = rowWidth(y);
+      if (rw > widestW) {
+        widestW = rw;
+        widest = y;
+      }
+    }
+    let chin = -1;
+    for (let y = widest; y <= y1; y++) {
+      if (rowWidth(y) < 0.6 * widestW) {
+        chin = y;
+        break;
+      }
+    }
     const bw = x1 - x0 + 1;
-    const ry = Math.min((y1 - y0 + 1) / 2, 0.65 * bw);
+    const ry = chin > y0 ? Math.min((chin - y0) / 2, 0.8 * bw) : Math.min((y1 - y0 + 1) / 2, 0.65 * bw);
     if (bw >= 8 && ry >= 4) region = { cx: (x0 + x1 + 1) / 2, cy: y0 + ry, rx: bw / 2, ry };
   }
   if (!region) {
@@ -175,7 +206,10 @@ export async function compositeFace(target: FaceTarget, landmarks: BodyLandmarks
       if (tx < 0 || tx >= W) continue;
       const ti = ty * W + tx;
       if (!mask[ti]) continue;
-      const a = alphaAt(x, y) * (resized[(y * fw + x) * 4 + 3] / 255);
+      const k = (y * fw + x) * 4;
+      let a = alphaAt(x, y) * (resized[k + 3] / 255);
+      // near the rim only skin is kept, so backdrop or hair beside the cheeks does not show
+      if (a < 1 && !isSkin(resized[k], resized[k + 1], resized[k + 2])) a *= 0.15;
       if (a <= 0) continue;
       const s = shade[ti] || shadeMean;
       const o = ti * 4;
