@@ -2,6 +2,10 @@ import type { FitroomConfig } from '../../core/config.ts';
 import type { ServiceContainer } from '../../core/kernel.ts';
 import type { BlobStore } from '../../core/ports/blob-store.ts';
 import type { Pool } from '../../adapters/postgres/db.ts';
+import { TWIN_STORE } from '../../core/ports/twin-store.ts';
+import { PostgresTwinStore } from '../../adapters/postgres/twin-store.ts';
+import { TWIN_RENDERER } from '../../plugins/twins/index.ts';
+import { BuiltinTwinRenderer } from '../../adapters/builtin/body/twin-renderer.ts';
 
 export interface AdapterContext {
   config: FitroomConfig;
@@ -15,5 +19,6 @@ export interface AdapterContext {
  * One line per port; plugins resolve them by token in their setup.
  */
 export function bindPluginAdapters(ctx: AdapterContext): void {
-  void ctx;
+  ctx.services.provide(TWIN_STORE, new PostgresTwinStore(ctx.pool));
+  ctx.services.provide(TWIN_RENDERER, new BuiltinTwinRenderer());
 }

@@ -1,7 +1,8 @@
 import type { FitroomPlugin } from '../../core/plugin.ts';
 import { corePlugin } from '../../core/api.ts';
+import { twinsPlugin } from '../../plugins/twins/index.ts';
 
 /** The capabilities the standalone service installs, in the order they are listed in the README. */
 export function standalonePlugins(): FitroomPlugin[] {
-  return [corePlugin];
+  return [corePlugin, twinsPlugin];
 }

@@ -1,0 +1,114 @@
+import type { FitroomConfig } from '../../core/config.ts';
+import { notFound, validationError } from '../../core/errors.ts';
+import type { JobService } from '../../core/jobs.ts';
+import type { Operation } from '../../core/plugin.ts';
+import type { SizeFittingRequest } from '../../core/sizing/size-chart.ts';
+import { sizeFittingResponse } from '../../core/sizing/size-fitting-response.ts';
+import { validateSizeFittingRequest } from '../../core/sizing/size-fitting-validation.ts';
+import { TWIN_JOB_KIND } from './twin-job.ts';
+import type { TwinJobInput } from './twin-job.ts';
+import { resolveTwinRequest } from './twin-request.ts';
+import type { DigitalTwinRequest } from './twin-request.ts';
+import type { TwinService } from './twin-service.ts';
+
+const TAGS = ['Digital twins'];
+
+export function twinOperations(deps: { twins: TwinService; jobs: JobService; config: FitroomConfig; estimatedSeconds: number }): Operation[] {
+  const { twins, jobs, config } = deps;
+
+  const submit: Operation<DigitalTwinRequest> = {
+    id: 'createDigitalTwin',
+    method: 'POST',
+    path: '/api/v1/digital-twin',
+    summary: 'Create a digital twin',
+    description:
+      'A face image plus exactly one body source. The twin id is the SHA-256 of the face bytes, the body source and the resolved pose; an identical submission within 30 days answers `completed` with the `digitalTwinId` at once, without a job.',
+    tags: TAGS,
+    auth: ['apiKey'],
+    rateLimit: 'submission',
+    billable: true,
+    body: 'DigitalTwinRequest',
+    responses: {
+      202: { description: 'Queued: poll statusUrl', schema: 'DigitalTwinResponse' },
+      200: { description: 'A cached twin: completed, with digitalTwinId', schema: 'DigitalTwinResponse' },
+      400: { description: 'Invalid request', schema: 'ErrorEnvelope' },
+      422: { description: 'An image could not be fetched', schema: 'ErrorEnvelope' },
+    },
+    async handler(ctx) {
+      const req = resolveTwinRequest(ctx.body, config.defaultPose);
+      const identified = await twins.identify(req);
+      if (await twins.find(identified.id)) {
+        return { status: 200, body: { success: true, status: 'completed', estimatedProcessingTime: 0, mode: req.mode, digitalTwinId: identified.id } };
+      }
+      const caller = ctx.caller!;
+      const input: TwinJobInput = {
+        twinId: identified.id,
+        mode: req.mode,
+        gender: req.gender,
+        pose: req.pose,
+        faceFileId: await twins.stashInput(identified.face, caller.ownerHash),
+        bodyFileId: identified.body ? await twins.stashInput(identified.body, caller.ownerHash) : null,
+        ...(req.source.mode === 'measurements' ? { measurements: req.source.measurements } : {}),
+        ...(req.source.mode === 'clothing_size' ? { clothingSize: req.source.clothingSize } : {}),
+      };
+      const job = await jobs.submit({ kind: TWIN_JOB_KIND, input, caller, webhookUrl: ctx.body.webhookUrl, baseUrl: ctx.baseUrl, charged: caller.countsKeyUsage });
+      return {
+        status: 202,
+        body: {
+          success: true,
+          jobId: job.id,
+          status: 'queued',
+          estimatedProcessingTime: deps.estimatedSeconds,
+          statusUrl: `${ctx.baseUrl}/api/v1/jobs/${job.id}`,
+          mode: req.mode,
+        },
+      };
+    },
+  };
+
+  const validity: Operation = {
+    id: 'getDigitalTwin',
+    method: 'GET',
+    path: '/api/v1/digital-twin/{id}',
+    summary: 'Check that a digital twin is still valid',
+    tags: TAGS,
+    auth: ['apiKey'],
+    rateLimit: 'status',
+    params: { id: { type: 'string', description: 'Twin id (64 lowercase hex characters).' } },
+    responses: {
+      200: { description: 'The twin exists and has not expired', schema: 'DigitalTwinValidity' },
+      404: { description: 'Unknown or expired twin', schema: 'ErrorEnvelope' },
+    },
+    async handler(ctx) {
+      if (!(await twins.find(ctx.params.id))) throw notFound('Digital twin not found or expired');
+      return { body: { valid: true }, headers: { 'Cache-Control': 'no-store' } };
+    },
+  };
+
+  const sizeFitting: Operation<SizeFittingRequest> = {
+    id: 'sizeFitting',
+    method: 'POST',
+    path: '/api/v1/size-fitting',
+    summary: 'Estimate clothing sizes for a twin',
+    description:
+      'Synchronous and non-billable. Evaluates each product\'s body-basis size chart (cm or inches) against the body profile behind a measurement or clothing-size twin. Scores are estimates and can reveal the underlying measurements. Photo and direct twins answer `available: false`.',
+    tags: TAGS,
+    auth: ['apiKey'],
+    rateLimit: 'status',
+    body: 'SizeFittingRequest',
+    responses: {
+      200: { description: 'Recommendations, or available: false', schema: 'SizeFittingResponse' },
+      400: { description: 'Invalid request', schema: 'ErrorEnvelope' },
+      404: { description: 'Unknown or expired twin', schema: 'ErrorEnvelope' },
+    },
+    async handler(ctx) {
+      const details = validateSizeFittingRequest(ctx.body);
+      if (details.length) throw validationError(details);
+      const twin = await twins.find(ctx.body.digitalTwinId);
+      if (!twin) throw notFound('Digital twin not found or expired');
+      return { body: sizeFittingResponse(twin.id, twin.profile, ctx.body.products), headers: { 'Cache-Control': 'no-store' } };
+    },
+  };
+
+  return [submit, validity, sizeFitting];
+}
