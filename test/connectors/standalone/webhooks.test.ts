@@ -1,12 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
-import { verifyWebhook } from '../../../core/webhooks.ts';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { signWebhook, verifyWebhook } from '../../../core/webhooks.ts';
+import { createReceiver } from '../../../examples/webhook-receiver/server.ts';
 import { TOKENS } from '../../../core/tokens.ts';
 import type { StoredDelivery } from '../../../core/ports/webhook-store.ts';
 import { startTestService, waitForJob, type TestService } from '../../support/harness.ts';
 import { testPlugin } from '../../support/test-plugin.ts';
-import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from '../../support/tls.ts';
+import { startHttpsReceiver, testTlsOptions, type HttpsReceiver, type ReceivedRequest } from '../../support/tls.ts';
 
 // Only 127.0.0.1 is reachable for this service: a receiver on 127.0.0.2 stands for a blocked target
 // that would answer if the address check let a request through.
@@ -208,6 +211,41 @@ describe('webhooks through the HTTP API', () => {
     }
     const plain = await svc.call('POST', '/api/v1/test-jobs', { key, body: { mode: 'complete', webhookUrl: 'http://example.com/hook' } });
     expect(plain.body.error.details.find((d: { field: string }) => d.field === 'webhookUrl').message).toMatch(/https/);
+  });
+
+  it('is accepted once by the example receiver, which refuses replays, tampering and stale signatures', async () => {
+    const events: Record<string, unknown>[] = [];
+    const server = https.createServer(testTlsOptions(), createReceiver({ apiKey: key, onEvent: (p) => void events.push(p) }));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/fitroom`;
+    try {
+      const jobId = await submit({ mode: 'complete', webhookUrl: url });
+      const d = await waitForDelivery(jobId, (x) => x.state !== 'pending');
+      expect(d.state).toBe('delivered');
+      expect(events).toEqual([expect.objectContaining({ event: 'job.completed', jobId })]);
+
+      const send = (body: string, headers: Record<string, string>) => fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+      const signed = { 'x-webhook-signature': d.signature, 'x-webhook-timestamp': d.timestamp };
+      const replay = await send(d.body, signed);
+      expect([replay.status, await replay.json()]).toEqual([200, { received: true, duplicate: true }]);
+      const tampered = await send(d.body.replace('"completed"', '"failed"'), signed);
+      expect([tampered.status, await tampered.json()]).toEqual([401, { error: 'bad_signature' }]);
+      const otherKey = await send(d.body, { ...signed, 'x-webhook-signature': signWebhook(sha256Hex('someone else'), d.body) });
+      expect(otherKey.status).toBe(401);
+      const old = new Date(Date.now() - 3_600_000).toISOString();
+      const stalePayload = canonical({ ...JSON.parse(d.body), jobId: '00000000-0000-4000-8000-000000000001', timestamp: old });
+      const stale = await send(stalePayload, { 'x-webhook-signature': signWebhook(sha256Hex(key), stalePayload), 'x-webhook-timestamp': old });
+      expect([stale.status, await stale.json()]).toEqual([401, { error: 'stale' }]);
+      // A different event for the same job is a new event, not a duplicate.
+      const now = new Date().toISOString();
+      const failedPayload = canonical({ event: 'job.failed', jobId, kind: 'test-job', status: 'failed', error: 'x', timestamp: now });
+      const failed = await send(failedPayload, { 'x-webhook-signature': signWebhook(sha256Hex(key), failedPayload), 'x-webhook-timestamp': now });
+      expect(failed.status).toBe(200);
+      expect(events.map((e) => e.event)).toEqual(['job.completed', 'job.failed']);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 
   it('records a webhook target at a blocked address as a failed attempt and never connects to it', async () => {
