@@ -3,6 +3,9 @@
  *
  *   npm run bench:sizing
  *
+ * Last, the POST /api/v1/size-fitting endpoint is timed end to end (10 products per request)
+ * against the real service on loopback with an embedded PostgreSQL (skip with SIZING_BENCH_HTTP=0).
+ *
  * For each held-out body and input mode, a profile is built from part of the body, a size is
  * recommended from fixed charts, and compared with the size recommended for the full, true body.
  * Charts (all body measurements, cm; see /work/shared/data/anthropometry/size-charts.md):
@@ -11,6 +14,17 @@
  *   ranges between the midpoints of neighbouring sizes;
  * - bottoms, men: Fusalp men's bottoms waist and hip, XS to XXL/XXXL (section 2, fusalp.com).
  */
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { startEmbeddedPostgres } from '../../adapters/postgres/embedded.ts';
+import { SharpImageCodec } from '../../adapters/sharp/image-codec.ts';
+import { createFitroom } from '../../connectors/standalone/compose.ts';
+import { standalonePlugins } from '../../connectors/standalone/plugins.ts';
+import { loadConfig } from '../../core/config.ts';
+import { TOKENS } from '../../core/tokens.ts';
+import { syntheticFace } from '../support/images.ts';
 import { BodyProfiler } from '../../core/sizing/body-profile.ts';
 import { EN13402_CHEST_BANDS, letterForChest } from '../../core/sizing/en13402.ts';
 import type { EstimatedBodyProfile } from '../../core/sizing/estimated-profile.ts';
@@ -83,7 +97,7 @@ function pad(s: string | number, n: number, right = false): string {
 }
 const pct = (n: number, d: number) => `${((100 * n) / d).toFixed(1)}%`;
 
-function main(): void {
+async function main(): Promise<void> {
   const profiler = new BodyProfiler();
   const bodies = HELD_OUT_BODIES;
   const truth = bodies.map((b) => {
@@ -168,6 +182,61 @@ function main(): void {
   console.log('\nSpeed (in-process, this machine)');
   console.log(`evaluate 10 products:     p50 ${(evalTimes.p50 * 1000).toFixed(0)} µs, p95 ${(evalTimes.p95 * 1000).toFixed(0)} µs`);
   console.log(`build a profile (2 dims): p50 ${(profileTimes.p50 * 1000).toFixed(0)} µs, p95 ${(profileTimes.p95 * 1000).toFixed(0)} µs`);
+  if (process.env.SIZING_BENCH_HTTP !== '0') await endpoint(products);
 }
 
-main();
+/** p50/p95 of POST /api/v1/size-fitting with 10 products, sequential requests on one keep-alive client. */
+async function endpoint(products: SizeFittingProduct[]): Promise<void> {
+  const REQUESTS = 300;
+  const dir = mkdtempSync(path.join(tmpdir(), 'fitroom-sizing-bench-'));
+  chmodSync(dir, 0o755); // the cluster runs as another user when this runs as root
+  const db = await startEmbeddedPostgres({ dir: path.join(dir, 'db'), persistent: false });
+  try {
+    const admin = new pg.Client(db.adminUrl);
+    await admin.connect();
+    await admin.query('create database fitroom');
+    await admin.end();
+    const config = loadConfig({ FITROOM_ENV: 'development', PORT: '0', AR_PORT: '0', HOST: '127.0.0.1', DATA_DIR: path.join(dir, 'data') });
+    const fitroom = await createFitroom(config, { databaseUrl: db.urlFor('fitroom'), plugins: standalonePlugins(), poolSize: 4 });
+    try {
+      const { apiUrl } = await fitroom.listen();
+      await fitroom.startWorker({ concurrency: 1, pollInterval: 200 });
+      const { key } = await fitroom.get(TOKENS.credentials).create({ name: 'bench', kind: 'development', accountId: null, expiresAt: null, monthlyQuota: null });
+      const headers = { 'x-api-key': key, 'content-type': 'application/json' };
+      const face = (await new SharpImageCodec().encode(syntheticFace().image, 'png')).bytes;
+      const twin = await fetch(`${apiUrl}/api/v1/digital-twin`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ faceImage: `data:image/png;base64,${Buffer.from(face).toString('base64')}`, bodyMeasurements: { height: 176, chest: 99 }, gender: 'male' }),
+      }).then((r) => r.json() as Promise<{ jobId: string }>);
+      let digitalTwinId = '';
+      for (let i = 0; i < 600 && !digitalTwinId; i++) {
+        const job = (await fetch(`${apiUrl}/api/v1/jobs/${twin.jobId}`, { headers }).then((r) => r.json())) as { status: string; digitalTwinId?: string; error?: string };
+        if (job.status === 'failed') throw new Error(`twin job failed: ${job.error}`);
+        if (job.status === 'completed') digitalTwinId = job.digitalTwinId!;
+        else await new Promise((r) => setTimeout(r, 100));
+      }
+      const body = JSON.stringify({ digitalTwinId, products });
+      const times: number[] = [];
+      for (let i = 0; i < REQUESTS + 20; i++) {
+        const t0 = performance.now();
+        const res = await fetch(`${apiUrl}/api/v1/size-fitting`, { method: 'POST', headers, body });
+        const json = (await res.json()) as { available?: boolean; products?: unknown[] };
+        if (res.status !== 200 || !json.available || json.products?.length !== 10) throw new Error(`size fitting answered ${res.status}: ${JSON.stringify(json)}`);
+        if (i >= 20) times.push(performance.now() - t0); // the first requests warm up
+      }
+      times.sort((a, b) => a - b);
+      const q = (p: number) => times[Math.min(times.length - 1, Math.floor(times.length * p))].toFixed(2);
+      console.log(`POST /api/v1/size-fitting, 10 products (HTTP, ${REQUESTS} sequential requests): p50 ${q(0.5)} ms, p95 ${q(0.95)} ms`);
+    } finally {
+      await fitroom.close();
+      // Let the pool's sockets finish closing before the cluster stops (else they log terminations).
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  } finally {
+    await db.stop().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
