@@ -71,12 +71,14 @@ export function verifyWebhook(input: VerifyWebhookInput): VerifyWebhookResult {
   if (!input.signature || !input.timestamp) return { ok: false, reason: 'missing_signature' };
   const raw = typeof input.body === 'string' ? input.body : Buffer.from(input.body).toString('utf8');
   let payload: Record<string, unknown>;
+  let signed: string;
   try {
     payload = JSON.parse(raw);
+    // Inside the try: canonicalising deeply nested (unauthenticated) JSON can overflow the stack.
+    signed = input.kind === 'batch' ? raw : canonicalJson(payload);
   } catch {
     return { ok: false, reason: 'bad_payload' };
   }
-  const signed = input.kind === 'batch' ? raw : canonicalJson(payload);
   const expected = Buffer.from(signWebhook(input.secret, signed), 'utf8');
   const given = Buffer.from(input.signature, 'utf8');
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) return { ok: false, reason: 'bad_signature' };

@@ -58,7 +58,7 @@ export function createReceiver(opts: ReceiverOptions): http.RequestListener {
         kind,
         toleranceSeconds: tolerance,
       });
-      if (!result.ok) return reply(401, { error: result.reason });
+      if (!result.ok) return reply(result.reason === 'bad_payload' ? 400 : 401, { error: result.reason });
       const { payload } = result;
 
       const now = Date.now();

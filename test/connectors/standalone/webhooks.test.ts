@@ -160,6 +160,10 @@ describe('webhooks through the HTTP API', () => {
     expect(verifyWebhook({ body: raw, signature: 'sha256=' + signature.slice(7).toUpperCase(), timestamp, secret, now: at })).toEqual({ ok: false, reason: 'bad_signature' });
     expect(verifyWebhook({ body: raw, signature: undefined, timestamp, secret, now: at })).toEqual({ ok: false, reason: 'missing_signature' });
     expect(verifyWebhook({ body: 'not json', signature, timestamp, secret, now: at })).toEqual({ ok: false, reason: 'bad_payload' });
+    // Deeply nested JSON from anyone is refused, not thrown (it overflowed the stack while canonicalising).
+    const deep = '{"a":'.repeat(20_000) + '1' + '}'.repeat(20_000);
+    expect(verifyWebhook({ body: deep, signature, timestamp, secret, now: at })).toEqual({ ok: false, reason: 'bad_payload' });
+    expect(verifyWebhook({ body: '['.repeat(20_000) + ']'.repeat(20_000), signature, timestamp, secret, now: at })).toEqual({ ok: false, reason: 'bad_payload' });
     const laterHeader = new Date(Date.parse(timestamp) + 1000).toISOString();
     expect(verifyWebhook({ body: raw, signature, timestamp: laterHeader, secret, now: at })).toEqual({ ok: false, reason: 'timestamp_mismatch' });
     const past = new Date(Date.parse(timestamp) + 301_000);
@@ -236,6 +240,8 @@ describe('webhooks through the HTTP API', () => {
       const stalePayload = canonical({ ...JSON.parse(d.body), jobId: '00000000-0000-4000-8000-000000000001', timestamp: old });
       const stale = await send(stalePayload, { 'x-webhook-signature': signWebhook(sha256Hex(key), stalePayload), 'x-webhook-timestamp': old });
       expect([stale.status, await stale.json()]).toEqual([401, { error: 'stale' }]);
+      const deep = await send('['.repeat(20_000) + ']'.repeat(20_000), signed);
+      expect([deep.status, await deep.json()]).toEqual([400, { error: 'bad_payload' }]);
       // A different event for the same job is a new event, not a duplicate.
       const now = new Date().toISOString();
       const failedPayload = canonical({ event: 'job.failed', jobId, kind: 'test-job', status: 'failed', error: 'x', timestamp: now });
