@@ -12,6 +12,7 @@ let keyId: string;
 let measured: string;
 let sized: string;
 let photo: string;
+let direct: string;
 
 async function createTwin(body: unknown): Promise<string> {
   const r = await svc.call('POST', '/api/v1/digital-twin', { key, body });
@@ -26,10 +27,11 @@ beforeAll(async () => {
   ({ key, id: keyId } = await svc.createKey());
   const images = await twinImages();
   const face = dataUrl(images.face);
-  [measured, sized, photo] = await Promise.all([
+  [measured, sized, photo, direct] = await Promise.all([
     createTwin({ faceImage: face, bodyMeasurements: { height: 178, chest: 98, waist: 84 }, gender: 'male' }),
     createTwin({ faceImage: face, clothingSize: { height: 165, size: 'S' } }),
     createTwin({ faceImage: face, bodyPhotoUrl: dataUrl(images.photo) }),
+    createTwin({ faceImage: face, silhouetteImage: dataUrl(images.silhouette) }),
   ]);
 });
 
@@ -112,10 +114,12 @@ describe('POST /api/v1/size-fitting', () => {
     expect(r.body.products[0].dimensions[0]).toMatchObject({ dimension: 'chest', status: 'fit', supplied: true });
   });
 
-  it('answers available: false for a photo-mode twin', async () => {
-    const r = await fit({ digitalTwinId: photo, products: [{ id: 'tee', category: 'top', sizeChart: chart(MEN_TOPS) }] });
-    expect(r.status).toBe(200);
-    expect(r.body).toEqual({ success: true, available: false, digitalTwinId: photo, reason: expect.any(String) });
+  it('answers available: false for photo-mode and direct twins', async () => {
+    for (const id of [photo, direct]) {
+      const r = await fit({ digitalTwinId: id, products: [{ id: 'tee', category: 'top', sizeChart: chart(MEN_TOPS) }] });
+      expect(r.status).toBe(200);
+      expect(r.body).toEqual({ success: true, available: false, digitalTwinId: id, reason: expect.any(String) });
+    }
   });
 
   it('answers 404 for unknown and expired twins', async () => {
