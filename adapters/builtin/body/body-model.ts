@@ -59,7 +59,8 @@ export interface Torso {
 
 export interface BodyModel {
   torso: Torso;
-  head: Ellipsoid;
+  /** Cranium and jaw: two ellipsoids, so the head is wider above the eyes than at the chin. */
+  head: Ellipsoid[];
   sweeps: Sweep[];
   landmarks: Record<LandmarkName, Vec3>;
   /** Centre and width (cm) of the face oval on the front of the head. */
@@ -212,11 +213,12 @@ export function buildBodyModel(profile: BodyProfile, pose: PoseSpec): BodyModel 
     { y: yNeckBase, halfWidth: neckR * 1.1, halfDepth: neckR },
   );
 
-  const head: Ellipsoid = {
-    part: PART.head,
-    center: { x: 0, y: H - headH / 2, z: 0.8 * u },
-    radii: { x: (p.headBreadth * H) / 2, y: headH / 2, z: (p.headLength * H) / 2 },
-  };
+  const headW = (p.headBreadth * H) / 2;
+  const headD = (p.headLength * H) / 2;
+  const head: Ellipsoid[] = [
+    { part: PART.head, center: { x: 0, y: H - 0.42 * headH, z: 0 }, radii: { x: headW, y: 0.42 * headH, z: headD } },
+    { part: PART.head, center: { x: 0, y: yChin + 0.36 * headH, z: 0.1 * headD }, radii: { x: 0.82 * headW, y: 0.36 * headH, z: 0.88 * headD } },
+  ];
   const neck: Sweep = {
     part: PART.neck,
     points: [{ x: 0, y: yNeckBase - 0.02 * H, z: -0.8 * u }, { x: 0, y: yChin + 0.03 * H, z: -0.8 * u }],
@@ -246,8 +248,8 @@ export function buildBodyModel(profile: BodyProfile, pose: PoseSpec): BodyModel 
     });
     sweeps.push({
       part: side === 1 ? PART.leftHand : PART.rightHand,
-      points: [wrist, add(wrist, d3, handLen * 0.4), add(wrist, d3, handLen * 0.62), add(wrist, d3, handLen - 1.1 * u)],
-      radii: [rWrist, handR, handR * 0.92, 1.1 * u],
+      points: [wrist, add(wrist, d3, handLen * 0.4), add(wrist, d3, handLen * 0.62), add(wrist, d3, handLen - 1.7 * u)],
+      radii: [rWrist, handR, handR * 0.92, 1.7 * u],
     });
     const L = side === 1 ? 'left' : 'right';
     lm[`${L}Shoulder`] = { x: shoulder.x, y: yAcromion, z: shoulder.z };
@@ -313,12 +315,12 @@ export function buildBodyModel(profile: BodyProfile, pose: PoseSpec): BodyModel 
   const lower = (v: Vec3): Vec3 => ({ ...v, y: v.y - drop });
   const torso = makeTorso(levels.map((l) => ({ ...l, y: l.y - drop })), yCrotch - drop);
   for (const s of sweeps) if (s.part < PART.leftLeg) s.points = s.points.map(lower);
-  head.center = lower(head.center);
+  for (const e of head) e.center = lower(e.center);
   for (const side of ['left', 'right'] as const) {
     for (const j of ['Shoulder', 'Elbow', 'Wrist'] as const) lm[`${side}${j}`] = lower(lm[`${side}${j}`]);
   }
-  lm.headTop = lower({ x: 0, y: H, z: head.center.z });
-  lm.chin = lower({ x: 0, y: yChin, z: head.center.z });
+  lm.headTop = lower({ x: 0, y: H, z: 0 });
+  lm.chin = lower({ x: 0, y: yChin, z: head[1].center.z });
   lm.neck = lower({ x: 0, y: ySternum, z: 0 });
   lm.chestLeft = lower({ x: chestHalf, y: yChest, z: 0 });
   lm.chestRight = lower({ x: -chestHalf, y: yChest, z: 0 });
@@ -333,8 +335,8 @@ export function buildBodyModel(profile: BodyProfile, pose: PoseSpec): BodyModel 
     head,
     sweeps,
     landmarks: lm,
-    faceCenter: lower({ x: 0, y: yChin + 0.37 * headH, z: head.center.z + head.radii.z }),
-    faceWidth: head.radii.x * 2 * 0.8,
+    faceCenter: lower({ x: 0, y: yChin + 0.37 * headH, z: head[1].center.z + head[1].radii.z }),
+    faceWidth: headW * 2 * 0.8,
     stature: H,
     girthHalfWidths: { chest: chestHalf, waist: waistHalf, hip: hipHalf },
   };

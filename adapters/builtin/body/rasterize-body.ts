@@ -177,27 +177,58 @@ class Canvas {
     }
   }
 
-  ellipsoid(e: Ellipsoid): void {
+  /**
+   * Ellipsoids joined by a smooth union of their front surfaces (polynomial smooth maximum over
+   * `blend` cm), so the cranium and jaw of the head meet without a crease. Normals come from
+   * central differences of that closed-form surface.
+   */
+  ellipsoids(list: Ellipsoid[], blend: number): void {
     const s = this.scale;
-    const { center: c, radii: r } = e;
-    const cx = this.x0 + c.x * s;
-    const [top, bottom] = this.rows(c.y + r.y, c.y - r.y);
-    const { z: zb, w } = this;
-    for (let j = top; j <= bottom; j++) {
-      const ty = ((this.floorY - (j + 0.5)) / s - c.y) / r.y;
-      const rem = 1 - ty * ty;
-      if (rem <= 0) continue;
-      const half = Math.sqrt(rem) * r.x * s;
-      const i0 = Math.max(0, Math.ceil(cx - half - 0.5));
-      const i1 = Math.min(w - 1, Math.floor(cx + half - 0.5));
-      for (let i = i0, idx = j * w + i0; i <= i1; i++, idx++) {
-        const tx = (i + 0.5 - cx) / s / r.x;
-        const q = rem - tx * tx;
+    const front = (x: number, y: number): number => {
+      let best = -Infinity;
+      for (const e of list) {
+        const tx = (x - e.center.x) / e.radii.x;
+        const ty = (y - e.center.y) / e.radii.y;
+        const q = 1 - tx * tx - ty * ty;
         if (q < 0) continue;
-        const tz = Math.sqrt(q);
-        const zz = c.z + tz * r.z;
-        if (zz <= zb[idx]) continue;
-        this.put(idx, zz, tx / r.x, ty / r.y, tz / r.z, e.part);
+        const z = e.center.z + e.radii.z * Math.sqrt(q);
+        if (best === -Infinity) best = z;
+        else {
+          const d = Math.abs(z - best);
+          best = Math.max(z, best) + (d < blend ? (blend * (1 - d / blend) ** 2) / 4 : 0);
+        }
+      }
+      return best;
+    };
+    let top = -Infinity;
+    let bottomY = Infinity;
+    let x0 = Infinity;
+    let x1 = -Infinity;
+    for (const e of list) {
+      top = Math.max(top, e.center.y + e.radii.y);
+      bottomY = Math.min(bottomY, e.center.y - e.radii.y);
+      x0 = Math.min(x0, e.center.x - e.radii.x);
+      x1 = Math.max(x1, e.center.x + e.radii.x);
+    }
+    const [r0, r1] = this.rows(top, bottomY);
+    const i0 = Math.max(0, Math.floor(this.x0 + x0 * s));
+    const i1 = Math.min(this.w - 1, Math.ceil(this.x0 + x1 * s));
+    const d = 0.5 / s;
+    for (let j = r0; j <= r1; j++) {
+      const y = (this.floorY - (j + 0.5)) / s;
+      for (let i = i0, idx = j * this.w + i0; i <= i1; i++, idx++) {
+        const x = (i + 0.5 - this.x0) / s;
+        const z = front(x, y);
+        if (z === -Infinity || z <= this.z[idx]) continue;
+        const zl = front(x - d, y);
+        const zr = front(x + d, y);
+        const zd = front(x, y - d);
+        const zu = front(x, y + d);
+        const gx = zl === -Infinity ? (zr - z) / d : zr === -Infinity ? (z - zl) / d : (zr - zl) / (2 * d);
+        const gy = zd === -Infinity ? (zu - z) / d : zu === -Infinity ? (z - zd) / d : (zu - zd) / (2 * d);
+        // at the very rim the surface is vertical: fall back to the outward direction
+        const steep = !Number.isFinite(gx) || !Number.isFinite(gy);
+        this.put(idx, z, steep ? x : -gx, steep ? y - list[0].center.y : -gy, steep ? 0 : 1, PART.head);
       }
     }
   }
@@ -230,9 +261,12 @@ class Canvas {
 
 function bounds(model: BodyModel): { xAbs: number; top: number } {
   let xAbs = 0;
-  let top = model.head.center.y + model.head.radii.y;
+  let top = 0;
+  for (const e of model.head) {
+    top = Math.max(top, e.center.y + e.radii.y);
+    xAbs = Math.max(xAbs, Math.abs(e.center.x) + e.radii.x);
+  }
   for (const l of model.torso.levels) xAbs = Math.max(xAbs, l.halfWidth);
-  xAbs = Math.max(xAbs, Math.abs(model.head.center.x) + model.head.radii.x);
   for (const s of model.sweeps) {
     s.points.forEach((p, k) => {
       xAbs = Math.max(xAbs, Math.abs(p.x) + s.radii[k]);
@@ -255,7 +289,7 @@ export function rasterizeBody(model: BodyModel, size: RenderSize, framing: Frami
   const canvas = new Canvas(W * SS, H * SS, scale * SS, (W / 2) * SS, floorY * SS);
   canvas.torso(model.torso);
   for (const sw of model.sweeps) canvas.sweep(sw);
-  canvas.ellipsoid(model.head);
+  canvas.ellipsoids(model.head, 2.5);
 
   const n = W * H;
   const data = new Uint8Array(n * 4);
