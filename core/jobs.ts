@@ -206,7 +206,8 @@ export class JobService {
   async cancel(id: string, caller: Caller): Promise<void> {
     const job = await this.getOwned(id, caller);
     if (isTerminal(job.status)) throw new FitroomError('JOB_NOT_CANCELLABLE', `The job is already ${job.status === 'cancelled' ? 'cancelled' : job.status} and cannot be cancelled`);
-    const updated = await this.store.transition(id, 'cancelled', RUNNING_STATUSES, { error: 'The job was cancelled', errorCode: 'CANCELLED' }, null);
+    const delivery = job.webhookUrl ? buildJobDelivery(job, 'job.failed', { error: 'The job was cancelled', cancelled: true }, this.kinds.get(job.kind)) : null;
+    const updated = await this.store.transition(id, 'cancelled', RUNNING_STATUSES, { error: 'The job was cancelled', errorCode: 'CANCELLED' }, delivery);
     if (!updated) {
       const now = await this.store.get(id);
       throw new FitroomError('JOB_NOT_CANCELLABLE', `The job is already ${now?.status === 'cancelled' ? 'cancelled' : now?.status} and cannot be cancelled`);

@@ -188,6 +188,7 @@ export const CORE_SCHEMAS: Record<string, JsonSchema> = {
       results: { type: 'array', items: ref('JobResult') },
       digitalTwinId: TWIN_ID,
       error: { type: 'string' },
+      cancelled: { type: 'boolean', description: 'Present and true when the job failed because its submitter cancelled it.' },
     },
   },
   BatchWebhookPayload: {

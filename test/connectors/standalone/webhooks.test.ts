@@ -195,6 +195,16 @@ describe('webhooks through the HTTP API', () => {
     expect((await waitForJob(svc, key, jobId)).status).toBe('failed');
   });
 
+  it('delivers job.failed with cancelled: true when the submitter cancels a running job', async () => {
+    const jobId = await submit({ mode: 'wait', waitMs: 20_000, webhookUrl: `${receiver.url}/hooks/cancelled` });
+    await waitForJob(svc, key, jobId, (j) => j.status === 'processing');
+    expect((await svc.call('DELETE', `/api/v1/jobs/${jobId}`, { key })).status).toBe(200);
+    const [req] = await receiver.waitFor(1, (r) => r.path === '/hooks/cancelled' && JSON.parse(r.body.toString()).jobId === jobId);
+    const payload = JSON.parse(req.body.toString('utf8'));
+    expect(payload).toEqual({ event: 'job.failed', jobId, kind: 'test-job', status: 'failed', error: 'The job was cancelled', cancelled: true, timestamp: payload.timestamp });
+    expect(await octokitVerify(sha256Hex(key), canonical(payload), String(req.headers['x-webhook-signature']))).toBe(true);
+  });
+
   it('signs with the submitting key: another key of the service gets its own secret', async () => {
     const other = (await svc.createKey()).key;
     const jobId = await submit({ mode: 'complete', webhookUrl: `${receiver.url}/hooks/other` }, other);
