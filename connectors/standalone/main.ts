@@ -2,6 +2,7 @@ import { loadConfig, ConfigError } from '../../core/config.ts';
 import { createFitroom } from './compose.ts';
 import { openDatabase, resolveAdminKey } from './runtime.ts';
 import { standalonePlugins } from './plugins.ts';
+import { checkAiConfig } from './providers.ts';
 import type { FitroomPlugin } from '../../core/plugin.ts';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -18,6 +19,7 @@ async function main() {
   if (!['all', 'api', 'worker'].includes(role)) throw new ConfigError(`Unknown role "${role}": use all, api or worker`);
   const config = loadConfig(process.env);
   if (role !== 'all' && !config.databaseUrl) throw new ConfigError(`Running the ${role} alone needs DATABASE_URL (an external PostgreSQL shared by all processes); use "npm start" for the all-in-one service on the embedded database`);
+  checkAiConfig(config);
   const admin = resolveAdminKey(config);
   config.adminKey = admin.key;
   const db = await openDatabase(config, log);

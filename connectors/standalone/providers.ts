@@ -21,15 +21,7 @@ export function registerAiProviders(config: FitroomConfig, services: ServiceCont
   const reconstructors: ProductReconstructor[] = [];
   const { ai } = config;
 
-  // An unknown model id in FITROOM_MODEL_CHAIN is a start-up error, not a failure of the first job.
-  try {
-    new ModelRegistry().resolveChain(ai.modelChain ?? undefined);
-  } catch (e) {
-    throw new ConfigError(`FITROOM_MODEL_CHAIN: ${(e as Error).message}`);
-  }
-  if (!RECONSTRUCTORS.includes(ai.reconstructor)) throw new ConfigError(`FITROOM_RECONSTRUCTOR must be one of ${RECONSTRUCTORS.join(', ')}, got "${ai.reconstructor}"`);
-  if (ai.reconstructor === 'meshy' && !ai.meshyApiKey) throw new ConfigError('FITROOM_RECONSTRUCTOR is meshy but MESHY_API_KEY is not set');
-  if (ai.reconstructor === 'tripo' && !ai.tripoApiKey) throw new ConfigError('FITROOM_RECONSTRUCTOR is tripo but TRIPO_API_KEY is not set');
+  checkAiConfig(config);
 
   const missing: string[] = [];
   if (ai.geminiApiKey) imageModels.push(new GeminiImageModel({ apiKey: ai.geminiApiKey }));
@@ -46,4 +38,19 @@ export function registerAiProviders(config: FitroomConfig, services: ServiceCont
   reconstructors.sort((a, b) => Number(b.id === ai.reconstructor) - Number(a.id === ai.reconstructor));
   services.provide(TOKENS.imageModels, imageModels);
   services.provide(TOKENS.reconstructors, reconstructors);
+}
+
+/** Configuration errors of the AI backends, raised at start before anything else is opened. */
+export function checkAiConfig(config: FitroomConfig): void {
+  const { ai } = config;
+  // An unknown model id in FITROOM_MODEL_CHAIN is a start-up error, not a failure of the first job.
+  try {
+    new ModelRegistry().resolveChain(ai.modelChain ?? undefined);
+  } catch (e) {
+    throw new ConfigError(`FITROOM_MODEL_CHAIN: ${(e as Error).message}`);
+  }
+  if (!RECONSTRUCTORS.includes(ai.reconstructor)) throw new ConfigError(`FITROOM_RECONSTRUCTOR must be one of ${RECONSTRUCTORS.join(', ')}, got "${ai.reconstructor}"`);
+  if (ai.reconstructor === 'meshy' && !ai.meshyApiKey) throw new ConfigError('FITROOM_RECONSTRUCTOR is meshy but MESHY_API_KEY is not set');
+  if (ai.reconstructor === 'tripo' && !ai.tripoApiKey) throw new ConfigError('FITROOM_RECONSTRUCTOR is tripo but TRIPO_API_KEY is not set');
+
 }
