@@ -191,6 +191,30 @@ export class JobService {
     );
   }
 
+  /**
+   * Records a submission answered from a cache: the job exists (its id and status URL work, its
+   * webhook is enqueued in the same transaction) but no work runs. Throws when the record or the
+   * webhook cannot be written, so the caller can answer 500 without charging usage.
+   */
+  async recordCompleted(s: SubmitInput & { outcome: JobOutcome }): Promise<JobRecord> {
+    const kind = this.kind(s.kind);
+    const base = {
+      id: randomUUID(),
+      kind: s.kind,
+      ownerHash: s.caller.ownerHash,
+      accountId: s.caller.accountId,
+      credentialId: s.caller.credentialId,
+      input: s.input,
+      webhookUrl: s.webhookUrl ?? null,
+      baseUrl: s.baseUrl,
+      charged: s.charged ?? false,
+    };
+    const now = new Date();
+    const record: JobRecord = { ...base, status: 'completed', progress: 100, stage: 'completed', result: s.outcome.result ?? null, results: s.outcome.results ?? null, error: null, errorCode: null, diagnostics: {}, createdAt: now, updatedAt: now, startedAt: now, finishedAt: now };
+    const delivery = base.webhookUrl ? buildJobDelivery(record, 'job.completed', { ...s.outcome }, kind) : null;
+    return this.store.createCompleted(base, { result: s.outcome.result ?? null, results: s.outcome.results ?? null }, delivery);
+  }
+
   /** The ownership rule: anyone but the submitter gets the same 404 as for a missing job. */
   async getOwned(id: string, caller: Caller): Promise<JobRecord> {
     const job = UUID.test(id) ? await this.store.get(id) : null;

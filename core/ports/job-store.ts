@@ -35,6 +35,8 @@ export interface JobPatch {
  */
 export interface JobStore {
   create(job: NewJob, queue: QueueOptions): Promise<JobRecord>;
+  /** Records a job that is already completed (a cache hit): no task is queued; the delivery, if any, is written in the same transaction. */
+  createCompleted(job: NewJob, outcome: { result: unknown; results: JobResult[] | null }, delivery: WebhookDelivery | null): Promise<JobRecord>;
   get(id: string): Promise<JobRecord | null>;
   /**
    * Moves a job to `to` when its current status is one of `from`, applying the patch; numeric

@@ -22,7 +22,7 @@ export function twinOperations(deps: { twins: TwinService; jobs: JobService; con
     path: '/api/v1/digital-twin',
     summary: 'Create a digital twin',
     description:
-      'A face image plus exactly one body source. The twin id is the SHA-256 of the face bytes, the body source and the resolved pose; an identical submission within 30 days answers `completed` with the `digitalTwinId` at once, without a job.',
+      'A face image plus exactly one body source. The twin id is the SHA-256 of the face bytes, the body source and the resolved pose; an identical submission within 30 days answers `completed` with the `digitalTwinId` at once: its job is recorded as completed and no work runs.',
     tags: TAGS,
     auth: ['apiKey'],
     rateLimit: 'submission',
@@ -37,10 +37,16 @@ export function twinOperations(deps: { twins: TwinService; jobs: JobService; con
     async handler(ctx) {
       const req = resolveTwinRequest(ctx.body, config.defaultPose);
       const identified = await twins.identify(req);
-      if (await twins.find(identified.id)) {
-        return { status: 200, body: { success: true, status: 'completed', estimatedProcessingTime: 0, mode: req.mode, digitalTwinId: identified.id } };
-      }
       const caller = ctx.caller!;
+      if (await twins.find(identified.id)) {
+        // A cache hit still gets a job record (completed at once, no work queued) so its id, status
+        // URL and webhook behave like any other submission.
+        const hit = await jobs.recordCompleted({ kind: TWIN_JOB_KIND, input: { twinId: identified.id, mode: req.mode, cached: true }, caller, webhookUrl: ctx.body.webhookUrl, baseUrl: ctx.baseUrl, charged: caller.countsKeyUsage, outcome: { result: { digitalTwinId: identified.id } } });
+        return {
+          status: 200,
+          body: { success: true, jobId: hit.id, status: 'completed', estimatedProcessingTime: 0, statusUrl: `${ctx.baseUrl}/api/v1/jobs/${hit.id}`, mode: req.mode, digitalTwinId: identified.id },
+        };
+      }
       const input: TwinJobInput = {
         twinId: identified.id,
         mode: req.mode,

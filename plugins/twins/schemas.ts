@@ -36,7 +36,7 @@ export const TWIN_SCHEMAS: Record<string, JsonSchema> = {
   DigitalTwinResponse: {
     type: 'object',
     required: ['success', 'status', 'estimatedProcessingTime', 'mode'],
-    description: 'Queued: poll statusUrl; the twin id is in the completed job. Completed (cached twin): digitalTwinId at once, no job.',
+    description: 'Queued: poll statusUrl; the twin id is in the completed job. Completed (cached twin): digitalTwinId at once; the job is already completed and no work runs.',
     properties: {
       success: { const: true },
       jobId: { type: 'string', format: 'uuid' },

@@ -138,9 +138,14 @@ describe('digital twins', () => {
     // Same face bytes (here fetched over HTTP instead of inline), same measurements in another key order.
     const again = await submit({ gender: 'male', bodyMeasurements: { waist: 90, chest: 104, height: 182 }, faceImage: `${imageBase}/face.png` });
     expect(again.status).toBe(200);
-    expect(again.body).toEqual({ success: true, status: 'completed', estimatedProcessingTime: 0, mode: 'measurements', digitalTwinId: id });
-    expect(again.body.jobId).toBeUndefined();
-    expect(await jobCount()).toBe(jobsBefore);
+    expect(again.body).toEqual({ success: true, jobId: expect.stringMatching(/^[0-9a-f-]{36}$/), status: 'completed', estimatedProcessingTime: 0, statusUrl: `${svc.api}/api/v1/jobs/${again.body.jobId}`, mode: 'measurements', digitalTwinId: id });
+    // The hit is recorded as a job that is completed at once: nothing ran, nothing was queued.
+    expect(await jobCount()).toBe(jobsBefore + 1);
+    const hitJob = await svc.call('GET', `/api/v1/jobs/${again.body.jobId}`, { key });
+    expect(hitJob.body).toMatchObject({ status: 'completed', digitalTwinId: id, result: { digitalTwinId: id } });
+    expect((await svc.call('GET', `/api/v1/jobs/${again.body.jobId}/trace`, { key })).body.timeline).toEqual([]);
+    const queued = await svc.fitroom.pool.query(`select count(*)::int as n from graphile_worker._private_jobs where payload->>'jobId' = $1`, [again.body.jobId]);
+    expect(queued.rows[0].n).toBe(0);
 
     // The render and body buffers are internal files, never downloadable.
     const twin = (await svc.fitroom.pool.query('select * from twins where id = $1', [id])).rows[0];
