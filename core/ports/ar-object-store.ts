@@ -3,6 +3,8 @@
  * progress per colour, blob keys of the files, and the bug reports sent from the viewer pages.
  * Bytes live in the BlobStore; this port holds metadata only. PostgreSQL in the service.
  */
+import { token } from '../plugin.ts';
+import type { EncodedImage } from '../images.ts';
 
 /** Who an object belongs to: an account, an anonymous ownership session, or an integration's default library. */
 export type ArOwner =
@@ -54,6 +56,66 @@ export interface ColorPreset {
 /** Colour presets keyed by `color_id` (`default`, `<color_id>_mirror`, ...). */
 export type MaterialsData = Record<string, ColorPreset>;
 
+const COLOR_SCHEMA = {
+  oneOf: [
+    { type: 'string', pattern: '^#(?:[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$', description: 'sRGB hex colour' },
+    { type: 'array', minItems: 3, maxItems: 4, items: { type: 'number', minimum: 0, maximum: 1 }, description: 'linear RGB(A) factors' },
+  ],
+};
+/** Texture names become blob keys: no path separators, no '..'. */
+export const TEXTURE_NAME_SCHEMA = { type: 'string', pattern: '^(?!.*\\.\\.)[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$' };
+export const COLOR_ID_SCHEMA = { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' };
+
+/** JSON Schema (draft 2020-12) of one colour preset. */
+export const COLOR_PRESET_SCHEMA = {
+  type: 'object',
+  required: ['parts'],
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', maxLength: 200 },
+    parts: {
+      type: 'object',
+      maxProperties: 2000,
+      propertyNames: { minLength: 1, maxLength: 200 },
+      additionalProperties: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          visible: { type: 'boolean' },
+          material: {
+            oneOf: [
+              { type: 'null' },
+              {
+                type: 'object',
+                additionalProperties: false,
+                properties: {
+                  baseColor: COLOR_SCHEMA,
+                  emissive: COLOR_SCHEMA,
+                  metallic: { type: 'number', minimum: 0, maximum: 1 },
+                  roughness: { type: 'number', minimum: 0, maximum: 1 },
+                  opacity: { type: 'number', minimum: 0, maximum: 1 },
+                  doubleSided: { type: 'boolean' },
+                  baseColorTexture: TEXTURE_NAME_SCHEMA,
+                  normalTexture: TEXTURE_NAME_SCHEMA,
+                  metallicRoughnessTexture: TEXTURE_NAME_SCHEMA,
+                },
+              },
+            ],
+          },
+        },
+      },
+    },
+  },
+};
+
+/** JSON Schema of `materialsData`: presets keyed by color_id. */
+export const MATERIALS_DATA_SCHEMA = {
+  type: 'object',
+  maxProperties: 200,
+  propertyNames: { pattern: '^[A-Za-z0-9_-]{1,64}$' },
+  additionalProperties: COLOR_PRESET_SCHEMA,
+};
+
 /** Blob keys of one colour's files. */
 export interface ColorFiles {
   /** Aligned GLB with the preset baked in. */
@@ -61,6 +123,7 @@ export interface ColorFiles {
   /** The other shoe of the pair. */
   mirrorGlb?: string;
   usdz?: string;
+  mirrorUsdz?: string;
 }
 
 export interface ArObjectFiles {
@@ -145,9 +208,41 @@ export interface ArObjectStore {
   list(filter: ArObjectFilter): Promise<ArObject[]>;
   /** Applies a patch and stamps modified/modifiedBy; null when the object does not exist. */
   update(id: string, patch: ArObjectPatch, by: string): Promise<ArObject | null>;
+  /** Records generated files (cache bookkeeping) without touching modified/modifiedBy. */
+  recordFiles(id: string, files: NonNullable<ArObjectPatch['files']>): Promise<void>;
   /** Records autofit progress for one colour without touching modified/modifiedBy. */
   setAutofit(id: string, colorId: string, state: AutofitState): Promise<void>;
   delete(id: string): Promise<void>;
   addBugReport(report: Omit<BugReport, 'id' | 'created'>): Promise<BugReport>;
   listBugReports(limit: number, before?: string): Promise<BugReport[]>;
 }
+
+export const AR_OBJECT_STORE = token<ArObjectStore>('ArObjectStore');
+
+/** What autofit reports about a model; stored in the object's properties. */
+export interface AutofitOutcome {
+  glb: Uint8Array;
+  mirrorGlb: Uint8Array;
+  /** Dimensions (metres), side, scale factor, units guess, confidence, transform, parts. */
+  properties: Record<string, unknown> & { parts: string[] };
+}
+
+/**
+ * ArModelProcessor: the AR host's model work, behind a port so the plugin stays independent of
+ * glTF tooling (the builtin adapter uses gltf-transform and fflate). Methods throw
+ * FitroomError('VALIDATION_ERROR') for models they cannot read, with the reason in `details`.
+ */
+export interface ArModelProcessor {
+  /** Checks an untrusted GLB's container and JSON before any parser sees it. */
+  inspect(glb: Uint8Array): { meshes: number; nodes: number; images: number; bytes: number };
+  /** Aligns a shoe (sole down, toe +Z, heel at the origin, metres) and builds the mirrored shoe. */
+  autofit(glb: Uint8Array, onProgress?: (fraction: number) => void): Promise<AutofitOutcome>;
+  /** Part (mesh node) names in scene order. */
+  parts(glb: Uint8Array): Promise<string[]>;
+  /** Writes a colour preset into a new GLB (parts dropped or re-materialled per the payload rules). */
+  bake(glb: Uint8Array, preset: ColorPreset | undefined, textures: (name: string) => Promise<EncodedImage | null>, label: string): Promise<Uint8Array>;
+  /** A USDZ for AR Quick Look from an aligned GLB. */
+  usdz(glb: Uint8Array): Promise<Uint8Array>;
+}
+
+export const AR_MODEL_PROCESSOR = token<ArModelProcessor>('ArModelProcessor');

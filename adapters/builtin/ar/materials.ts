@@ -36,6 +36,7 @@
  */
 import Ajv2020Module from 'ajv/dist/2020.js';
 import type { ColorPreset, ColorValue, MaterialsData, PartMaterial } from '../../../core/ports/ar-object-store.ts';
+import { MATERIALS_DATA_SCHEMA } from '../../../core/ports/ar-object-store.ts';
 import { isFloorPart, isOverlayPart } from './part-names.ts';
 
 export type { ColorPreset, ColorValue, MaterialsData, PartMaterial, PartSetting } from '../../../core/ports/ar-object-store.ts';
@@ -44,61 +45,6 @@ export type PartDecision =
   | { part: string; include: true; source: 'embedded' }
   | { part: string; include: true; source: 'payload'; material: PartMaterial }
   | { part: string; include: false; reason: 'hidden' | 'empty_material' | 'optional_part_not_enabled' };
-
-const COLOR_SCHEMA = {
-  oneOf: [
-    { type: 'string', pattern: '^#(?:[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$' },
-    { type: 'array', minItems: 3, maxItems: 4, items: { type: 'number', minimum: 0, maximum: 1 } },
-  ],
-} as const;
-const TEXTURE_NAME = { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$' } as const;
-
-/** JSON Schema of `materialsData` (draft 2020-12 compatible subset). */
-export const MATERIALS_DATA_SCHEMA = {
-  type: 'object',
-  maxProperties: 200,
-  propertyNames: { pattern: '^[A-Za-z0-9_-]{1,64}$' },
-  additionalProperties: {
-    type: 'object',
-    required: ['parts'],
-    additionalProperties: false,
-    properties: {
-      name: { type: 'string', maxLength: 200 },
-      parts: {
-        type: 'object',
-        maxProperties: 2000,
-        propertyNames: { minLength: 1, maxLength: 200 },
-        additionalProperties: {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            visible: { type: 'boolean' },
-            material: {
-              oneOf: [
-                { type: 'null' },
-                {
-                  type: 'object',
-                  additionalProperties: false,
-                  properties: {
-                    baseColor: COLOR_SCHEMA,
-                    emissive: COLOR_SCHEMA,
-                    metallic: { type: 'number', minimum: 0, maximum: 1 },
-                    roughness: { type: 'number', minimum: 0, maximum: 1 },
-                    opacity: { type: 'number', minimum: 0, maximum: 1 },
-                    doubleSided: { type: 'boolean' },
-                    baseColorTexture: TEXTURE_NAME,
-                    normalTexture: TEXTURE_NAME,
-                    metallicRoughnessTexture: TEXTURE_NAME,
-                  },
-                },
-              ],
-            },
-          },
-        },
-      },
-    },
-  },
-} as const;
 
 // ajv is CommonJS with a `default` export property.
 const Ajv2020 = ((Ajv2020Module as unknown as { default?: unknown }).default ?? Ajv2020Module) as unknown as typeof Ajv2020Module.default;
