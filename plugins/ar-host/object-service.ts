@@ -128,6 +128,18 @@ export class ArObjectService {
 
   async setMaterials(o: ArObject, p: ArPrincipal, presets: Record<string, ColorPreset | null>): Promise<ArObject> {
     this.assertModify(o, p);
+    // textures must be uploaded first, so a saved preset always bakes
+    const missing = [];
+    for (const [colorId, preset] of Object.entries(presets)) {
+      for (const [part, setting] of Object.entries(preset?.parts ?? {})) {
+        const m = setting.material;
+        for (const slot of ['baseColorTexture', 'normalTexture', 'metallicRoughnessTexture'] as const) {
+          const name = m?.[slot];
+          if (name && !o.files.textures[name]) missing.push({ field: `materialsData/${colorId}/parts/${part}/material/${slot}`, message: `texture ${name} has not been uploaded (POST /api/upload_textures)` });
+        }
+      }
+    }
+    if (missing.length) throw validationError(missing, 'The presets reference textures that are not uploaded');
     return (await this.store.update(o.id, { materialsData: presets }, p.label))!;
   }
 
