@@ -47,6 +47,14 @@ export interface Ellipsoid {
   radii: Vec3;
 }
 
+/** An ellipsoid with its own axes (unit vectors; radii along each), for the feet. */
+export interface OrientedEllipsoid {
+  part: PartId;
+  center: Vec3;
+  axes: [Vec3, Vec3, Vec3];
+  radii: [number, number, number];
+}
+
 export type LandmarkName = Exclude<keyof BodyLandmarks, 'faceCenter' | 'faceSize'>;
 
 export interface Torso {
@@ -61,6 +69,7 @@ export interface BodyModel {
   torso: Torso;
   /** Cranium and jaw: two ellipsoids, so the head is wider above the eyes than at the chin. */
   head: Ellipsoid[];
+  feet: OrientedEllipsoid[];
   sweeps: Sweep[];
   landmarks: Record<LandmarkName, Vec3>;
   /** Centre and width (cm) of the face oval on the front of the head. */
@@ -268,7 +277,8 @@ export function buildBodyModel(profile: BodyProfile, pose: PoseSpec): BodyModel 
   const thighLen = yHip - yKnee;
   const shankLen = yKnee - yAnkle;
   const footLen = p.footLength * H;
-  const footR = (p.footBreadth * H) / 2 * 0.9;
+  const footR = (p.footBreadth * H) / 2 * 0.95;
+  const feet: OrientedEllipsoid[] = [];
   const legs = ([1, -1] as const).map((side) => {
     const angles = side === 1 ? pose.leftLeg : pose.rightLeg;
     const hip = { x: side * hipJointX, y: yHip, z: 0 };
@@ -294,21 +304,25 @@ export function buildBodyModel(profile: BodyProfile, pose: PoseSpec): BodyModel 
       const h2 = -along * Math.sin(pitch) + dy * Math.cos(pitch);
       return { x: ankle.x + fwd.x * a2, y: ankle.y + h2, z: ankle.z + fwd.z * a2 };
     };
-    const heelR = 3.1 * u;
-    const toeR = 2.1 * u;
     sweeps.push({
       part: leg.side === 1 ? PART.leftLeg : PART.rightLeg,
       points: [leg.hip, add(leg.hip, leg.d1, thighLen * 0.45), leg.knee, add(leg.knee, leg.d2, shankLen * 0.32), leg.ankle].map((q) => ({ ...q, y: q.y - drop })),
       radii: [rThigh, rThigh * 0.84, rKnee, rCalf, rAnkle],
     });
-    sweeps.push({
+    // The foot: a flattened ellipsoid from the heel (behind the ankle) to the toes, turned out by
+    // its yaw and pitched with a raised ankle; the floor cuts its sole flat.
+    const forward = { x: fwd.x * Math.cos(pitch), y: -Math.sin(pitch), z: fwd.z * Math.cos(pitch) };
+    const up = { x: fwd.x * Math.sin(pitch), y: Math.cos(pitch), z: fwd.z * Math.sin(pitch) };
+    const lateral = { x: up.y * forward.z - up.z * forward.y, y: up.z * forward.x - up.x * forward.z, z: up.x * forward.y - up.y * forward.x };
+    feet.push({
       part: leg.side === 1 ? PART.leftFoot : PART.rightFoot,
-      points: [footPoint(-0.22 * footLen + heelR, heelR), footPoint(0.12 * footLen, 4.2 * u), footPoint(0.5 * footLen, 2.6 * u), footPoint(0.78 * footLen - toeR, 1.7 * u)],
-      radii: [heelR, rAnkle * 1.05, footR, toeR],
+      center: footPoint(0.28 * footLen, 2.6 * u),
+      axes: [lateral, up, forward],
+      radii: [footR, 4.6 * u, 0.52 * footLen],
     });
     lm[`${L}Knee`] = { ...leg.knee, y: leg.knee.y - drop };
     lm[`${L}Ankle`] = ankle;
-    lm[`${L}Toe`] = footPoint(0.78 * footLen - toeR, 1.7 * u);
+    lm[`${L}Toe`] = footPoint(0.74 * footLen, 2 * u);
   }
 
   // Everything above the legs moves down with them.
@@ -333,6 +347,7 @@ export function buildBodyModel(profile: BodyProfile, pose: PoseSpec): BodyModel 
   return {
     torso,
     head,
+    feet,
     sweeps,
     landmarks: lm,
     faceCenter: lower({ x: 0, y: yChin + 0.37 * headH, z: head[1].center.z + head[1].radii.z }),

@@ -55,7 +55,7 @@ export const POSES: Record<PoseId, PoseSpec> = {
   shoe_girl_pose: {
     leftArm: limb(16, 0, 14), rightArm: limb(16, 0, 14),
     leftLeg: limb(6, 8, 6), rightLeg: limb(6),
-    leftFootYaw: 30, rightFootYaw: 40,
+    leftFootYaw: 24, rightFootYaw: 32,
     marginTop: 0.03, marginBottom: 0.1,
   },
   // Mid-stride: left leg forward, right leg back with the knee bent; arms swing opposite.

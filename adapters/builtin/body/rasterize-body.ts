@@ -1,6 +1,6 @@
 import type { RasterImage } from '../../../core/images.ts';
 import type { BodyLandmarks, Point } from '../../../core/twins/body.ts';
-import type { BodyModel, Ellipsoid, LandmarkName, Sweep, Torso, Vec3 } from './body-model.ts';
+import type { BodyModel, Ellipsoid, LandmarkName, OrientedEllipsoid, Sweep, Torso, Vec3 } from './body-model.ts';
 import { PART, hermite, pchipSlopes, torsoSectionAt } from './body-model.ts';
 
 export interface RenderSize {
@@ -142,7 +142,7 @@ class Canvas {
   }
 
   /**
-   * A sweep: spheres every quarter radius along a cubic Hermite curve through the chain's points
+   * A sweep: spheres every third of a radius along a cubic Hermite curve through the chain's points
    * (Catmull-Rom tangents over arc length, so elbows and knees bend smoothly), with the radius
    * interpolated by a monotone cubic so outline and shading have no seams at joints.
    */
@@ -162,7 +162,12 @@ class Canvas {
       const len = arc[k + 1] - arc[k];
       if (len <= 0) continue;
       const rMin = Math.min(sw.radii[k], sw.radii[k + 1]);
-      const steps = Math.max(1, Math.ceil(len / (rMin / 4)));
+      // dense enough that the tube normal turns by under a degree between spheres at bends
+      const ta = tangents[k];
+      const tb = tangents[k + 1];
+      const cos = (ta.x * tb.x + ta.y * tb.y + ta.z * tb.z) / ((Math.hypot(ta.x, ta.y, ta.z) * Math.hypot(tb.x, tb.y, tb.z)) || 1);
+      const turnDeg = (Math.acos(Math.min(1, Math.max(-1, cos))) * 180) / Math.PI;
+      const steps = Math.max(1, Math.ceil(len / (rMin / 3)), Math.ceil(turnDeg / 0.7));
       const step = len / steps;
       for (let t = k === 0 ? 0 : 1; t <= steps; t++) {
         const f = t / steps;
@@ -172,7 +177,10 @@ class Canvas {
         const speed = Math.hypot(hx.d, hy.d, hz.d) || 1;
         const axis = { x: hx.d / speed, y: hy.d / speed, z: hz.d / speed };
         const r = hermite(sw.radii[k], sw.radii[k + 1], slopes[k] * len, slopes[k + 1] * len, f);
-        this.sphere({ x: hx.v, y: hy.v, z: hz.v }, r.v, sw.part, axis, r.d / speed, step * 0.75);
+        // interior spheres always take the tube normal (also on the outside of bends, between
+        // spheres); the two end spheres keep their own normal beyond the tube (round caps)
+        const end = (k === 0 && t === 0) || (k === n - 2 && t === steps);
+        this.sphere({ x: hx.v, y: hy.v, z: hz.v }, r.v, sw.part, axis, r.d / speed, end ? step * 1.5 : Infinity);
       }
     }
   }
@@ -233,6 +241,48 @@ class Canvas {
     }
   }
 
+  /** An ellipsoid with arbitrary axes: per pixel, the nearer root of its quadric along the view ray. */
+  orientedEllipsoid(e: OrientedEllipsoid): void {
+    const s = this.scale;
+    const { center: c, axes, radii } = e;
+    const reach = Math.max(...radii);
+    const [top, bottom] = this.rows(c.y + reach, c.y - reach);
+    const i0 = Math.max(0, Math.floor(this.x0 + (c.x - reach) * s));
+    const i1 = Math.min(this.w - 1, Math.ceil(this.x0 + (c.x + reach) * s));
+    const inv2 = radii.map((r) => 1 / (r * r));
+    // local coordinate k = axes[k] . (p - c) = ax * X + ay * Y + az * Z
+    let A = 0;
+    for (let k = 0; k < 3; k++) A += axes[k].z * axes[k].z * inv2[k];
+    for (let j = top; j <= bottom; j++) {
+      const Y = (this.floorY - (j + 0.5)) / s - c.y;
+      for (let i = i0, idx = j * this.w + i0; i <= i1; i++, idx++) {
+        const X = (i + 0.5 - this.x0) / s - c.x;
+        let B = 0;
+        let C = -1;
+        for (let k = 0; k < 3; k++) {
+          const a = axes[k].x * X + axes[k].y * Y;
+          B += 2 * a * axes[k].z * inv2[k];
+          C += a * a * inv2[k];
+        }
+        const disc = B * B - 4 * A * C;
+        if (disc < 0) continue;
+        const Z = (-B + Math.sqrt(disc)) / (2 * A);
+        const zz = c.z + Z;
+        if (zz <= this.z[idx]) continue;
+        let nx = 0;
+        let ny = 0;
+        let nz = 0;
+        for (let k = 0; k < 3; k++) {
+          const q = (axes[k].x * X + axes[k].y * Y + axes[k].z * Z) * inv2[k];
+          nx += axes[k].x * q;
+          ny += axes[k].y * q;
+          nz += axes[k].z * q;
+        }
+        this.put(idx, zz, nx, ny, nz, e.part);
+      }
+    }
+  }
+
   /** The torso: elliptical cross-sections x²/a(y)² + z²/b(y)² = 1 from the crotch to the neck base. */
   torso(torso: Torso): void {
     const s = this.scale;
@@ -267,6 +317,7 @@ function bounds(model: BodyModel): { xAbs: number; top: number } {
     xAbs = Math.max(xAbs, Math.abs(e.center.x) + e.radii.x);
   }
   for (const l of model.torso.levels) xAbs = Math.max(xAbs, l.halfWidth);
+  for (const f of model.feet) xAbs = Math.max(xAbs, Math.abs(f.center.x) + Math.max(...f.radii));
   for (const s of model.sweeps) {
     s.points.forEach((p, k) => {
       xAbs = Math.max(xAbs, Math.abs(p.x) + s.radii[k]);
@@ -290,6 +341,7 @@ export function rasterizeBody(model: BodyModel, size: RenderSize, framing: Frami
   canvas.torso(model.torso);
   for (const sw of model.sweeps) canvas.sweep(sw);
   canvas.ellipsoids(model.head, 2.5);
+  for (const f of model.feet) canvas.orientedEllipsoid(f);
 
   const n = W * H;
   const data = new Uint8Array(n * 4);
