@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { raceAbort } from './abort.ts';
 import { FitroomError, isFitroomError, notFound } from './errors.ts';
 import type { Caller } from './credentials.ts';
 import type { JobStore } from './ports/job-store.ts';
@@ -391,21 +392,7 @@ class RunningJobImpl<I> implements RunningJob<I> {
 
 /** Races a stage against its signal so a stage that ignores the signal still stops on time. */
 function abortable<T>(p: Promise<T>, signal: AbortSignal, stage: string, timeoutMs?: number): Promise<T> {
-  if (signal.aborted) return Promise.reject(reasonOf(signal, stage, timeoutMs));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(reasonOf(signal, stage, timeoutMs));
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
+  return raceAbort(p, signal, (s) => reasonOf(s, stage, timeoutMs));
 }
 
 function reasonOf(signal: AbortSignal, stage: string, timeoutMs?: number): Error {

@@ -2,6 +2,8 @@ import type { EncodedImage } from '../../core/images.ts';
 import { ProviderError } from '../../core/ports/image-model.ts';
 import type { ImageModelProvider, ModelCall, ModelSpec } from '../../core/ports/image-model.ts';
 import { modelsForProvider } from '../../core/tryon/models.ts';
+import { checkBaseUrl, positiveOption, requestJson, requireApiKey } from '../http/vendor.ts';
+import type { ErrorReader } from '../http/vendor.ts';
 
 export interface GeminiOptions {
   apiKey: string;
@@ -39,9 +41,9 @@ export class GeminiImageModel implements ImageModelProvider {
   readonly #timeoutMs: number;
 
   constructor(options: GeminiOptions) {
-    this.#apiKey = requireKey(options?.apiKey, 'gemini', 'GEMINI_API_KEY');
-    this.#baseUrl = checkBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL, 'gemini');
-    this.#timeoutMs = checkTimeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, 'gemini');
+    this.#apiKey = requireApiKey('gemini', options?.apiKey, 'GEMINI_API_KEY');
+    this.#baseUrl = checkBaseUrl('gemini', options.baseUrl ?? DEFAULT_BASE_URL);
+    this.#timeoutMs = positiveOption('gemini', 'timeoutMs', options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   }
 
   models(): readonly ModelSpec[] {
@@ -60,33 +62,9 @@ export class GeminiImageModel implements ImageModelProvider {
       generationConfig: { responseModalities: ['IMAGE'], ...params },
     };
     const url = `${this.#baseUrl}/models/${encodeURIComponent(call.model)}:generateContent`;
-    const { status, text } = await this.#post(url, body, call.signal);
-    if (status < 200 || status >= 300) throw errorFromResponse(status, text);
-    let json: GeminiResponse;
-    try {
-      json = JSON.parse(text) as GeminiResponse;
-    } catch (cause) {
-      throw new ProviderError('gemini', `unreadable response (HTTP ${status})`, { retryable: true, status, cause });
-    }
+    // One synchronous call: the request timeout covers the whole generation.
+    const json = (await requestJson('gemini', url, { method: 'POST', headers: { 'x-goog-api-key': this.#apiKey }, json: body, signal: call.signal, timeoutMs: this.#timeoutMs }, readError)) as GeminiResponse;
     return imagesFrom(json);
-  }
-
-  /** One POST with the caller's signal and a request timeout covering the body too. */
-  async #post(url: string, body: unknown, signal: AbortSignal): Promise<{ status: number; text: string }> {
-    const timeout = AbortSignal.timeout(this.#timeoutMs);
-    try {
-      const res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-goog-api-key': this.#apiKey },
-        body: JSON.stringify(body),
-        signal: AbortSignal.any([signal, timeout]),
-      });
-      return { status: res.status, text: await res.text() };
-    } catch (cause) {
-      if (signal.aborted) throw signal.reason;
-      if (timeout.aborted) throw new ProviderError('gemini', `request timed out after ${this.#timeoutMs} ms`, { retryable: true, cause });
-      throw new ProviderError('gemini', `network error: ${(cause as Error)?.message ?? String(cause)}`, { retryable: true, cause });
-    }
   }
 }
 
@@ -117,41 +95,10 @@ function imagesFrom(json: GeminiResponse): EncodedImage[] {
   throw new ProviderError('gemini', `no image in the response (finishReason ${reason})${said ? `: ${said}` : ''}`, { retryable: true });
 }
 
-/** Maps the Gemini error body `{error:{code,message,status}}` to a ProviderError. */
-function errorFromResponse(status: number, text: string): ProviderError {
-  let message = text.slice(0, 300);
-  let rpcStatus = '';
-  try {
-    const body = JSON.parse(text) as { error?: { code?: number; message?: string; status?: string } };
-    if (body.error?.message) message = body.error.message;
-    rpcStatus = body.error?.status ?? '';
-  } catch {
-    // not JSON: keep the raw text
-  }
+/** Gemini error bodies: `{error:{code,message,status}}`. */
+const readError: ErrorReader = (body: { error?: { code?: number; message?: string; status?: string } } | undefined, status) => {
+  const rpcStatus = body?.error?.status ?? '';
   // INVALID_ARGUMENT and friends describe the request; FAILED_PRECONDITION (billing, region) is the deployment's.
   const inputProblem = (status === 400 && rpcStatus !== 'FAILED_PRECONDITION') || status === 413 || status === 422;
-  return new ProviderError('gemini', `HTTP ${status}${rpcStatus ? ` ${rpcStatus}` : ''}: ${message}`, { retryable: !inputProblem, status });
-}
-
-function requireKey(key: string | undefined, provider: string, envName: string): string {
-  if (typeof key !== 'string' || key.trim() === '') {
-    throw new TypeError(`${provider}: an API key is required (configure ${envName})`);
-  }
-  return key.trim();
-}
-
-function checkBaseUrl(url: string, provider: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new TypeError(`${provider}: baseUrl is not a URL: ${url}`);
-  }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new TypeError(`${provider}: baseUrl must be http(s): ${url}`);
-  return url.replace(/\/+$/, '');
-}
-
-function checkTimeout(ms: number, provider: string): number {
-  if (!Number.isFinite(ms) || ms <= 0) throw new TypeError(`${provider}: timeoutMs must be a positive number`);
-  return ms;
-}
+  return { message: body?.error?.message, tag: rpcStatus, inputProblem };
+};

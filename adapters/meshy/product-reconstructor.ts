@@ -1,8 +1,9 @@
 import { ProviderError } from '../../core/ports/image-model.ts';
 import type { ProductReconstructor, ReconstructionRequest, ReconstructionResult, ReconstructionView } from '../../core/ports/product-reconstructor.ts';
+import { dataUri, downloadCapped, pollUntil, positiveOption, requestJson, requireGlb, vendorSettings } from '../http/vendor.ts';
+import type { ErrorReader, VendorOptions, VendorSettings } from '../http/vendor.ts';
 
-export interface MeshyOptions {
-  apiKey: string;
+export interface MeshyOptions extends VendorOptions {
   /** Default https://api.meshy.ai */
   baseUrl?: string;
   /** Timeout of each HTTP request. Default 30 s (downloads get four times that). */
@@ -25,15 +26,6 @@ interface MeshyTask {
   task_error?: { message?: string };
 }
 
-/** An HTTP failure that told us when to come back (`Retry-After`). */
-class MeshyHttpError extends ProviderError {
-  readonly retryAfterMs: number | undefined;
-  constructor(message: string, opts: { retryable: boolean; status: number; retryAfterMs?: number }) {
-    super('meshy', message, opts);
-    this.retryAfterMs = opts.retryAfterMs;
-  }
-}
-
 /** Meshy takes 1 to 4 images of the same object. */
 const MAX_VIEWS = 4;
 /** Transient failures tolerated in a row while polling a task that keeps running on Meshy's side. */
@@ -45,23 +37,13 @@ const POLL_RETRIES = 4;
  */
 export class MeshyProductReconstructor implements ProductReconstructor {
   readonly id = 'meshy' as const;
-  readonly #apiKey: string;
-  readonly #baseUrl: string;
-  readonly #timeoutMs: number;
-  readonly #pollMs: number;
-  readonly #maxPollMs: number;
+  readonly #http: VendorSettings;
   readonly #maxGlbBytes: number;
   readonly #aiModel: string;
 
   constructor(options: MeshyOptions) {
-    const key = options?.apiKey;
-    if (typeof key !== 'string' || key.trim() === '') throw new TypeError('meshy: an API key is required (configure MESHY_API_KEY)');
-    this.#apiKey = key.trim();
-    this.#baseUrl = httpBase(options.baseUrl ?? 'https://api.meshy.ai');
-    this.#timeoutMs = positive(options.timeoutMs ?? 30_000, 'timeoutMs');
-    this.#pollMs = positive(options.pollIntervalMs ?? 5_000, 'pollIntervalMs');
-    this.#maxPollMs = positive(options.maxPollIntervalMs ?? 30_000, 'maxPollIntervalMs');
-    this.#maxGlbBytes = positive(options.maxGlbBytes ?? 200 * 1024 * 1024, 'maxGlbBytes');
+    this.#http = vendorSettings('meshy', 'MESHY_API_KEY', options, { baseUrl: 'https://api.meshy.ai', timeoutMs: 30_000, pollIntervalMs: 5_000, maxPollIntervalMs: 30_000 });
+    this.#maxGlbBytes = positiveOption('meshy', 'maxGlbBytes', options.maxGlbBytes ?? 200 * 1024 * 1024);
     this.#aiModel = options.aiModel ?? 'latest';
   }
 
@@ -76,7 +58,7 @@ export class MeshyProductReconstructor implements ProductReconstructor {
     if (views.length < req.views.length) note(`meshy: used ${views.length} of ${req.views.length} views (Meshy takes at most ${MAX_VIEWS})`);
 
     const body = {
-      image_urls: views.map((v) => `data:${v.encoded.contentType};base64,${Buffer.from(v.encoded.bytes).toString('base64')}`),
+      image_urls: views.map((v) => dataUri(v.encoded)),
       ai_model: this.#aiModel,
       should_texture: true,
       enable_pbr: true,
@@ -85,7 +67,7 @@ export class MeshyProductReconstructor implements ProductReconstructor {
       target_polycount: req.quality === 'high' ? 100_000 : 30_000,
       symmetry_mode: 'auto',
     };
-    const created = (await this.#request('POST', '/openapi/v1/multi-image-to-3d', req.signal, body)).json as { result?: string };
+    const created = (await this.#request('POST', '/openapi/v1/multi-image-to-3d', req.signal, body)) as { result?: string };
     const taskId = created.result;
     if (!taskId) throw new ProviderError('meshy', 'task creation returned no id', { retryable: true });
     note(`meshy: task ${taskId}`);
@@ -94,84 +76,46 @@ export class MeshyProductReconstructor implements ProductReconstructor {
     const task = await this.#waitSucceeded(taskId, req);
     const glbUrl = task.model_urls?.glb;
     if (!glbUrl) throw new ProviderError('meshy', `task ${taskId} succeeded without a GLB`, { retryable: false });
-    const glb = await downloadGlb(glbUrl, req.signal, this.#timeoutMs * 4, this.#maxGlbBytes);
+    const file = await downloadCapped('meshy', glbUrl, { signal: req.signal, timeoutMs: this.#http.timeoutMs * 4, maxBytes: this.#maxGlbBytes, what: 'GLB', badUrlRetryable: false });
+    const glb = requireGlb('meshy', file.bytes);
     req.onProgress?.(1);
     return { glb, notes };
   }
 
-  async #waitSucceeded(taskId: string, req: ReconstructionRequest): Promise<MeshyTask> {
-    let wait = this.#pollMs;
-    let failures = 0;
-    for (;;) {
-      let task: MeshyTask;
-      try {
-        task = (await this.#request('GET', `/openapi/v1/multi-image-to-3d/${encodeURIComponent(taskId)}`, req.signal)).json as MeshyTask;
-        failures = 0;
-      } catch (err) {
-        // The task keeps running on Meshy's side; a flaky status read is no reason to abandon it.
-        if (!(err instanceof ProviderError) || !err.retryable || ++failures > POLL_RETRIES) throw err;
-        await sleep(Math.max(wait, err instanceof MeshyHttpError ? (err.retryAfterMs ?? 0) : 0), req.signal);
-        continue;
-      }
-      switch (task.status) {
-        case 'SUCCEEDED':
-          return task;
-        case 'FAILED':
-        case 'CANCELED':
-        case 'EXPIRED':
-          throw new ProviderError('meshy', `task ${taskId} ${task.status.toLowerCase()}${task.task_error?.message ? `: ${task.task_error.message}` : ''}`, { retryable: false });
-        case 'PENDING':
-        case 'IN_PROGRESS':
-          if (typeof task.progress === 'number') req.onProgress?.(Math.min(Math.max(task.progress, 0), 100) / 100 * 0.9);
-          break;
-        default:
-          throw new ProviderError('meshy', `task ${taskId} has an unknown status ${JSON.stringify(task.status)}`, { retryable: true });
-      }
-      await sleep(wait, req.signal);
-      wait = Math.min(Math.round(wait * 1.5), this.#maxPollMs);
-    }
+  #waitSucceeded(taskId: string, req: ReconstructionRequest): Promise<MeshyTask> {
+    return pollUntil<MeshyTask>(this.#http, {
+      signal: req.signal,
+      growth: 1.5,
+      // The task keeps running on Meshy's side; a flaky status read is no reason to abandon it.
+      retries: POLL_RETRIES,
+      read: async () => (await this.#request('GET', `/openapi/v1/multi-image-to-3d/${encodeURIComponent(taskId)}`, req.signal)) as MeshyTask,
+      done: (task) => {
+        switch (task.status) {
+          case 'SUCCEEDED':
+            return true;
+          case 'FAILED':
+          case 'CANCELED':
+          case 'EXPIRED':
+            throw new ProviderError('meshy', `task ${taskId} ${task.status.toLowerCase()}${task.task_error?.message ? `: ${task.task_error.message}` : ''}`, { retryable: false });
+          case 'PENDING':
+          case 'IN_PROGRESS':
+            if (typeof task.progress === 'number') req.onProgress?.(Math.min(Math.max(task.progress, 0), 100) / 100 * 0.9);
+            return false;
+          default:
+            throw new ProviderError('meshy', `task ${taskId} has an unknown status ${JSON.stringify(task.status)}`, { retryable: true });
+        }
+      },
+    });
   }
 
-  async #request(method: 'GET' | 'POST', path: string, signal: AbortSignal, body?: unknown): Promise<{ status: number; json: unknown }> {
-    const timeout = AbortSignal.timeout(this.#timeoutMs);
-    let status: number;
-    let text: string;
-    let retryAfter: string | null;
-    try {
-      const res = await fetch(this.#baseUrl + path, {
-        method,
-        headers: { authorization: `Bearer ${this.#apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.any([signal, timeout]),
-      });
-      status = res.status;
-      retryAfter = res.headers.get('retry-after');
-      text = await res.text();
-    } catch (cause) {
-      if (signal.aborted) throw signal.reason;
-      if (timeout.aborted) throw new ProviderError('meshy', `request timed out after ${this.#timeoutMs} ms`, { retryable: true, cause });
-      throw new ProviderError('meshy', `network error: ${(cause as Error)?.message ?? String(cause)}`, { retryable: true, cause });
-    }
-    if (status < 200 || status >= 300) {
-      // Meshy errors: `{message}`.
-      let message = text.slice(0, 300);
-      try {
-        const parsed = JSON.parse(text) as { message?: string };
-        if (parsed.message) message = parsed.message;
-      } catch {
-        // not JSON
-      }
-      const inputProblem = status === 400 || status === 413 || status === 422;
-      const seconds = retryAfter === null ? NaN : Number(retryAfter);
-      throw new MeshyHttpError(`HTTP ${status}: ${message}`, { retryable: !inputProblem, status, retryAfterMs: Number.isFinite(seconds) ? Math.min(seconds * 1000, 120_000) : undefined });
-    }
-    try {
-      return { status, json: JSON.parse(text) };
-    } catch (cause) {
-      throw new ProviderError('meshy', `unreadable response (HTTP ${status})`, { retryable: true, status, cause });
-    }
+  #request(method: 'GET' | 'POST', path: string, signal: AbortSignal, body?: unknown): Promise<unknown> {
+    const { baseUrl, apiKey, timeoutMs } = this.#http;
+    return requestJson('meshy', baseUrl + path, { method, headers: { authorization: `Bearer ${apiKey}` }, json: body, signal, timeoutMs }, readError);
   }
 }
+
+/** Meshy errors: `{message}`. */
+const readError: ErrorReader = (body: { message?: string } | undefined) => ({ message: body?.message });
 
 /**
  * Up to `max` views covering the object best: with known angles, greedily the view farthest (in azimuth)
@@ -208,83 +152,4 @@ function compareGaps(a: number[], b: number[]): number {
 function angleGap(a: number, b: number): number {
   const d = Math.abs((((a - b) % 360) + 360) % 360);
   return Math.min(d, 360 - d);
-}
-
-/** GLBs live on the vendor's CDN: fetched without the key, https only, size-capped, magic checked. */
-async function downloadGlb(url: string, signal: AbortSignal, timeoutMs: number, max: number): Promise<Uint8Array> {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new ProviderError('meshy', 'GLB URL is invalid', { retryable: false });
-  }
-  if (parsed.protocol !== 'https:') throw new ProviderError('meshy', 'GLB URL is not https', { retryable: false });
-  const timeout = AbortSignal.timeout(timeoutMs);
-  let bytes: Uint8Array;
-  try {
-    const res = await fetch(parsed, { signal: AbortSignal.any([signal, timeout]) });
-    if (!res.ok) {
-      await res.body?.cancel();
-      throw new ProviderError('meshy', `GLB download failed: HTTP ${res.status}`, { retryable: true, status: res.status });
-    }
-    if (Number(res.headers.get('content-length') ?? 0) > max) {
-      await res.body?.cancel();
-      throw new ProviderError('meshy', `GLB is larger than ${max} bytes`, { retryable: false });
-    }
-    const chunks: Uint8Array[] = [];
-    let total = 0;
-    const reader = res.body?.getReader();
-    while (reader) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > max) {
-        await reader.cancel();
-        throw new ProviderError('meshy', `GLB is larger than ${max} bytes`, { retryable: false });
-      }
-      chunks.push(value);
-    }
-    bytes = new Uint8Array(Buffer.concat(chunks));
-  } catch (cause) {
-    if (cause instanceof ProviderError) throw cause;
-    if (signal.aborted) throw signal.reason;
-    if (timeout.aborted) throw new ProviderError('meshy', `GLB download timed out after ${timeoutMs} ms`, { retryable: true, cause });
-    throw new ProviderError('meshy', `GLB download failed: ${(cause as Error)?.message ?? String(cause)}`, { retryable: true, cause });
-  }
-  // A binary glTF starts with the ASCII magic "glTF".
-  if (bytes.byteLength < 12 || Buffer.from(bytes.subarray(0, 4)).toString('latin1') !== 'glTF') {
-    throw new ProviderError('meshy', 'the downloaded model is not a GLB', { retryable: false });
-  }
-  return bytes;
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-function httpBase(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new TypeError(`meshy: baseUrl is not a URL: ${value}`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError(`meshy: baseUrl must be http(s): ${value}`);
-  return value.replace(/\/+$/, '');
-}
-
-function positive(n: number, name: string): number {
-  if (!Number.isFinite(n) || n <= 0) throw new TypeError(`meshy: ${name} must be a positive number`);
-  return n;
 }

@@ -1,3 +1,4 @@
+import { raceAbort } from '../abort.ts';
 import { FitroomError } from '../errors.ts';
 import type { EncodedImage } from '../images.ts';
 import { ProviderError } from '../ports/image-model.ts';
@@ -194,29 +195,4 @@ function findSpec(id: string, registry: ModelRegistry, providers?: ReadonlyMap<P
     if (spec) return spec;
   }
   return undefined;
-}
-
-/** Stops waiting when the signal fires even if a provider ignores it; its late result is dropped. */
-function raceAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    if (signal.aborted) {
-      work.catch(() => undefined);
-      return reject(signal.reason);
-    }
-    const onAbort = () => {
-      work.catch(() => undefined);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (v) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(e);
-      },
-    );
-  });
 }

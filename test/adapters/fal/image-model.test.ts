@@ -1,42 +1,25 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import nock from 'nock';
-import sharp from 'sharp';
 import { FalImageModel } from '../../../adapters/fal/image-model.ts';
 import { ProviderError } from '../../../core/ports/image-model.ts';
 import type { ModelCall } from '../../../core/ports/image-model.ts';
+import { FAST_POLL, late, tryonCall, tryonImages, useNock } from '../vendor-helpers.ts';
 
 const KEY = 'fal-key-id:fal-key-secret';
 const QUEUE = 'https://queue.fal.run';
 const CDN = 'https://v3.fal.media';
 
-async function png(w: number, h: number, rgb: [number, number, number]): Promise<Uint8Array> {
-  return new Uint8Array(await sharp({ create: { width: w, height: h, channels: 3, background: { r: rgb[0], g: rgb[1], b: rgb[2] } } }).png().toBuffer());
-}
 const dataUri = (bytes: Uint8Array) => `data:image/png;base64,${Buffer.from(bytes).toString('base64')}`;
-function late<T>(ms: number, value: T): () => Promise<T> {
-  return () => new Promise((resolve) => setTimeout(() => resolve(value), ms));
-}
 
 let person: Uint8Array;
 let garment: Uint8Array;
 let output: Uint8Array;
 
 function call(over: Partial<ModelCall> = {}): ModelCall {
-  return {
-    task: 'tryon',
-    model: 'fal-ai/bytedance/seedream/v4/edit',
-    prompt: 'Dress the person in Figure 1 with the garment in Figure 2.',
-    references: [
-      { role: 'person', image: { bytes: person, contentType: 'image/png' } },
-      { role: 'garment-grid', image: { bytes: garment, contentType: 'image/png' } },
-    ],
-    quality: 'standard',
-    signal: new AbortController().signal,
-    ...over,
-  };
+  return tryonCall({ person, garment }, { model: 'fal-ai/bytedance/seedream/v4/edit', prompt: 'Dress the person in Figure 1 with the garment in Figure 2.' }, over);
 }
 
-const fast = { apiKey: KEY, pollIntervalMs: 10, maxPollIntervalMs: 20 };
+const fast = { apiKey: KEY, ...FAST_POLL };
 
 /** The documented queue round trip for a model whose status URLs drop its sub-path. */
 function queue(app: string, model: string, id: string, onBody: (b: any) => void, result: object) {
@@ -55,14 +38,8 @@ function queue(app: string, model: string, id: string, onBody: (b: any) => void,
   return status;
 }
 
-beforeAll(async () => {
-  nock.disableNetConnect();
-  person = await png(24, 32, [200, 150, 120]);
-  garment = await png(16, 16, [20, 60, 200]);
-  output = await png(24, 32, [20, 60, 200]);
-});
-afterEach(() => nock.cleanAll());
-afterAll(() => nock.enableNetConnect());
+useNock();
+beforeAll(async () => ({ person, garment, output } = await tryonImages()));
 
 describe('FalImageModel', () => {
   it('refuses to start without a key', () => {

@@ -1,24 +1,16 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import nock from 'nock';
 import sharp from 'sharp';
 import { GeminiImageModel } from '../../../adapters/gemini/image-model.ts';
 import { ProviderError } from '../../../core/ports/image-model.ts';
 import type { ModelCall } from '../../../core/ports/image-model.ts';
+import { late, tryonCall, tryonImages, useNock } from '../vendor-helpers.ts';
 
 const KEY = 'gm-test-key-123';
 const HOST = 'https://generativelanguage.googleapis.com';
 
-async function png(w: number, h: number, rgb: [number, number, number]): Promise<Uint8Array> {
-  return new Uint8Array(await sharp({ create: { width: w, height: h, channels: 3, background: { r: rgb[0], g: rgb[1], b: rgb[2] } } }).png().toBuffer());
-}
-
 function b64(bytes: Uint8Array): string {
   return Buffer.from(bytes).toString('base64');
-}
-
-/** A reply that arrives late; nock's own .delay() crashes undici when the request is aborted meanwhile. */
-function late<T>(ms: number, value: T): () => Promise<T> {
-  return () => new Promise((resolve) => setTimeout(() => resolve(value), ms));
 }
 
 let person: Uint8Array;
@@ -26,28 +18,11 @@ let garment: Uint8Array;
 let output: Uint8Array;
 
 function call(over: Partial<ModelCall> = {}): ModelCall {
-  return {
-    task: 'tryon',
-    model: 'gemini-2.5-flash-image',
-    prompt: 'Dress the person in image 1 with the garment in image 2.',
-    references: [
-      { role: 'person', image: { bytes: person, contentType: 'image/png' } },
-      { role: 'garment-grid', image: { bytes: garment, contentType: 'image/png' } },
-    ],
-    quality: 'standard',
-    signal: new AbortController().signal,
-    ...over,
-  };
+  return tryonCall({ person, garment }, { model: 'gemini-2.5-flash-image', prompt: 'Dress the person in image 1 with the garment in image 2.' }, over);
 }
 
-beforeAll(async () => {
-  nock.disableNetConnect();
-  person = await png(24, 32, [200, 150, 120]);
-  garment = await png(16, 16, [20, 60, 200]);
-  output = await png(24, 32, [20, 60, 200]);
-});
-afterEach(() => nock.cleanAll());
-afterAll(() => nock.enableNetConnect());
+useNock();
+beforeAll(async () => ({ person, garment, output } = await tryonImages()));
 
 describe('GeminiImageModel', () => {
   it('refuses to start without an API key, with a clear message', () => {

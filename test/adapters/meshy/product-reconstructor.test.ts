@@ -1,11 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import nock from 'nock';
-import sharp from 'sharp';
-import { Document, NodeIO } from '@gltf-transform/core';
+import { NodeIO } from '@gltf-transform/core';
 import { MeshyProductReconstructor, pickSpread } from '../../../adapters/meshy/product-reconstructor.ts';
 import { ProviderError } from '../../../core/ports/image-model.ts';
 import type { ReconstructionRequest, ReconstructionView } from '../../../core/ports/product-reconstructor.ts';
-import { createRaster } from '../../../core/images.ts';
+import { FAST_POLL, productView, tinyGlb, useNock } from '../vendor-helpers.ts';
 
 const KEY = 'msy-test-key';
 const API = 'https://api.meshy.ai';
@@ -14,35 +13,17 @@ const ASSETS = 'https://assets.meshy.ai';
 let glb: Uint8Array;
 const views: ReconstructionView[] = [];
 
-/** A real (tiny) GLB: one triangle with a PBR material, as a vendor would return. */
-async function tinyGlb(): Promise<Uint8Array> {
-  const doc = new Document();
-  const buffer = doc.createBuffer();
-  const position = doc.createAccessor().setType('VEC3').setArray(new Float32Array([0, 0, 0, 0.28, 0, 0, 0, 0.1, 0])).setBuffer(buffer);
-  const material = doc.createMaterial('leather').setBaseColorFactor([0.5, 0.3, 0.2, 1]).setMetallicFactor(0).setRoughnessFactor(0.8);
-  const mesh = doc.createMesh('shoe').addPrimitive(doc.createPrimitive().setAttribute('POSITION', position).setMaterial(material));
-  doc.createScene().addChild(doc.createNode('shoe').setMesh(mesh));
-  return new NodeIO().writeBinary(doc);
-}
-
-async function view(angleDeg: number | undefined, shade: number): Promise<ReconstructionView> {
-  const bytes = new Uint8Array(await sharp({ create: { width: 16, height: 8, channels: 4, background: { r: shade, g: 80, b: 40, alpha: 1 } } }).png().toBuffer());
-  return { image: createRaster(16, 8, [shade, 80, 40, 255]), encoded: { bytes, contentType: 'image/png' }, angleDeg };
-}
-
 function request(over: Partial<ReconstructionRequest> = {}): ReconstructionRequest {
   return { views: views.slice(0, 4), productType: 'shoe', quality: 'default', signal: new AbortController().signal, ...over };
 }
-const fast = { apiKey: KEY, pollIntervalMs: 10, maxPollIntervalMs: 20 };
+const fast = { apiKey: KEY, ...FAST_POLL };
 const dataUri = (v: ReconstructionView) => `data:image/png;base64,${Buffer.from(v.encoded.bytes).toString('base64')}`;
 
+useNock();
 beforeAll(async () => {
-  nock.disableNetConnect();
-  glb = await tinyGlb();
-  for (let i = 0; i < 6; i++) views.push(await view(i * 60, 40 * i));
+  glb = await tinyGlb('leather', [0.5, 0.3, 0.2, 1], 0.8);
+  for (let i = 0; i < 6; i++) views.push(await productView(i * 60, [40 * i, 80, 40]));
 });
-afterEach(() => nock.cleanAll());
-afterAll(() => nock.enableNetConnect());
 
 describe('MeshyProductReconstructor', () => {
   it('refuses to start without a key', () => {

@@ -1,11 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import nock from 'nock';
-import sharp from 'sharp';
-import { Document, NodeIO } from '@gltf-transform/core';
 import { TripoProductReconstructor, assignSlots } from '../../../adapters/tripo/product-reconstructor.ts';
 import { ProviderError } from '../../../core/ports/image-model.ts';
 import type { ReconstructionRequest, ReconstructionView } from '../../../core/ports/product-reconstructor.ts';
-import { createRaster } from '../../../core/images.ts';
+import { FAST_POLL, productView, tinyGlb, useNock } from '../vendor-helpers.ts';
 
 const KEY = 'tsk_test_key';
 const API = 'https://api.tripo3d.ai';
@@ -14,25 +12,10 @@ const CDN = 'https://tripo-data.rg1.data.tripo3d.com';
 let glb: Uint8Array;
 const views: ReconstructionView[] = [];
 
-async function tinyGlb(): Promise<Uint8Array> {
-  const doc = new Document();
-  const buffer = doc.createBuffer();
-  const position = doc.createAccessor().setType('VEC3').setArray(new Float32Array([0, 0, 0, 0.28, 0, 0, 0, 0.1, 0])).setBuffer(buffer);
-  const material = doc.createMaterial('upper').setBaseColorFactor([0.9, 0.9, 0.9, 1]).setMetallicFactor(0).setRoughnessFactor(0.6);
-  const mesh = doc.createMesh('shoe').addPrimitive(doc.createPrimitive().setAttribute('POSITION', position).setMaterial(material));
-  doc.createScene().addChild(doc.createNode('shoe').setMesh(mesh));
-  return new NodeIO().writeBinary(doc);
-}
-
-async function view(angleDeg: number | undefined, shade: number): Promise<ReconstructionView> {
-  const bytes = new Uint8Array(await sharp({ create: { width: 16, height: 8, channels: 4, background: { r: shade, g: 10, b: 10, alpha: 1 } } }).png().toBuffer());
-  return { image: createRaster(16, 8, [shade, 10, 10, 255]), encoded: { bytes, contentType: 'image/png' }, angleDeg };
-}
-
 function request(over: Partial<ReconstructionRequest> = {}): ReconstructionRequest {
   return { views, productType: 'shoe', quality: 'default', signal: new AbortController().signal, ...over };
 }
-const fast = { apiKey: KEY, pollIntervalMs: 10, maxPollIntervalMs: 20 };
+const fast = { apiKey: KEY, ...FAST_POLL };
 
 /** Upload interceptor: checks the multipart part and hands out tokens named after the view's shade. */
 function uploads(count: number, seen: string[]) {
@@ -47,14 +30,13 @@ function uploads(count: number, seen: string[]) {
     .reply(200, () => ({ code: 0, data: { image_token: `tok-${seen.length}` } }));
 }
 
+useNock();
 beforeAll(async () => {
-  nock.disableNetConnect();
-  glb = await tinyGlb();
+  glb = await tinyGlb('upper', [0.9, 0.9, 0.9, 1], 0.6);
   // 0 = side view (Tripo's front), then 90, 180, 270 given out of order.
-  views.push(await view(0, 10), await view(180, 20), await view(90, 30), await view(270, 40));
+  const shaded = (angle: number, shade: number) => productView(angle, [shade, 10, 10]);
+  views.push(await shaded(0, 10), await shaded(180, 20), await shaded(90, 30), await shaded(270, 40));
 });
-afterEach(() => nock.cleanAll());
-afterAll(() => nock.enableNetConnect());
 
 describe('TripoProductReconstructor', () => {
   it('refuses to start without a key', () => {

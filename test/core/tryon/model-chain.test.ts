@@ -1,6 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import nock from 'nock';
-import sharp from 'sharp';
 import { FalImageModel } from '../../../adapters/fal/image-model.ts';
 import { GeminiImageModel } from '../../../adapters/gemini/image-model.ts';
 import { ProviderError } from '../../../core/ports/image-model.ts';
@@ -13,6 +12,7 @@ import { loadConfig } from '../../../core/config.ts';
 import type { Token } from '../../../core/plugin.ts';
 import { TOKENS } from '../../../core/tokens.ts';
 import { registerAiProviders } from '../../../connectors/standalone/providers.ts';
+import { FAST_POLL, late, tryonImages, useNock } from '../../adapters/vendor-helpers.ts';
 
 const GEMINI = 'https://generativelanguage.googleapis.com';
 const QUEUE = 'https://queue.fal.run';
@@ -23,12 +23,6 @@ let person: Uint8Array;
 let garment: Uint8Array;
 let output: Uint8Array;
 
-async function png(w: number, h: number, rgb: [number, number, number]): Promise<Uint8Array> {
-  return new Uint8Array(await sharp({ create: { width: w, height: h, channels: 3, background: { r: rgb[0], g: rgb[1], b: rgb[2] } } }).png().toBuffer());
-}
-function late<T>(ms: number, value: T): () => Promise<T> {
-  return () => new Promise((resolve) => setTimeout(() => resolve(value), ms));
-}
 function refs(n: number): ModelReference[] {
   return Array.from({ length: n }, (_, i) => ({ role: i === 0 ? 'person' : 'garment-grid', image: { bytes: i === 0 ? person : garment, contentType: 'image/png' } }));
 }
@@ -36,7 +30,7 @@ function call(n = 2, signal = new AbortController().signal): Omit<ModelCall, 'mo
   return { task: 'tryon', prompt: 'Dress the person in image 1 with the garment in image 2.', references: refs(n), quality: 'standard', signal };
 }
 function vendors(): ImageModelProvider[] {
-  return [new GeminiImageModel({ apiKey: 'g-key' }), new FalImageModel({ apiKey: 'f-key', pollIntervalMs: 10, maxPollIntervalMs: 20 })];
+  return [new GeminiImageModel({ apiKey: 'g-key' }), new FalImageModel({ apiKey: 'f-key', ...FAST_POLL })];
 }
 /** fal's whole documented round trip for one request, counting submissions. */
 function falSucceeds(model: string, app: string, id: string, counter: { n: number } = { n: 0 }) {
@@ -69,14 +63,8 @@ class FakeProvider implements ImageModelProvider {
   }
 }
 
-beforeAll(async () => {
-  nock.disableNetConnect();
-  person = await png(24, 32, [200, 150, 120]);
-  garment = await png(16, 16, [20, 60, 200]);
-  output = await png(24, 32, [20, 60, 200]);
-});
-afterEach(() => nock.cleanAll());
-afterAll(() => nock.enableNetConnect());
+useNock();
+beforeAll(async () => ({ person, garment, output } = await tryonImages()));
 
 describe('runModelChain with the vendor adapters', () => {
   it('falls back from a failing Gemini (503) to fal Seedream and records both attempts', async () => {
