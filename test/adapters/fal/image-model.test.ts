@@ -188,4 +188,40 @@ describe('FalImageModel', () => {
     expect(statusHits).toBe(1);
     expect(err.message).toMatch(/not https/);
   });
+
+  it('waits as long as Retry-After asks before reading a throttled status again', async () => {
+    const app = 'fal-ai/bytedance';
+    const reads: number[] = [];
+    nock(QUEUE)
+      .post('/fal-ai/bytedance/seedream/v4/edit')
+      .reply(200, { request_id: 'r9', status_url: `${QUEUE}/${app}/requests/r9/status`, response_url: `${QUEUE}/${app}/requests/r9` })
+      .get(`/${app}/requests/r9/status`)
+      .reply(() => (reads.push(Date.now()), [429, { detail: 'slow down' }, { 'retry-after': '1' }]))
+      .get(`/${app}/requests/r9/status`)
+      .reply(() => (reads.push(Date.now()), [200, { status: 'COMPLETED' }]))
+      .get(`/${app}/requests/r9`)
+      .reply(200, { images: [{ url: `${CDN}/files/r9.png` }] });
+    nock(CDN).get('/files/r9.png').reply(200, Buffer.from(output), { 'content-type': 'image/png' });
+    const images = await new FalImageModel(fast).run(call());
+    expect(images).toHaveLength(1);
+    // The poll interval is 10 ms; only the header explains a second-long pause.
+    expect(reads[1] - reads[0]).toBeGreaterThanOrEqual(950);
+  });
+
+  it('refuses an output image above maxImageBytes and reports a failed CDN download as retryable', async () => {
+    queue('fal-ai/flux-pro', 'fal-ai/flux-pro/kontext', 'r10', () => undefined, { images: [{ url: `${CDN}/files/big.png` }] });
+    nock(CDN).get('/files/big.png').reply(200, Buffer.from(output), { 'content-type': 'image/png' });
+    const single = call({ model: 'fal-ai/flux-pro/kontext', references: [{ role: 'input', image: { bytes: person, contentType: 'image/png' } }] });
+    const big = await new FalImageModel({ ...fast, maxImageBytes: output.byteLength - 1 }).run(single).catch((e) => e);
+    expect(big).toBeInstanceOf(ProviderError);
+    expect(big.retryable).toBe(false);
+    expect(big.message).toMatch(new RegExp(`larger than ${output.byteLength - 1} bytes`));
+
+    queue('fal-ai/flux-pro', 'fal-ai/flux-pro/kontext', 'r11', () => undefined, { images: [{ url: `${CDN}/files/gone.png` }] });
+    nock(CDN).get('/files/gone.png').reply(500, 'storage error');
+    const gone = await new FalImageModel(fast).run({ ...single, signal: new AbortController().signal }).catch((e) => e);
+    expect(gone.retryable).toBe(true);
+    expect(gone.status).toBe(500);
+    expect(gone.message).toMatch(/download failed: HTTP 500/);
+  });
 });

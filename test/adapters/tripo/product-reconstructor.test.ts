@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import nock from 'nock';
+import { Readable } from 'node:stream';
 import { TripoProductReconstructor, assignSlots } from '../../../adapters/tripo/product-reconstructor.ts';
 import { ProviderError } from '../../../core/ports/image-model.ts';
 import type { ReconstructionRequest, ReconstructionView } from '../../../core/ports/product-reconstructor.ts';
@@ -158,6 +159,37 @@ describe('TripoProductReconstructor', () => {
     const err = await new TripoProductReconstructor({ ...fast, timeoutMs: 200 }).reconstruct(request()).catch((e) => e);
     expect(err.retryable).toBe(true);
     expect(err.message).toMatch(/timed out after 200 ms/);
+  });
+
+  it('refuses a model above maxGlbBytes, declared or streamed, as not retryable', async () => {
+    const succeeded = (id: string, file: string) => {
+      uploads(4, []);
+      nock(API)
+        .post('/v2/openapi/task')
+        .reply(200, { code: 0, data: { task_id: id } })
+        .get(`/v2/openapi/task/${id}`)
+        .reply(200, { code: 0, data: { status: 'success', output: { pbr_model: `${CDN}/${file}` } } });
+    };
+    const small = { ...fast, maxGlbBytes: glb.byteLength - 1 };
+
+    succeeded('tk-6', 'declared.glb');
+    nock(CDN).get('/declared.glb').reply(200, Buffer.from(glb), { 'content-length': String(glb.byteLength) });
+    const declared = await new TripoProductReconstructor(small).reconstruct(request()).catch((e) => e);
+    expect(declared).toBeInstanceOf(ProviderError);
+    expect(declared.retryable).toBe(false);
+    expect(declared.message).toMatch(/model is larger than/);
+
+    succeeded('tk-7', 'streamed.glb');
+    // No content-length: the cap must hold while the body streams in.
+    nock(CDN).get('/streamed.glb').reply(200, () => Readable.from([Buffer.from(glb.subarray(0, 64)), Buffer.from(glb.subarray(64))]));
+    const streamed = await new TripoProductReconstructor(small).reconstruct(request()).catch((e) => e);
+    expect(streamed.retryable).toBe(false);
+    expect(streamed.message).toMatch(/model is larger than/);
+
+    succeeded('tk-8', 'exact.glb');
+    nock(CDN).get('/exact.glb').reply(200, () => Readable.from([Buffer.from(glb)]));
+    const fits = await new TripoProductReconstructor({ ...fast, maxGlbBytes: glb.byteLength }).reconstruct(request());
+    expect(fits.glb.byteLength).toBe(glb.byteLength);
   });
 });
 
