@@ -218,7 +218,7 @@ export class JobService {
 
   /** The ownership rule: anyone but the submitter gets the same 404 as for a missing job. */
   async getOwned(id: string, caller: Caller): Promise<JobRecord> {
-    const job = UUID.test(id) ? await this.store.get(id) : null;
+    const job = UUID.test(id) ? await this.store.read(id) : null;
     if (!job || job.ownerHash !== caller.ownerHash) throw notFound('Job not found');
     return job;
   }

@@ -1,4 +1,5 @@
 import type { Pool } from './db.ts';
+import type { PgListener } from './listener.ts';
 import type { ApiKeyRecord, CredentialStore } from '../../core/ports/credential-store.ts';
 
 interface Row {
@@ -35,10 +36,34 @@ const toRecord = (r: Row): ApiKeyRecord => ({
   rotatedFrom: r.rotated_from,
 });
 
+const CACHE_TTL_MS = 60_000;
+const CACHE_MAX = 10_000;
+
 export class PostgresCredentialStore implements CredentialStore {
   private readonly pool: Pool;
-  constructor(pool: Pool) {
+  private readonly listener: PgListener | null;
+  private readonly cache = new Map<string, { rec: ApiKeyRecord; at: number }>();
+  /** Bumped by every change notification: a lookup that raced a change is not cached. */
+  private generation = 0;
+
+  /**
+   * With a listener, lookups by hash are cached per process and dropped on the `api_keys` change
+   * notification (revocation reaches every process at once). Keys with a usage limit are never
+   * cached: their counter must be read fresh.
+   */
+  constructor(pool: Pool, listener: PgListener | null = null) {
     this.pool = pool;
+    this.listener = listener;
+    if (listener) {
+      void listener.on('fitroom_key_changed', (hash) => {
+        this.generation++;
+        this.cache.delete(hash);
+      });
+      listener.onReset(() => {
+        this.generation++;
+        this.cache.clear();
+      });
+    }
   }
   async insert(k: ApiKeyRecord) {
     const r = await this.pool.query<Row>(
@@ -53,8 +78,16 @@ export class PostgresCredentialStore implements CredentialStore {
     return r.rows[0] ? toRecord(r.rows[0]) : null;
   }
   async findByHash(hash: string) {
+    const hit = this.cache.get(hash);
+    if (hit && this.listener?.live && Date.now() - hit.at < CACHE_TTL_MS) return hit.rec;
+    const gen = this.generation;
     const r = await this.pool.query<Row>('select * from api_keys where key_hash = $1', [hash]);
-    return r.rows[0] ? toRecord(r.rows[0]) : null;
+    const rec = r.rows[0] ? toRecord(r.rows[0]) : null;
+    if (rec && rec.maxUsage === 0 && this.listener?.live && gen === this.generation) {
+      if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
+      this.cache.set(hash, { rec, at: Date.now() });
+    }
+    return rec;
   }
   async list() {
     const r = await this.pool.query<Row>('select * from api_keys order by created_at');
@@ -62,7 +95,11 @@ export class PostgresCredentialStore implements CredentialStore {
   }
   async revoke(id: string, at: Date) {
     const r = await this.pool.query<Row>('update api_keys set is_active = false, revoked_at = coalesce(revoked_at, $2) where id = $1 returning *', [id, at]);
-    return r.rows[0] ? toRecord(r.rows[0]) : null;
+    if (!r.rows[0]) return null;
+    // Other processes drop it on the change notification; this one at once.
+    this.generation++;
+    this.cache.delete(r.rows[0].key_hash);
+    return toRecord(r.rows[0]);
   }
   async setRotatedFrom(id: string, from: string) {
     await this.pool.query('update api_keys set rotated_from = $2 where id = $1', [id, from]);

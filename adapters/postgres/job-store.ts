@@ -1,6 +1,7 @@
 import type { Pool } from './db.ts';
 import { withTransaction } from './db.ts';
 import { enqueueDelivery } from './webhook-store.ts';
+import type { PgListener } from './listener.ts';
 import type { JobPatch, JobStore, NewJob, QueueOptions } from '../../core/ports/job-store.ts';
 import type { JobRecord, JobStatus, TraceEntry } from '../../core/jobs.ts';
 import type { WebhookDelivery } from '../../core/webhooks.ts';
@@ -57,12 +58,47 @@ const toJob = (r: JobRow): JobRecord => ({
   finishedAt: r.finished_at,
 });
 
+const READ_CACHE_MAX = 20_000;
+const READ_CACHE_TTL_MS = 5 * 60_000;
+
 export class PostgresJobStore implements JobStore {
   private readonly pool: Pool;
   private readonly webhookAttempts: number;
-  constructor(pool: Pool, webhookAttempts: number) {
+  private readonly listener: PgListener | null;
+  private readonly readCache = new Map<string, { job: JobRecord; at: number }>();
+  private generation = 0;
+
+  /**
+   * With a listener, status reads are served from a per-process cache that the `jobs` change
+   * notification (a trigger on every update) invalidates, so polling a job that has not changed
+   * costs no query. Writers and workers always read fresh with `get`.
+   */
+  constructor(pool: Pool, webhookAttempts: number, listener: PgListener | null = null) {
     this.pool = pool;
     this.webhookAttempts = webhookAttempts;
+    this.listener = listener;
+    if (listener) {
+      void listener.on('fitroom_job_changed', (id) => {
+        this.generation++;
+        this.readCache.delete(id);
+      });
+      listener.onReset(() => {
+        this.generation++;
+        this.readCache.clear();
+      });
+    }
+  }
+
+  async read(id: string): Promise<JobRecord | null> {
+    const hit = this.readCache.get(id);
+    if (hit && this.listener?.live && Date.now() - hit.at < READ_CACHE_TTL_MS) return hit.job;
+    const gen = this.generation;
+    const job = await this.get(id);
+    if (job && this.listener?.live && gen === this.generation) {
+      if (this.readCache.size >= READ_CACHE_MAX) this.readCache.delete(this.readCache.keys().next().value!);
+      this.readCache.set(id, { job, at: Date.now() });
+    }
+    return job;
   }
 
   create(job: NewJob, q: QueueOptions): Promise<JobRecord> {
@@ -131,6 +167,9 @@ export class PostgresJobStore implements JobStore {
         ],
       );
       const row = r.rows[0];
+      // This process's own readers see its writes at once; others wait for the notification.
+      this.generation++;
+      this.readCache.delete(id);
       if (!row) return null;
       if (delivery) await enqueueDelivery(c, delivery, this.webhookAttempts);
       return toJob(row);

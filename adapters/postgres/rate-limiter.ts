@@ -2,15 +2,36 @@ import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Pool } from './db.ts';
 import type { RateDecision, RateLimiter } from '../../core/ports/rate-limiter.ts';
 
+interface WindowState {
+  /** Points the database had counted at the last sync (all processes). */
+  consumed: number;
+  /** Points this process granted since, not yet written. */
+  pending: number;
+  /** Points being written right now. */
+  inFlight: number;
+  resetAt: number;
+  /** When this process last read the shared count. */
+  syncedAt: number;
+}
+
 /**
  * Fixed-window counters in PostgreSQL (rate-limiter-flexible), shared by every API process.
- * Each consume is one atomic upsert.
+ * A request is an atomic upsert when this process's view of the shared count is older than
+ * `flushMs` (100 ms); in between, requests are granted against that count plus this process's own
+ * pending points, written back within the interval. One process is exact; with several, a key can
+ * overshoot by what the other processes granted within one interval.
  */
 export class PostgresRateLimiter implements RateLimiter {
   private readonly pool: Pool;
+  private readonly flushMs: number;
   private readonly limiters = new Map<string, RateLimiterPostgres>();
-  constructor(pool: Pool) {
+  private readonly windows = new Map<string, WindowState & { limiter: RateLimiterPostgres }>();
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> | null = null;
+
+  constructor(pool: Pool, opts: { flushMs?: number } = {}) {
     this.pool = pool;
+    this.flushMs = opts.flushMs ?? 100;
   }
 
   private limiter(limit: number, windowSeconds: number) {
@@ -24,13 +45,74 @@ export class PostgresRateLimiter implements RateLimiter {
   }
 
   async consume(key: string, limit: number, windowSeconds: number): Promise<RateDecision> {
-    try {
-      const res = await this.limiter(limit, windowSeconds).consume(key, 1);
-      return { allowed: true, limit, remaining: res.remainingPoints, resetAt: Math.ceil((Date.now() + res.msBeforeNext) / 1000) };
-    } catch (e) {
-      if (e instanceof RateLimiterRes) return { allowed: false, limit, remaining: 0, resetAt: Math.ceil((Date.now() + e.msBeforeNext) / 1000) };
-      throw e;
+    const id = `${limit}/${windowSeconds}:${key}`;
+    const now = Date.now();
+    const w = this.windows.get(id);
+    if (w && now < w.resetAt && now - w.syncedAt < this.flushMs) {
+      const used = w.consumed + w.inFlight + w.pending;
+      if (used >= limit) return { allowed: false, limit, remaining: 0, resetAt: Math.ceil(w.resetAt / 1000) };
+      w.pending++;
+      this.scheduleFlush();
+      return { allowed: true, limit, remaining: limit - used - 1, resetAt: Math.ceil(w.resetAt / 1000) };
     }
+    // First request of a window, or the shared count is older than one flush interval: write this
+    // request together with the points granted since, and read the count all processes share.
+    const carried = w && now < w.resetAt ? w.pending : 0;
+    if (w) w.pending = 0;
+    const limiter = w?.limiter ?? this.limiter(limit, windowSeconds);
+    const state = (consumed: number, ms: number) => ({ limiter, consumed, pending: 0, inFlight: 0, resetAt: now + ms, syncedAt: now });
+    try {
+      const res = await limiter.consume(key, 1 + carried);
+      this.windows.set(id, state(res.consumedPoints, res.msBeforeNext));
+      return { allowed: true, limit, remaining: res.remainingPoints, resetAt: Math.ceil((now + res.msBeforeNext) / 1000) };
+    } catch (e) {
+      if (!(e instanceof RateLimiterRes)) throw e;
+      this.windows.set(id, state(e.consumedPoints, e.msBeforeNext));
+      return { allowed: false, limit, remaining: 0, resetAt: Math.ceil((now + e.msBeforeNext) / 1000) };
+    }
+  }
+
+  private scheduleFlush() {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.flushing = this.flush().finally(() => (this.flushing = null));
+    }, this.flushMs);
+    this.timer.unref();
+  }
+
+  /** Writes pending points and refreshes the shared counts. */
+  async flush(): Promise<void> {
+    const now = Date.now();
+    for (const [id, w] of this.windows) {
+      if (now >= w.resetAt) {
+        // Points granted in a window that has ended no longer matter.
+        this.windows.delete(id);
+        continue;
+      }
+      if (w.pending === 0) continue;
+      const points = w.pending;
+      w.pending = 0;
+      w.inFlight += points;
+      const key = id.slice(id.indexOf(':') + 1);
+      try {
+        const res = await w.limiter.penalty(key, points);
+        w.consumed = Math.max(w.consumed, res.consumedPoints);
+        w.syncedAt = Date.now();
+      } catch (e) {
+        w.pending += points;
+        console.error('[rate-limit] flush failed:', (e as Error).message);
+      } finally {
+        w.inFlight -= points;
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.flushing) await this.flushing;
+    await this.flush();
   }
 
   /** Deletes expired counters (the library's own timer is off: a cron task calls this). */

@@ -19,6 +19,7 @@ import { PostgresFileStore } from '../../adapters/postgres/file-store.ts';
 import { PostgresWebhookStore } from '../../adapters/postgres/webhook-store.ts';
 import { PostgresRateLimiter } from '../../adapters/postgres/rate-limiter.ts';
 import { sharedSecret } from '../../adapters/postgres/settings.ts';
+import { PgListener } from '../../adapters/postgres/listener.ts';
 import { GraphileQueueProbe } from '../../adapters/graphile-worker/queue-probe.ts';
 import { startWorker, type WorkerHandle } from '../../adapters/graphile-worker/worker.ts';
 import { FilesystemBlobStore } from '../../adapters/fs/blob-store.ts';
@@ -70,15 +71,16 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
   const blobs = new FilesystemBlobStore(path.join(config.dataDir, 'blobs'));
   const outbound = new SafeHttp({ allowedPrivateNetworks: config.allowedPrivateNetworks, ...config.fetch });
   const codec = new SharpImageCodec();
-  const jobStore = new PostgresJobStore(pool, config.webhook.maxAttempts);
   const webhookStore = new PostgresWebhookStore(pool, config.webhook.maxAttempts);
   const rateLimiter = new PostgresRateLimiter(pool);
+  const listener = new PgListener(opts.databaseUrl);
+  const jobStore = new PostgresJobStore(pool, config.webhook.maxAttempts, listener);
   const signingSecret = await sharedSecret(pool, 'signing_secret');
 
   services.provide(TOKENS.config, config);
   services.provide(TOKENS.kernel, kernel);
   services.provide(TOKENS.jobStore, jobStore);
-  services.provide(TOKENS.credentialStore, new PostgresCredentialStore(pool));
+  services.provide(TOKENS.credentialStore, new PostgresCredentialStore(pool, listener));
   services.provide(TOKENS.fileStore, new PostgresFileStore(pool));
   services.provide(TOKENS.webhookStore, webhookStore);
   services.provide(TOKENS.blobStore, blobs);
@@ -144,6 +146,8 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
       await Promise.all(servers.map((s) => new Promise<void>((r) => { s.close(() => r()); s.closeAllConnections(); })));
       for (const w of workers) await w.stop();
       await kernel.close();
+      await rateLimiter.close();
+      await listener.close();
       await outbound.close();
       await pool.end();
     },

@@ -38,6 +38,8 @@ export interface JobStore {
   /** Records a job that is already completed (a cache hit): no task is queued; the delivery, if any, is written in the same transaction. */
   createCompleted(job: NewJob, outcome: { result: unknown; results: JobResult[] | null }, delivery: WebhookDelivery | null): Promise<JobRecord>;
   get(id: string): Promise<JobRecord | null>;
+  /** A read for status polling: may come from a per-process cache that every job change invalidates. */
+  read(id: string): Promise<JobRecord | null>;
   /**
    * Moves a job to `to` when its current status is one of `from`, applying the patch; numeric
    * progress never decreases. Returns the updated record, or null when the job was not in `from`.

@@ -29,8 +29,8 @@ export interface TestService {
  * A real service for a test file: its own cloned database, real HTTP servers on loopback ports,
  * a worker in the same process (unless `worker: false`), loopback reachable for outbound fetches.
  */
-export async function startTestService(opts: { plugins?: FitroomPlugin[]; env?: Record<string, string>; worker?: boolean; concurrency?: number } = {}): Promise<TestService> {
-  const db = await createTestDatabase();
+export async function startTestService(opts: { plugins?: FitroomPlugin[]; env?: Record<string, string>; worker?: boolean; concurrency?: number; shareDatabaseWith?: TestService } = {}): Promise<TestService> {
+  const db = opts.shareDatabaseWith ? { url: opts.shareDatabaseWith.dbUrl, drop: async () => undefined } : await createTestDatabase();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'fitroom-test-data-'));
   const config = loadConfig({
     PORT: '0',
