@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { raceAbort } from './abort.ts';
 import { FitroomError, isFitroomError, notFound } from './errors.ts';
 import type { Caller } from './credentials.ts';
-import type { JobStore } from './ports/job-store.ts';
+import type { JobStore, NewJob } from './ports/job-store.ts';
 import { buildJobDelivery } from './webhooks.ts';
 
 /**
@@ -156,6 +156,20 @@ export interface SubmitInput {
   charged?: boolean;
 }
 
+function newJob(s: SubmitInput): NewJob {
+  return {
+    id: randomUUID(),
+    kind: s.kind,
+    ownerHash: s.caller.ownerHash,
+    accountId: s.caller.accountId,
+    credentialId: s.caller.credentialId,
+    input: s.input,
+    webhookUrl: s.webhookUrl ?? null,
+    baseUrl: s.baseUrl,
+    charged: s.charged ?? false,
+  };
+}
+
 /** Owns every job transition: submission, reads with the ownership rule, cancellation, running. */
 export class JobService {
   private readonly store: JobStore;
@@ -175,17 +189,7 @@ export class JobService {
   async submit(s: SubmitInput): Promise<JobRecord> {
     const kind = this.kind(s.kind);
     return this.store.create(
-      {
-        id: randomUUID(),
-        kind: s.kind,
-        ownerHash: s.caller.ownerHash,
-        accountId: s.caller.accountId,
-        credentialId: s.caller.credentialId,
-        input: s.input,
-        webhookUrl: s.webhookUrl ?? null,
-        baseUrl: s.baseUrl,
-        charged: s.charged ?? false,
-      },
+      newJob(s),
       // Queue attempts exceed the kind's own retries so worker shutdowns (which release a job for
       // another worker) do not use them up.
       { queue: kind.queue, priority: kind.priority, maxAttempts: (kind.maxAttempts ?? 3) + INTERRUPTION_SLACK },
@@ -199,17 +203,7 @@ export class JobService {
    */
   async recordCompleted(s: SubmitInput & { outcome: JobOutcome }): Promise<JobRecord> {
     const kind = this.kind(s.kind);
-    const base = {
-      id: randomUUID(),
-      kind: s.kind,
-      ownerHash: s.caller.ownerHash,
-      accountId: s.caller.accountId,
-      credentialId: s.caller.credentialId,
-      input: s.input,
-      webhookUrl: s.webhookUrl ?? null,
-      baseUrl: s.baseUrl,
-      charged: s.charged ?? false,
-    };
+    const base = newJob(s);
     const now = new Date();
     const record: JobRecord = { ...base, status: 'completed', progress: 100, stage: 'completed', result: s.outcome.result ?? null, results: s.outcome.results ?? null, error: null, errorCode: null, diagnostics: {}, createdAt: now, updatedAt: now, startedAt: now, finishedAt: now };
     const delivery = base.webhookUrl ? buildJobDelivery(record, 'job.completed', { ...s.outcome }, kind) : null;
