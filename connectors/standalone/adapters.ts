@@ -4,7 +4,7 @@ import type { BlobStore } from '../../core/ports/blob-store.ts';
 import type { Pool } from '../../adapters/postgres/db.ts';
 import { TWIN_STORE } from '../../core/ports/twin-store.ts';
 import { PostgresTwinStore } from '../../adapters/postgres/twin-store.ts';
-import { TWIN_RENDERER } from '../../plugins/twins/index.ts';
+import { TWIN_RENDERER } from '../../core/ports/twin-renderer.ts';
 import { BuiltinTwinRenderer } from '../../adapters/builtin/body/twin-renderer.ts';
 
 export interface AdapterContext {

@@ -1,4 +1,5 @@
 import type { RasterImage } from '../images.ts';
+import { token } from '../plugin.ts';
 import type { BodyProfile, BodyRender, PoseId } from '../twins/body.ts';
 
 /** Output size of a render; the standard quality is 768x1024 (3:4 portrait). */
@@ -61,3 +62,6 @@ export interface TwinRenderer {
  * person's mask, a depth proxy, estimated landmarks and an estimated scale; pose is 'photo'.
  */
 export type PersonAnalyzer = (photo: RasterImage) => BodyRender;
+
+/** The TwinRenderer binding (the builtin classical renderer unless configured otherwise). */
+export const TWIN_RENDERER = token<TwinRenderer>('TwinRenderer');

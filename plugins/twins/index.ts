@@ -1,14 +1,11 @@
-import { definePlugin, token } from '../../core/plugin.ts';
-import type { TwinRenderer } from '../../core/ports/twin-renderer.ts';
+import { definePlugin } from '../../core/plugin.ts';
+import { TWIN_RENDERER } from '../../core/ports/twin-renderer.ts';
 import { TWIN_STORE, TWINS } from '../../core/ports/twin-store.ts';
 import { TOKENS } from '../../core/tokens.ts';
 import { twinOperations } from './operations.ts';
 import { TWIN_SCHEMAS } from './schemas.ts';
 import { twinJobKind } from './twin-job.ts';
 import { TwinService } from './twin-service.ts';
-
-/** The TwinRenderer port's binding (the builtin classical renderer unless configured otherwise). */
-export const TWIN_RENDERER = token<TwinRenderer>('TwinRenderer');
 
 /**
  * Digital twins and size fitting: POST /api/v1/digital-twin (a job that resolves the body, renders
