@@ -504,41 +504,81 @@ export function samplePoints(positions: Float32Array, indices: Uint32Array, coun
   return out;
 }
 
-/** Nearest-neighbour distance from every point of `a` to the set `b` (uniform grid search). */
-export function nearestDistances(a: Float32Array, b: Float32Array, cell: number): Float64Array {
-  const key = (x: number, y: number, z: number) => `${x},${y},${z}`;
-  const grid = new Map<string, number[]>();
-  for (let i = 0; i < b.length / 3; i++) {
-    const k = key(Math.floor(b[i * 3] / cell), Math.floor(b[i * 3 + 1] / cell), Math.floor(b[i * 3 + 2] / cell));
-    let list = grid.get(k);
-    if (!list) grid.set(k, (list = []));
-    list.push(i);
+/** Squared distance from p to triangle abc (closest point by Voronoi regions, Ericson 5.1.5). */
+function pointTriangle2(px: number, py: number, pz: number, t: Float32Array, o: number): number {
+  const ax = t[o], ay = t[o + 1], az = t[o + 2], bx = t[o + 3], by = t[o + 4], bz = t[o + 5], cx = t[o + 6], cy = t[o + 7], cz = t[o + 8];
+  const abx = bx - ax, aby = by - ay, abz = bz - az, acx = cx - ax, acy = cy - ay, acz = cz - az;
+  const apx = px - ax, apy = py - ay, apz = pz - az;
+  const d1 = abx * apx + aby * apy + abz * apz, d2 = acx * apx + acy * apy + acz * apz;
+  let qx: number, qy: number, qz: number;
+  if (d1 <= 0 && d2 <= 0) { qx = ax; qy = ay; qz = az; }
+  else {
+    const bpx = px - bx, bpy = py - by, bpz = pz - bz;
+    const d3 = abx * bpx + aby * bpy + abz * bpz, d4 = acx * bpx + acy * bpy + acz * bpz;
+    if (d3 >= 0 && d4 <= d3) { qx = bx; qy = by; qz = bz; }
+    else {
+      const vc = d1 * d4 - d3 * d2;
+      if (vc <= 0 && d1 >= 0 && d3 <= 0) { const v = d1 / (d1 - d3); qx = ax + v * abx; qy = ay + v * aby; qz = az + v * abz; }
+      else {
+        const cpx = px - cx, cpy = py - cy, cpz = pz - cz;
+        const d5 = abx * cpx + aby * cpy + abz * cpz, d6 = acx * cpx + acy * cpy + acz * cpz;
+        if (d6 >= 0 && d5 <= d6) { qx = cx; qy = cy; qz = cz; }
+        else {
+          const vb = d5 * d2 - d1 * d6;
+          if (vb <= 0 && d2 >= 0 && d6 <= 0) { const w = d2 / (d2 - d6); qx = ax + w * acx; qy = ay + w * acy; qz = az + w * acz; }
+          else {
+            const va = d3 * d6 - d5 * d4;
+            if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0) { const w = (d4 - d3) / (d4 - d3 + (d5 - d6)); qx = bx + w * (cx - bx); qy = by + w * (cy - by); qz = bz + w * (cz - bz); }
+            else { const den = 1 / (va + vb + vc); const v = vb * den, w = vc * den; qx = ax + abx * v + acx * w; qy = ay + aby * v + acy * w; qz = az + abz * v + acz * w; }
+          }
+        }
+      }
+    }
   }
-  const out = new Float64Array(a.length / 3);
-  for (let i = 0; i < a.length / 3; i++) {
-    const x = a[i * 3], y = a[i * 3 + 1], z = a[i * 3 + 2];
-    const cx = Math.floor(x / cell), cy = Math.floor(y / cell), cz = Math.floor(z / cell);
+  return (px - qx) ** 2 + (py - qy) ** 2 + (pz - qz) ** 2;
+}
+
+/** Distance from every point to the nearest point of a triangle mesh surface (uniform grid of triangles). */
+export function surfaceDistances(points: Float32Array, mesh: { positions: Float32Array; indices: Uint32Array }, cell: number): Float64Array {
+  const nf = mesh.indices.length / 3;
+  const tri = new Float32Array(nf * 9);
+  const grid = new Map<string, number[]>();
+  for (let f = 0; f < nf; f++) {
+    let x0 = Infinity, y0 = Infinity, z0 = Infinity, x1 = -Infinity, y1 = -Infinity, z1 = -Infinity;
+    for (let k = 0; k < 3; k++) {
+      const v = mesh.indices[f * 3 + k] * 3;
+      const x = mesh.positions[v], y = mesh.positions[v + 1], z = mesh.positions[v + 2];
+      tri[f * 9 + k * 3] = x; tri[f * 9 + k * 3 + 1] = y; tri[f * 9 + k * 3 + 2] = z;
+      x0 = Math.min(x0, x); y0 = Math.min(y0, y); z0 = Math.min(z0, z); x1 = Math.max(x1, x); y1 = Math.max(y1, y); z1 = Math.max(z1, z);
+    }
+    for (let i = Math.floor(x0 / cell); i <= Math.floor(x1 / cell); i++) for (let j = Math.floor(y0 / cell); j <= Math.floor(y1 / cell); j++) for (let k = Math.floor(z0 / cell); k <= Math.floor(z1 / cell); k++) {
+      const key = `${i},${j},${k}`;
+      let list = grid.get(key);
+      if (!list) grid.set(key, (list = []));
+      list.push(f);
+    }
+  }
+  const out = new Float64Array(points.length / 3);
+  for (let p = 0; p < points.length / 3; p++) {
+    const x = points[p * 3], y = points[p * 3 + 1], z = points[p * 3 + 2];
+    const ci = Math.floor(x / cell), cj = Math.floor(y / cell), ck = Math.floor(z / cell);
     let best = Infinity;
     for (let r = 0; r < 64; r++) {
-      // search shells of growing radius until the best distance is inside the searched cube
-      for (let dx = -r; dx <= r; dx++) for (let dy = -r; dy <= r; dy++) for (let dz = -r; dz <= r; dz++) {
-        if (Math.max(Math.abs(dx), Math.abs(dy), Math.abs(dz)) !== r) continue;
-        const list = grid.get(key(cx + dx, cy + dy, cz + dz));
+      for (let di = -r; di <= r; di++) for (let dj = -r; dj <= r; dj++) for (let dk = -r; dk <= r; dk++) {
+        if (Math.max(Math.abs(di), Math.abs(dj), Math.abs(dk)) !== r) continue;
+        const list = grid.get(`${ci + di},${cj + dj},${ck + dk}`);
         if (!list) continue;
-        for (const j of list) {
-          const d = (b[j * 3] - x) ** 2 + (b[j * 3 + 1] - y) ** 2 + (b[j * 3 + 2] - z) ** 2;
-          if (d < best) best = d;
-        }
+        for (const f of list) { const d = pointTriangle2(x, y, z, tri, f * 9); if (d < best) best = d; }
       }
       if (best <= (r * cell) ** 2) break;
     }
-    out[i] = Math.sqrt(best);
+    out[p] = Math.sqrt(best);
   }
   return out;
 }
 
 export interface ShapeMetrics {
-  /** Symmetric mean nearest-neighbour distance, metres: (mean(a->b) + mean(b->a)) / 2. */
+  /** Symmetric mean point-to-surface distance, metres: (mean(recon->truth) + mean(truth->recon)) / 2. */
   chamfer: number;
   precision: number;
   recall: number;
@@ -546,11 +586,23 @@ export interface ShapeMetrics {
   threshold: number;
 }
 
-/** Chamfer distance and F-score at `threshold` between reconstructed and ground-truth point sets. */
-export function shapeMetrics(recon: Float32Array, truth: Float32Array, threshold: number): ShapeMetrics {
+export interface Surface {
+  positions: Float32Array;
+  indices: Uint32Array;
+}
+
+/**
+ * Chamfer distance and F-score at `threshold` between a reconstructed and a ground-truth surface:
+ * area-uniform samples of each surface, measured to the other surface (not to its samples, so the
+ * figures do not depend on the sample density). Both are first grounded and centred.
+ */
+export function shapeMetrics(recon: Surface, truth: Surface, threshold: number, samples = 20000): ShapeMetrics {
+  const r = grounded(recon), t = grounded(truth);
+  const rp = samplePoints(r.positions, r.indices, samples, 7);
+  const tp = samplePoints(t.positions, t.indices, samples, 3);
   const cell = threshold * 2;
-  const dr = nearestDistances(recon, truth, cell);
-  const dt = nearestDistances(truth, recon, cell);
+  const dr = surfaceDistances(rp, t, cell);
+  const dt = surfaceDistances(tp, r, cell);
   const mean = (d: Float64Array) => d.reduce((s, v) => s + v, 0) / d.length;
   const within = (d: Float64Array) => d.reduce((s, v) => s + (v <= threshold ? 1 : 0), 0) / d.length;
   const precision = within(dr);
@@ -562,6 +614,10 @@ export function shapeMetrics(recon: Float32Array, truth: Float32Array, threshold
     fscore: precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : 0,
     threshold,
   };
+}
+
+function grounded(s: Surface): Surface {
+  return { positions: groundAndCentre(s.positions), indices: s.indices };
 }
 
 /** Translates points so their bounding-box centre in x/z is at the origin and their minimum y is 0. */

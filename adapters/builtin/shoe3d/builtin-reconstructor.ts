@@ -1,0 +1,234 @@
+import type { RasterImage } from '../../../core/images.ts';
+import type { ProductReconstructor, ReconstructionRequest, ReconstructionResult } from '../../../core/ports/product-reconstructor.ts';
+import { writeGlb } from '../../gltf/write-glb.ts';
+import { buildAtlas } from './atlas.ts';
+import { cameraFromSilhouette, type ViewCamera } from './camera.ts';
+import { encodeRaster } from './encode.ts';
+import { HullField, sampleField } from './hull-field.ts';
+import { inflationField } from './inflate.ts';
+import { bounds, projectToSurface, simplify, taubinSmooth, transform, vertexNormals } from './mesh-ops.ts';
+import { buildSilhouette, type Silhouette } from './silhouettes.ts';
+import { surfaceNets, type TriMesh } from './surface-nets.ts';
+import { bakeTexture, type Symmetry } from './texture-bake.ts';
+import { validateGlb } from './validate-glb.ts';
+import { chooseAngles, frontBackSymmetryScore, mirrorSymmetryScore } from './view-angles.ts';
+
+/** Real-world size when the photos carry no scale: shoe length and bag width, metres. */
+export const DEFAULT_SHOE_LENGTH_M = 0.28;
+export const DEFAULT_OTHER_WIDTH_M = 0.3;
+
+export interface QualitySettings {
+  /** Voxels along the longest horizontal extent of the hull. */
+  grid: number;
+  /** Triangles after simplification. */
+  triangles: number;
+  /** Base colour atlas side, texels. */
+  textureSize: number;
+  /** Silhouette working height, pixels. */
+  workHeight: number;
+}
+
+export const QUALITY: Record<'default' | 'high', QualitySettings> = {
+  default: { grid: 160, triangles: 20000, textureSize: 1024, workHeight: 256 },
+  high: { grid: 224, triangles: 40000, textureSize: 2048, workHeight: 384 },
+};
+
+/** Silhouette IoU above which a mirror symmetry is taken to hold. */
+const SYMMETRY_IOU = 0.93;
+
+/** The reconstructed model before writing: normalised geometry plus what produced it. */
+export interface BuiltinModel {
+  mesh: TriMesh;
+  normals: Float32Array;
+  uvs: Float32Array;
+  texture: RasterImage;
+  /** Metres per normalised unit and the translation applied. */
+  cameras: ViewCamera[];
+  notes: string[];
+}
+
+/**
+ * ProductReconstructor 'builtin': a visual hull from cleaned packshots.
+ *
+ * Silhouettes are registered to a common frame (object height = 1, ground at the lowest point,
+ * rotation axis through the middle of each silhouette; orthographic cameras around the vertical
+ * axis), angles come from the request order and are checked against silhouette consistency, the
+ * hull is sampled as an implicit field and meshed with surface nets, smoothed (Taubin), pulled
+ * back onto the hull and simplified with meshoptimizer; one view (or two opposite sides) gives an
+ * inflated silhouette instead. Left-right symmetry is enforced on the hull when the silhouettes
+ * show it and used to colour surfaces no photo saw. The photos are projected onto a projection
+ * atlas and written as a GLB with a PBR material, scaled from product-type defaults (shoe 28 cm
+ * long, other products 30 cm wide), sole on y = 0, shoe toe towards +X, validated before return.
+ */
+export class BuiltinProductReconstructor implements ProductReconstructor {
+  readonly id = 'builtin' as const;
+  private readonly quality: Record<'default' | 'high', QualitySettings>;
+
+  constructor(quality: Partial<Record<'default' | 'high', Partial<QualitySettings>>> = {}) {
+    this.quality = {
+      default: { ...QUALITY.default, ...quality.default },
+      high: { ...QUALITY.high, ...quality.high },
+    };
+  }
+
+  async reconstruct(req: ReconstructionRequest): Promise<ReconstructionResult> {
+    const notes: string[] = [];
+    const note = (m: string) => {
+      notes.push(m);
+      req.note?.(m);
+    };
+    const model = await this.build(req, note);
+    const glb = await writeGlb({
+      positions: model.mesh.positions,
+      normals: model.normals,
+      uvs: model.uvs,
+      indices: model.mesh.indices,
+      baseColor: await encodeRaster(model.texture, 'png'),
+      name: req.productType === 'shoe' ? 'shoe' : 'product',
+      roughness: 0.75,
+      extras: { reconstruction: 'builtin visual hull', notes },
+    });
+    const report = await validateGlb(glb);
+    if (report.errors > 0) throw Object.assign(new Error(`generated GLB failed validation: ${report.messages.join('; ')}`), { code: 'INTERNAL_ERROR' });
+    req.onProgress?.(1);
+    return { glb, notes };
+  }
+
+  /** Geometry and texture without writing the GLB (texture enhancement reuses it). */
+  async build(req: ReconstructionRequest, note: (m: string) => void): Promise<BuiltinModel> {
+    const q = this.quality[req.quality];
+    const progress = (f: number) => req.onProgress?.(Math.min(0.99, f));
+    const abort = () => {
+      if (req.signal.aborted) throw req.signal.reason ?? new Error('aborted');
+    };
+    abort();
+    const sils: Silhouette[] = [];
+    const given: (number | undefined)[] = [];
+    req.views.forEach((v, i) => {
+      const s = buildSilhouette(v.image, q.workHeight);
+      if (!s) note(`view ${i + 1} has no object after cleanup and was skipped`);
+      else {
+        sils.push(s);
+        given.push(v.angleDeg);
+      }
+    });
+    if (sils.length === 0) throw Object.assign(new Error('no view shows an object'), { code: 'IMAGE_INVALID' });
+    progress(0.05);
+    const choice = chooseAngles(sils, given);
+    const angles = choice.angles;
+    note(`views: ${sils.length}; angles ${angles.map((a) => Math.round(a)).join('/')} deg (${choice.layout}${choice.scores.length > 1 ? `; silhouette consistency ${choice.scores.map((s) => `${s.layout} ${s.deficit.toFixed(4)}`).join(', ')}` : ''})`);
+    note('cameras assumed orthographic and level, rotating about the vertical axis through the middle of each silhouette');
+    const zSym = sils.length > 1 ? mirrorSymmetryScore(sils, angles) : null;
+    const xSym = sils.length > 1 ? frontBackSymmetryScore(sils, angles) : null;
+    const distinct = new Set(angles.map((a) => Math.round(((a % 180) + 180) % 180))).size;
+    abort();
+    // 1. implicit field: visual hull, or inflation when the views carry no depth
+    let field: (x: number, y: number, z: number) => number;
+    let hull: HullField | null = null;
+    const symmetry: Symmetry = {};
+    if (distinct === 1) {
+      const ratio = req.productType === 'shoe' ? 0.37 : 0.4;
+      field = inflationField(sils[0], ratio, angles[0] === 180);
+      note(`${sils.length === 1 ? 'one view' : 'only opposite sides'}: closed shape by inflating the silhouette to ${Math.round(ratio * 100)}% of its width (assumed, not measured); hidden sides coloured from the mirror image`);
+      symmetry.z = 0;
+    } else {
+      hull = new HullField(sils.map((sil, i) => ({ sil, azimuthDeg: angles[i] })));
+      field = (x, y, z) => hull!.at(x, y, z);
+    }
+    const b = hull ? hull.bounds() : inflationBounds(sils[0], req.productType === 'shoe' ? 0.37 : 0.4);
+    if (hull && zSym !== null && zSym >= SYMMETRY_IOU) {
+      symmetry.z = (b.min[2] + b.max[2]) / 2;
+      if (mirrorClosed(angles)) {
+        note(`left-right symmetry holds (silhouette IoU ${zSym.toFixed(3)}); the views already constrain both sides alike, so it is used for colouring only`);
+      } else {
+        hull.symmetryZ = symmetry.z;
+        note(`left-right symmetry holds (silhouette IoU ${zSym.toFixed(3)}): hull intersected with its mirror image`);
+      }
+    } else if (zSym !== null) {
+      note(`left-right symmetry not assumed (silhouette IoU ${zSym.toFixed(3)})`);
+    }
+    if (xSym !== null && xSym >= SYMMETRY_IOU && req.productType !== 'shoe') {
+      symmetry.x = (b.min[0] + b.max[0]) / 2;
+      note(`front-back symmetry holds (silhouette IoU ${xSym.toFixed(3)}): used to colour unseen sides`);
+    }
+    const ext = Math.max(b.max[0] - b.min[0], b.max[2] - b.min[2], (b.max[1] - b.min[1]) * 0.5);
+    const step = ext / q.grid;
+    const grid = hull ? hull.sampleGrid(b, step, req.signal) : sampleField(field, b, step, req.signal);
+    progress(0.3);
+    abort();
+    // 2. mesh, smooth, back onto the surface, simplify
+    let mesh = surfaceNets(grid);
+    if (mesh.indices.length === 0) throw Object.assign(new Error('the silhouettes do not intersect'), { code: 'IMAGE_INVALID' });
+    taubinSmooth(mesh, 4);
+    projectToSurface(mesh, field, step * 0.5, step * 0.5, 1);
+    taubinSmooth(mesh, 1);
+    mesh = await simplify(mesh, q.triangles, 0.0004);
+    progress(0.45);
+    abort();
+    // 3. orientation check for shoes: the heel end is the taller one; put the toe at +X
+    let rotate = 0;
+    if (req.productType === 'shoe' && distinct > 1) {
+      const bb = bounds(mesh.positions);
+      const len = bb.max[0] - bb.min[0];
+      let hMin = 0, hMax = 0;
+      for (let v = 0; v < mesh.positions.length; v += 3) {
+        const x = mesh.positions[v], y = mesh.positions[v + 1];
+        if (x < bb.min[0] + 0.2 * len) hMin = Math.max(hMin, y);
+        if (x > bb.max[0] - 0.2 * len) hMax = Math.max(hMax, y);
+      }
+      if (hMax > hMin * 1.1) {
+        rotate = 180;
+        note('the taller (heel) end faced +X: model turned 180 degrees so the toe points to +X');
+      }
+    }
+    // 4. texture in the normalised frame, where the photo cameras live
+    const normals = vertexNormals(mesh);
+    const atlas = buildAtlas(mesh, q.textureSize, 4);
+    progress(0.55);
+    const cams: ViewCamera[] = sils.map((s, i) => cameraFromSilhouette(s, angles[i]));
+    const baked = bakeTexture(atlas, mirrorNormals(atlas.sourceVertex, normals), cams, { size: q.textureSize, depthTolerance: Math.max(2 * step, 3 / Math.min(...sils.map((s) => s.ppu))), symmetry, signal: req.signal });
+    note(`texture ${q.textureSize}px, ${atlas.charts} charts; ${(baked.seenShare * 100).toFixed(1)}% of the surface coloured from photos, ${(baked.mirroredShare * 100).toFixed(1)}% from mirror images, the rest filled from neighbouring colours`);
+    progress(0.85);
+    // 5. metric scale and placement: sole on y = 0, centred on the vertical axis
+    const bb = bounds(atlas.positions);
+    const width = bb.max[0] - bb.min[0], depth = bb.max[2] - bb.min[2];
+    const metres = req.productType === 'shoe' ? DEFAULT_SHOE_LENGTH_M / width : DEFAULT_OTHER_WIDTH_M / Math.max(width, depth);
+    note(req.productType === 'shoe' ? `scale: shoe length set to ${Math.round(DEFAULT_SHOE_LENGTH_M * 1000) / 10} cm (product-type default; the photos carry no scale)` : `scale: widest side set to ${Math.round(DEFAULT_OTHER_WIDTH_M * 1000) / 10} cm (product-type default; the photos carry no scale)`);
+    const out: TriMesh = { positions: atlas.positions, indices: atlas.indices };
+    const cx = (bb.min[0] + bb.max[0]) / 2, cz = (bb.min[2] + bb.max[2]) / 2;
+    transform(out, 1, [-cx, -bb.min[1], -cz]);
+    transform(out, metres, [0, 0, 0], rotate);
+    const outNormals = mirrorNormals(atlas.sourceVertex, normals);
+    if (rotate) transform({ positions: outNormals, indices: new Uint32Array(0) }, 1, [0, 0, 0], rotate);
+    const tris = out.indices.length / 3;
+    note(`mesh: ${tris} triangles, ${(width * metres * 100).toFixed(1)} x ${((bb.max[1] - bb.min[1]) * metres * 100).toFixed(1)} x ${(depth * metres * 100).toFixed(1)} cm`);
+    return { mesh: out, normals: outNormals, uvs: atlas.uvs, texture: baked.texture, cameras: cams, notes: [] };
+  }
+}
+
+/** Normals of the atlas vertices, copied from their source vertices. */
+function mirrorNormals(source: Uint32Array, normals: Float32Array): Float32Array {
+  const out = new Float32Array(source.length * 3);
+  for (let v = 0; v < source.length; v++) {
+    out[v * 3] = normals[source[v] * 3];
+    out[v * 3 + 1] = normals[source[v] * 3 + 1];
+    out[v * 3 + 2] = normals[source[v] * 3 + 2];
+  }
+  return out;
+}
+
+function inflationBounds(sil: Silhouette, ratio: number): { min: [number, number, number]; max: [number, number, number] } {
+  const u0 = (sil.left - sil.axisX) / sil.ppu, u1 = (sil.right - sil.axisX) / sil.ppu;
+  const half = ((u1 - u0) * ratio) / 2;
+  const m = 0.02 * (u1 - u0);
+  return { min: [Math.min(u0, -u1) - m, 0, -half - m], max: [Math.max(u1, -u0) + m, 1, half + m] };
+}
+
+/**
+ * Whether mirroring the product left-right maps the set of silhouette constraints onto itself:
+ * the mirror of a view at a is a view at -a, and opposite views constrain alike (mod 180).
+ */
+function mirrorClosed(angles: number[]): boolean {
+  const mod = angles.map((a) => ((Math.round(a) % 180) + 180) % 180);
+  return mod.every((a) => mod.some((b) => Math.abs(((b + a) % 180)) < 1 || Math.abs(((b + a) % 180) - 180) < 1));
+}

@@ -1,0 +1,148 @@
+import { HullField, type HullView } from './hull-field.ts';
+import { silhouetteDistance, silhouetteSpan, type Silhouette } from './silhouettes.ts';
+
+/**
+ * View angles for the builtin reconstruction.
+ *
+ * Assumption from the request order: n views were taken while turning the product one way round
+ * through half a turn in equal steps, starting with the side view (toe to the right): 2 views =
+ * 0/90, 3 = 0/60/120, 4 = 0/45/90/135, 6 = 0/30/.../150. Orthographic silhouettes of opposite views
+ * carry the same constraint, so half a turn gives the most distinct silhouettes per photo.
+ *
+ * Check from the image content: the other usual layouts (a full turn, 0/90/180/270 for 4 views, and
+ * both turning directions) are scored by silhouette consistency: every silhouette pixel's ray must
+ * meet the hull carved from the other views. The layout with clearly the smallest deficit wins;
+ * near ties keep the assumption. Angles given with the views are used as they are.
+ */
+export interface AngleChoice {
+  angles: number[];
+  layout: string;
+  /** Consistency deficit per layout considered (mean world-unit miss per silhouette pixel). */
+  scores: { layout: string; deficit: number }[];
+}
+
+export function chooseAngles(sils: Silhouette[], given: (number | undefined)[]): AngleChoice {
+  const n = sils.length;
+  if (given.length === n && given.every((a) => typeof a === 'number' && Number.isFinite(a))) {
+    return { angles: given as number[], layout: 'given', scores: [] };
+  }
+  if (n === 1) return { angles: [0], layout: 'single', scores: [] };
+  if (n === 2) {
+    // a second view that mirrors the first is the other side, not the front
+    const iou = mirrorIoU(sils[0], sils[1]);
+    if (iou > 0.9) return { angles: [0, 180], layout: 'opposite sides', scores: [{ layout: 'mirror-iou', deficit: 1 - iou }] };
+    return { angles: [0, 90], layout: 'side and front', scores: [{ layout: 'mirror-iou', deficit: 1 - iou }] };
+  }
+  const layouts: { layout: string; angles: number[] }[] = [
+    { layout: 'half turn', angles: range(n, 180 / n) },
+    { layout: 'half turn, reversed', angles: range(n, -180 / n) },
+    { layout: 'full turn', angles: range(n, 360 / n) },
+    { layout: 'full turn, reversed', angles: range(n, -360 / n) },
+  ];
+  const scores = layouts.map((l) => ({ layout: l.layout, deficit: consistencyDeficit(sils, l.angles) }));
+  let best = 0;
+  for (let i = 1; i < scores.length; i++) {
+    // another layout must be clearly better than the assumption to replace it
+    if (scores[i].deficit < scores[best].deficit * 0.8 - 1e-4) best = i;
+  }
+  return { angles: layouts[best].angles, layout: layouts[best].layout, scores };
+}
+
+function range(n: number, stepDeg: number): number[] {
+  return Array.from({ length: n }, (_, i) => normalizeDeg(i * stepDeg));
+}
+
+export function normalizeDeg(a: number): number {
+  let r = a % 360;
+  if (r < 0) r += 360;
+  return r;
+}
+
+/**
+ * Mean positive field value (world units) along the rays of each view's silhouette pixels, with
+ * the field built from the other views: 0 when the silhouettes are consistent.
+ */
+export function consistencyDeficit(sils: Silhouette[], angles: number[]): number {
+  const views: HullView[] = sils.map((sil, i) => ({ sil, azimuthDeg: angles[i] }));
+  const field = new HullField(views);
+  let r = 0;
+  for (const s of sils) for (const v of silhouetteSpan(s)) r = Math.max(r, Math.abs(v));
+  const steps = 40;
+  let total = 0, count = 0;
+  for (let i = 0; i < sils.length; i++) {
+    const sil = sils[i];
+    const g = sil.coarse;
+    const a = (angles[i] * Math.PI) / 180;
+    const right = [Math.cos(a), -Math.sin(a)], back = [Math.sin(a), Math.cos(a)];
+    for (let gy = 0; gy < g.height; gy += 2) {
+      for (let gx = 0; gx < g.width; gx += 2) {
+        if (!g.mask[gy * g.width + gx]) continue;
+        const px = g.x0 + (gx + 0.5) / g.scale, py = g.y0 + (gy + 0.5) / g.scale;
+        const u = (px - sil.axisX) / sil.ppu - sil.shift;
+        const v = (sil.bottom - py) / sil.ppu;
+        let best = Infinity;
+        for (let t = 0; t <= steps; t++) {
+          const d = -r + (2 * r * t) / steps;
+          const x = u * right[0] + d * back[0], z = u * right[1] + d * back[1];
+          const f = field.at(x, v, z, true, i);
+          if (f < best) best = f;
+          if (best <= 0) break;
+        }
+        total += Math.max(0, best);
+        count++;
+      }
+    }
+  }
+  return count ? total / count : 0;
+}
+
+/** IoU of silhouette `a` with the horizontal mirror of `b`, both in normalised world units. */
+export function mirrorIoU(a: Silhouette, b: Silhouette, mirror = true): number {
+  let r = 0;
+  for (const s of [a, b]) for (const v of silhouetteSpan(s)) r = Math.max(r, Math.abs(v));
+  const nu = 96, nv = 48;
+  let inter = 0, union = 0;
+  for (let j = 0; j < nv; j++) {
+    const v = (j + 0.5) / nv;
+    for (let i = 0; i < nu; i++) {
+      const u = -r + (2 * r * (i + 0.5)) / nu;
+      const ina = silhouetteDistance(a, a.coarse, u, v) < 0;
+      const inb = silhouetteDistance(b, b.coarse, mirror ? -u : u, v) < 0;
+      if (ina && inb) inter++;
+      if (ina || inb) union++;
+    }
+  }
+  return union ? inter / union : 0;
+}
+
+/**
+ * Left-right (z) mirror symmetry of the product judged from view pairs: a z-symmetric object seen
+ * at azimuth a looks like the mirror image of its view at 180 - a (a front view mirrors itself).
+ * Returns the mean IoU over the pairs the layout offers, or null when it offers none.
+ */
+export function mirrorSymmetryScore(sils: Silhouette[], angles: number[]): number | null {
+  const scores: number[] = [];
+  for (let i = 0; i < sils.length; i++) {
+    for (let j = i; j < sils.length; j++) {
+      const d = normalizeDeg(angles[i] + angles[j]);
+      if (Math.abs(d - 180) < 5) scores.push(mirrorIoU(sils[i], sils[j]));
+    }
+  }
+  return scores.length ? scores.reduce((s, v) => s + v, 0) / scores.length : null;
+}
+
+/**
+ * Front-back (x) mirror symmetry: an x-symmetric object looks the same (unmirrored) at a and at
+ * 180 - a; its side view at 0 then mirrors itself.
+ */
+export function frontBackSymmetryScore(sils: Silhouette[], angles: number[]): number | null {
+  const scores: number[] = [];
+  for (let i = 0; i < sils.length; i++) {
+    for (let j = i; j < sils.length; j++) {
+      const d = normalizeDeg(angles[i] + angles[j]);
+      if (Math.abs(d - 180) < 5 && i !== j) scores.push(mirrorIoU(sils[i], sils[j], false));
+      if (i === j && (Math.abs(normalizeDeg(angles[i])) < 5 || Math.abs(normalizeDeg(angles[i]) - 180) < 5)) scores.push(mirrorIoU(sils[i], sils[i]));
+    }
+  }
+  return scores.length ? scores.reduce((s, v) => s + v, 0) / scores.length : null;
+}
