@@ -14,7 +14,7 @@ const PAGES_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'pages
  */
 const ASSETS: Record<string, { file: () => string; type: string }> = {
   'model-viewer.min.js': { file: () => require.resolve('@google/model-viewer/dist/model-viewer.min.js'), type: 'text/javascript; charset=utf-8' },
-  'meshopt_decoder.js': { file: () => path.join(path.dirname(require.resolve('meshoptimizer/package.json')), 'meshopt_decoder.cjs'), type: 'text/javascript; charset=utf-8' },
+  'meshopt_decoder.js': { file: () => path.join(path.dirname(require.resolve('meshoptimizer/decoder')), 'meshopt_decoder.cjs'), type: 'text/javascript; charset=utf-8' },
   'config.js': { file: () => path.join(PAGES_DIR, 'config.js'), type: 'text/javascript; charset=utf-8' },
   'common.js': { file: () => path.join(PAGES_DIR, 'common.js'), type: 'text/javascript; charset=utf-8' },
   'viewer.js': { file: () => path.join(PAGES_DIR, 'viewer.js'), type: 'text/javascript; charset=utf-8' },
@@ -94,11 +94,12 @@ export interface PageConfig {
 /** The HTML of a viewer page: model-viewer with AR (WebXR, Scene Viewer, Quick Look with the USDZ route). */
 export function renderPage(cfg: PageConfig): string {
   const title = `${TITLES[cfg.page]} - ${cfg.name}`;
+  // the second viewer of a pair looks from the other side, so the two shoes face each other like a pair
   const viewerTag = (id: string) =>
     `<model-viewer id="${id}" class="viewer" ar ar-modes="webxr scene-viewer quick-look" ar-placement="floor" camera-controls touch-action="pan-y" ` +
-    `shadow-intensity="${cfg.params.turbo ? 0 : 1}" exposure="1" camera-orbit="-35deg 70deg auto" interaction-prompt="none" ` +
+    `shadow-intensity="${cfg.params.turbo ? 0 : 1}" exposure="1" camera-orbit="${id === 'viewer-pair' ? 35 : -35}deg 70deg auto" interaction-prompt="none" ` +
     `loading="${cfg.params.asyncMode ? 'lazy' : 'eager'}" alt="${escapeHtml(cfg.name)}">` +
-    `<button slot="ar-button" class="ar-button">View in your space</button></model-viewer>`;
+    `<button slot="ar-button" class="ar-button">View in your space</button><div slot="progress-bar"></div></model-viewer>`;
   const body: Record<PageName, string> = {
     viewer: `<main class="stage">${viewerTag('viewer')}${cfg.params.mirrorMode === 3 ? viewerTag('viewer-pair') : ''}</main>`,
     app: `<main class="stage app"><video id="camera" autoplay muted playsinline></video>${viewerTag('viewer')}${cfg.params.mirrorMode === 3 ? viewerTag('viewer-pair') : ''}<canvas id="analysis" hidden></canvas></main>`,

@@ -12,7 +12,7 @@ export interface ArSession {
 }
 
 export const SESSION_PREFIX = 'frs1.';
-export const SESSION_COOKIE = 'fitroom_ar_session';
+export const SESSION_COOKIE = 'fitroom_session';
 
 /**
  * Signed session tokens: `frs1.<base64url(JSON payload)>.<base64url(HMAC-SHA256)>` with the

@@ -149,21 +149,28 @@ function buildParts(side: ShoeSide, L: number, n: number, withOverlays: boolean,
     return [edge(t).xc, soleThickness(t) * L, z];
   };
   {
+    // Each section is two halves (lateral rim up to the top or to the collar edge, and the medial
+    // rim up to the same), so the collar opening follows its ellipse exactly instead of the grid.
+    const half = m / 2;
+    const cols = m + 2;
+    const collar = (t: number) => {
+      const k = 1 - ((t - 0.25) / 0.17) ** 2;
+      return k > 0 ? 0.24 * Math.PI * Math.sqrt(k) : 0;
+    };
     const p: PartMesh = { positions: [], uvs: [], indices: [], inside: insideUpper };
     for (const t of ts) {
-      for (let j = 0; j <= m; j++) {
-        const phi = (j / m) * Math.PI;
+      const top = Math.PI / 2 - collar(t);
+      for (let j = 0; j < cols; j++) {
+        const phi = j <= half ? (j / half) * top : Math.PI - ((cols - 1 - j) / half) * top;
         p.positions.push(...upperPoint(t, phi));
-        p.uvs.push(t, j / m);
+        p.uvs.push(t, phi / Math.PI);
       }
     }
     for (let i = 0; i < n; i++) {
-      for (let j = 0; j < m; j++) {
-        const tc = (ts[i] + ts[i + 1]) / 2;
-        const pc = ((j + 0.5) / m) * Math.PI;
-        if (((tc - 0.25) / 0.17) ** 2 + ((pc - Math.PI / 2) / (0.24 * Math.PI)) ** 2 < 1) continue;
-        const a = i * (m + 1) + j;
-        const b = a + m + 1;
+      for (let j = 0; j < cols - 1; j++) {
+        if (j === half) continue; // between the two halves: the opening, or a seam of coincident points
+        const a = i * cols + j;
+        const b = a + cols;
         p.indices.push(a, b, b + 1, a, b + 1, a + 1);
       }
     }

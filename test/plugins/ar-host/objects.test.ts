@@ -49,7 +49,7 @@ let shoe: Uint8Array;
 
 const get = (path: string, opts: { bearer?: string; cookie?: string } = {}) => svc.arCall('GET', path, opts);
 const post = (path: string, body: unknown, opts: { bearer?: string; cookie?: string } = {}) => svc.arCall('POST', path, { ...opts, body });
-const asSession = (token: string) => ({ cookie: `fitroom_ar_session=${token}` });
+const asSession = (token: string) => ({ cookie: `fitroom_session=${token}` });
 const partsOf = async (bytes: Uint8Array) => (await new NodeIO().readBinary(bytes)).getRoot().listNodes().filter((n) => n.getMesh()).map((n) => n.getName()).sort();
 const materialOf = async (bytes: Uint8Array, part: string) => (await new NodeIO().readBinary(bytes)).getRoot().listNodes().find((n) => n.getName() === part)!.getMesh()!.listPrimitives()[0].getMaterial()!;
 
@@ -343,7 +343,7 @@ describe('dashboard sessions', () => {
     expect(login.status).toBe(303);
     expect(login.headers.get('location')).toBe('/tryon/editor?id=1');
     const setCookie = login.headers.get('set-cookie')!;
-    expect(setCookie).toMatch(/^fitroom_ar_session=frs1\./);
+    expect(setCookie).toMatch(/^fitroom_session=frs1\./);
     expect(setCookie).toMatch(/HttpOnly/);
     expect(setCookie).toMatch(/SameSite=Lax/);
     const cookie = setCookie.split(';')[0];

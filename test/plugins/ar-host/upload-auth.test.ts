@@ -171,15 +171,15 @@ describe('AR host authentication', () => {
     const good = await svc.createKey({ accountId: 'acct-order' });
     const session = await svc.session('user-order');
     // 1. a bad Bearer key is refused even with a valid cookie behind it
-    const badBearer = await upload({ bearer: 'fr_live_nope', cookie: `fitroom_ar_session=${session}` });
+    const badBearer = await upload({ bearer: 'fr_live_nope', cookie: `fitroom_session=${session}` });
     expect(badBearer.status).toBe(401);
     expect(badBearer.body.error.code).toBe('invalid_api_key');
     // 2. a valid cookie is used before the legacy token, which is then never looked at
-    const viaCookie = await upload({ cookie: `fitroom_ar_session=${session}`, query: '?token=fr_live_nope' });
+    const viaCookie = await upload({ cookie: `fitroom_session=${session}`, query: '?token=fr_live_nope' });
     expect(viaCookie.status).toBe(200);
     expect((await svc.store.get(viaCookie.body.id))!.owner).toEqual({ kind: 'user', id: 'user-order' });
     // 3. a stale cookie is skipped and the legacy token applies
-    const viaQuery = await upload({ cookie: 'fitroom_ar_session=frs1.tampered.sig', query: `?token=${good.key}` });
+    const viaQuery = await upload({ cookie: 'fitroom_session=frs1.tampered.sig', query: `?token=${good.key}` });
     expect(viaQuery.status).toBe(200);
     expect((await svc.store.get(viaQuery.body.id))!.owner).toEqual({ kind: 'user', id: 'acct-order' });
     // a bad legacy token key is refused like a Bearer key
