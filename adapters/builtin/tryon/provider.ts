@@ -1,0 +1,64 @@
+/**
+ * The builtin ImageModelProvider for try-on: runs the classical warp engine on the structured
+ * input (a BodyRender and the decoded garments per slot) and returns one PNG. It ignores prompts
+ * and encoded references; vendors ignore the structured input.
+ */
+import type { ImageCodec } from '../../../core/ports/image-codec.ts';
+import { type ImageModelProvider, type ModelCall, type ModelSpec, ProviderError } from '../../../core/ports/image-model.ts';
+import type { EncodedImage } from '../../../core/images.ts';
+import { isFitroomError } from '../../../core/errors.ts';
+import { modelsForProvider } from '../../../core/tryon/models.ts';
+import { isTryOnStructuredInput, type TryOnStructuredInput } from '../../../core/tryon/tryon-input.ts';
+import type { GarmentCategory } from './classify-garment.ts';
+import { renderTryOn, type TryOnGarments } from './render-tryon.ts';
+
+export const BUILTIN_TRYON_MODEL = 'builtin-warp';
+
+function garmentsOf(input: TryOnStructuredInput): TryOnGarments {
+  const g = input.garments;
+  return { top: g.topGarment?.packshot, bottom: g.bottomGarment?.packshot, fullBody: g.fullBodyGarment?.packshot, shoes: g.shoes?.packshot };
+}
+
+export class BuiltinTryOnProvider implements ImageModelProvider {
+  readonly id = 'builtin' as const;
+  readonly #codec: Pick<ImageCodec, 'encode'>;
+  readonly #models: readonly ModelSpec[];
+
+  constructor(codec: Pick<ImageCodec, 'encode'>) {
+    this.#codec = codec;
+    this.#models = modelsForProvider('builtin').filter((m) => m.id === BUILTIN_TRYON_MODEL);
+  }
+
+  models(): readonly ModelSpec[] {
+    return this.#models;
+  }
+
+  async run(call: ModelCall): Promise<EncodedImage[]> {
+    const spec = this.#models.find((m) => m.id === call.model);
+    if (!spec) throw new ProviderError('builtin', `unknown model ${call.model}`, { retryable: false });
+    if (!spec.tasks.includes(call.task)) throw new ProviderError('builtin', `${call.model} cannot run ${call.task}`, { retryable: false });
+    const input = call.structured;
+    if (!isTryOnStructuredInput(input)) throw new ProviderError('builtin', 'the try-on engine needs a body render and decoded garments', { retryable: false });
+    call.signal.throwIfAborted();
+    const longSide = Number(spec.params(call.quality).longSide) || undefined;
+    let image;
+    try {
+      image = renderTryOn({
+        body: input.body,
+        garments: garmentsOf(input),
+        product: input.product && { image: input.product.image, category: input.product.category as GarmentCategory | 'auto' },
+        quality: call.quality,
+        longSide,
+        preserveBackground: input.preserveBackground,
+        signal: call.signal,
+      });
+    } catch (e) {
+      if (call.signal.aborted) throw call.signal.reason ?? e;
+      // an unusable garment image is the input's fault: another attempt would fail the same way
+      const reason = isFitroomError(e) ? e.message : (e as Error).message;
+      throw new ProviderError('builtin', `try-on failed: ${reason}`, { retryable: false, cause: e });
+    }
+    call.signal.throwIfAborted();
+    return [await this.#codec.encode(image, 'png')];
+  }
+}

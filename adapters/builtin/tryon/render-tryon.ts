@@ -1,0 +1,156 @@
+/**
+ * The builtin try-on engine: garments are cut out of their packshots, warped onto the body with
+ * thin-plate splines, shaded with the body's depth, given a soft contact shadow and composited
+ * over the person (or over a clean studio backdrop when the background is not preserved).
+ * Deterministic: the same inputs give the same pixels.
+ */
+import type { RasterImage } from '../../../core/images.ts';
+import type { Quality } from '../../../core/ports/image-model.ts';
+import type { BodyRender } from '../../../core/twins/body.ts';
+import { BodyFrame } from './body-frame.ts';
+import { boxBlur } from './box-blur.ts';
+import { classifyGarment, type GarmentCategory } from './classify-garment.ts';
+import { linearToSrgb, SRGB_TO_LINEAR } from './color.ts';
+import { cutOut, garmentPieces } from './garment-pieces.ts';
+import { shadingMap } from './lighting.ts';
+import { scaleBody } from './scale-body.ts';
+import { studioBackdrop } from './studio-background.ts';
+import { createLayer, drawPiece, type Layer } from './warp-piece.ts';
+
+export interface TryOnGarments {
+  top?: RasterImage;
+  bottom?: RasterImage;
+  fullBody?: RasterImage;
+  shoes?: RasterImage;
+}
+
+export interface RenderTryOnInput {
+  body: BodyRender;
+  garments: TryOnGarments;
+  /** A single product image (direct path); its category is decided from its shape for `auto`. */
+  product?: { image: RasterImage; category: GarmentCategory | 'auto' };
+  quality: Quality;
+  /** Longer edge of the output in pixels; default OUTPUT_LONG_SIDE[quality]. */
+  longSide?: number;
+  preserveBackground: boolean;
+  signal?: AbortSignal;
+}
+
+/** The output's longer edge per quality, as the model registry lists for `builtin-warp`. */
+export const OUTPUT_LONG_SIDE: Record<Quality, number> = { draft: 768, standard: 1024, high: 1536 };
+
+function checkAbort(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw signal.reason ?? new Error('aborted');
+}
+
+/** Composites one garment layer: contact shadow on what lies below, then the shaded garment. */
+function compositeLayer(canvas: Float32Array, layer: Layer, shade: Float32Array, frame: BodyFrame): void {
+  const { width: w, height: h, data } = layer;
+  const n = w * h;
+  const alpha = new Float32Array(n);
+  for (let i = 0; i < n; i++) alpha[i] = data[i * 4 + 3];
+  const r = Math.max(1, Math.round(h * 0.004));
+  const blurred = boxBlur(alpha, w, h, r);
+  const drop = Math.max(1, Math.round(h * 0.002));
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const i = y * w + x;
+      const s = y >= drop ? blurred[i - drop * w] : 0;
+      const a = data[i * 4 + 3];
+      // the shadow falls only on the body (and on earlier garments), not on the backdrop
+      const onBody = frame.body.mask[i] >= 128 ? 1 : 0.25;
+      const dark = 1 - 0.35 * s * (1 - a) * onBody;
+      const k = shade[i];
+      for (let c = 0; c < 3; c++) canvas[i * 3 + c] = canvas[i * 3 + c] * dark * (1 - a) + data[i * 4 + c] * k;
+    }
+  }
+}
+
+/**
+ * Fabric hanging below the hips (skirts, trouser legs) does not follow every dip of the body
+ * (between the legs): there the shading is blurred strongly.
+ */
+function drapeShade(shade: Float32Array, frame: BodyFrame): Float32Array {
+  const { width: w, height: h } = frame;
+  const L = frame.landmarks;
+  const blurred = boxBlur(shade, w, h, Math.round(h * 0.03));
+  const from = (L.hipLeft.y + L.hipRight.y) / 2;
+  const to = L.crotch.y + 0.1 * ((L.leftKnee.y + L.rightKnee.y) / 2 - L.crotch.y);
+  const out = new Float32Array(shade.length);
+  for (let y = 0; y < h; y++) {
+    const t = Math.max(0, Math.min(1, (y - from) / Math.max(1, to - from)));
+    const e = t * t * (3 - 2 * t);
+    for (let x = 0; x < w; x++) {
+      const i = y * w + x;
+      out[i] = shade[i] * (1 - e) + blurred[i] * e;
+    }
+  }
+  return out;
+}
+
+export function renderTryOn(input: RenderTryOnInput): RasterImage {
+  const { signal } = input;
+  const src = input.body;
+  const longSide = input.longSide ?? OUTPUT_LONG_SIDE[input.quality];
+  const k = longSide / Math.max(src.image.width, src.image.height);
+  const outW = Math.max(1, Math.round(src.image.width * k));
+  const outH = Math.max(1, Math.round(src.image.height * k));
+  const body = scaleBody(src, outW, outH);
+  const frame = new BodyFrame(body);
+  // bicubic sampling at high quality; draft and standard sample bilinearly
+  const filter = input.quality === 'high' ? 'bicubic' : 'bilinear';
+  checkAbort(signal);
+
+  // base: the person, over a clean backdrop when the background is replaced
+  const n = outW * outH;
+  const canvas = new Float32Array(n * 3);
+  const img = body.image.data;
+  for (let i = 0; i < n; i++) for (let c = 0; c < 3; c++) canvas[i * 3 + c] = SRGB_TO_LINEAR[img[i * 4 + c]];
+  if (!input.preserveBackground) {
+    const L = body.landmarks;
+    const feetY = Math.max(L.leftToe.y, L.rightToe.y);
+    const backdrop = studioBackdrop(outW, outH, feetY, (L.leftToe.x + L.rightToe.x) / 2, frame.shoulderWidth * 0.9);
+    const m = new Float32Array(n);
+    for (let i = 0; i < n; i++) m[i] = body.mask[i] >= 128 ? 1 : 0;
+    const soft = boxBlur(m, outW, outH, 1, 1);
+    for (let i = 0; i < n; i++) {
+      const a = Math.min(m[i], soft[i] * 1.5);
+      for (let c = 0; c < 3; c++) canvas[i * 3 + c] = canvas[i * 3 + c] * a + backdrop[i * 3 + c] * (1 - a);
+    }
+  }
+
+  // garments from the innermost layer out: shoes under trouser hems, tops over waistbands
+  const layers: { image: RasterImage; category: GarmentCategory }[] = [];
+  const g = input.garments;
+  if (input.product) {
+    const cat = input.product.category === 'auto' ? classifyGarment(cutOut(input.product.image, 'top')) : input.product.category;
+    layers.push({ image: input.product.image, category: cat });
+  }
+  if (g.shoes) layers.push({ image: g.shoes, category: 'shoe' });
+  if (g.bottom) layers.push({ image: g.bottom, category: 'bottom' });
+  if (g.fullBody) layers.push({ image: g.fullBody, category: 'full-body' });
+  if (g.top) layers.push({ image: g.top, category: 'top' });
+  const rank: Record<GarmentCategory, number> = { shoe: 0, bottom: 1, 'full-body': 2, top: 3 };
+  layers.sort((a, b) => rank[a.category] - rank[b.category]);
+
+  if (layers.length) {
+    const shade = shadingMap(body);
+    let drape: Float32Array | undefined;
+    for (const { image, category } of layers) {
+      checkAbort(signal);
+      const cut = cutOut(image, category);
+      const layer = createLayer(outW, outH);
+      for (const piece of garmentPieces(cut, category, frame)) drawPiece(layer, piece, frame, filter);
+      const hangs = category === 'bottom' || category === 'full-body';
+      if (hangs) drape ??= drapeShade(shade, frame);
+      compositeLayer(canvas, layer, hangs ? drape! : shade, frame);
+    }
+  }
+
+  const out = new Uint8Array(n * 4);
+  for (let i = 0; i < n; i++) {
+    for (let c = 0; c < 3; c++) out[i * 4 + c] = Math.round(linearToSrgb(canvas[i * 3 + c]));
+    out[i * 4 + 3] = 255;
+  }
+  return { width: outW, height: outH, data: out };
+}
