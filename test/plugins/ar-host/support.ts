@@ -7,6 +7,7 @@ import { PostgresArObjectStore } from '../../../adapters/postgres/ar-object-stor
 import { BuiltinArModelProcessor } from '../../../adapters/builtin/ar/model-processor.ts';
 import { arHostPlugin } from '../../../plugins/ar-host/index.ts';
 import { ADMIN_KEY, startTestService } from '../../support/harness.ts';
+import { standalonePlugins } from '../../../connectors/standalone/plugins.ts';
 import type { TestService } from '../../support/harness.ts';
 
 /**
@@ -42,8 +43,10 @@ export interface ArTestService extends TestService {
 
 export async function startArService(opts: { plugins?: FitroomPlugin[]; worker?: boolean; env?: Record<string, string> } = {}): Promise<ArTestService> {
   const holder: { store: ArObjectStore | null } = { store: null };
-  const svc = await startTestService({ plugins: [arBindings(holder), arHostPlugin, ...(opts.plugins ?? [])], worker: opts.worker, env: opts.env });
-  holder.store = new PostgresArObjectStore(svc.fitroom.pool);
+  // once the standalone service installs the AR host itself, its own bindings apply
+  const installed = standalonePlugins().some((p) => p.name === arHostPlugin.name);
+  const svc = await startTestService({ plugins: [...(installed ? [] : [arBindings(holder), arHostPlugin]), ...(opts.plugins ?? [])], worker: opts.worker, env: opts.env });
+  holder.store = installed ? svc.fitroom.get(AR_OBJECT_STORE) : new PostgresArObjectStore(svc.fitroom.pool);
   const ar = svc.ar!;
   const creds = svc.fitroom.get(TOKENS.credentialStore);
   return {
