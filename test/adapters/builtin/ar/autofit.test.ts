@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createRequire } from 'node:module';
 import { NodeIO } from '@gltf-transform/core';
 import type { Document } from '@gltf-transform/core';
 import { autofitShoe, guessUnits } from '../../../../adapters/builtin/ar/autofit.ts';
@@ -91,6 +92,9 @@ function windingAgreement(doc: Document, part: string): number {
 }
 
 const io = new NodeIO();
+const validator = createRequire(import.meta.url)('gltf-validator') as {
+  validateBytes(data: Uint8Array, options?: { maxIssues?: number }): Promise<{ issues: { numErrors: number; numWarnings: number; messages: { code: string; message: string; severity: number }[] } }>;
+};
 
 describe('guessUnits', () => {
   it.each([
@@ -182,6 +186,11 @@ describe('autofitShoe', () => {
     for (const part of ['sole', 'upper']) {
       expect(windingAgreement(aligned, part)).toBeGreaterThan(0.99);
       expect(windingAgreement(mirror, part)).toBeGreaterThan(0.99);
+    }
+    // both files are valid glTF (Khronos validator: no errors, no warnings)
+    for (const bytes of [result.glb, result.mirrorGlb]) {
+      const report = await validator.validateBytes(bytes, { maxIssues: 50 });
+      expect(report.issues.messages.filter((m) => m.severity <= 1)).toEqual([]);
     }
     // Autofit on the mirror recognises the other side
     const again = await autofitShoe(result.mirrorGlb);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createRequire } from 'node:module';
 import sharp from 'sharp';
 import { NodeIO } from '@gltf-transform/core';
 import { colorToLinear, presetFor, resolvePreset, validateMaterialsData } from '../../../../adapters/builtin/ar/materials.ts';
@@ -107,6 +108,10 @@ describe('colorToLinear', () => {
   });
 });
 
+const validator = createRequire(import.meta.url)('gltf-validator') as {
+  validateBytes(data: Uint8Array, options?: { maxIssues?: number }): Promise<{ issues: { messages: { code: string; severity: number }[] } }>;
+};
+
 describe('bakePreset', () => {
   const io = new NodeIO();
   const noTextures = async () => null;
@@ -141,6 +146,8 @@ describe('bakePreset', () => {
     const perf = byName.get('perforado_1')!.getMesh()!.listPrimitives()[0].getMaterial()!;
     expect(perf.getBaseColorFactor()).toEqual([0, 0, 1, 0.5]);
     expect(perf.getAlphaMode()).toBe('BLEND');
+    const report = await validator.validateBytes(baked, { maxIssues: 50 });
+    expect(report.issues.messages.filter((m) => m.severity <= 1)).toEqual([]);
     // the floor's and laces' data is gone from the file
     expect(doc.getRoot().listMeshes().map((m) => m.getName()).sort()).toEqual(['perforado_1', 'sole', 'upper']);
   });
