@@ -37,8 +37,30 @@ export class Kernel {
       await p.setup(this.apiFor(p.name));
       this.plugins.push(p.name);
     }
+    this.checkReferences();
     this.validatorInstance = new SchemaValidator(this.schemas);
     this.validatorInstance.precompile(this.operations.flatMap((o) => (o.body ? [o.body] : [])));
+  }
+
+  /** Every `#/components/schemas/X` used by a schema or an operation must be registered (fail at start). */
+  private checkReferences() {
+    const missing = new Set<string>();
+    const walk = (v: unknown, where: string) => {
+      if (Array.isArray(v)) v.forEach((x) => walk(x, where));
+      else if (v && typeof v === 'object') {
+        for (const [k, x] of Object.entries(v)) {
+          if (k === '$ref' && typeof x === 'string' && x.startsWith('#/components/schemas/') && !this.schemas[x.slice(21)]) missing.add(`${x.slice(21)} (used by ${where})`);
+          else walk(x, where);
+        }
+      }
+    };
+    for (const [name, schema] of Object.entries(this.schemas)) walk(schema, `schema ${name}`);
+    for (const op of this.operations) {
+      const named = [op.body, ...Object.values(op.responses).map((r) => r.schema)].filter((x): x is string => typeof x === 'string');
+      for (const n of named) if (!this.schemas[n]) missing.add(`${n} (used by operation ${op.id})`);
+      walk([op.body, op.params, op.query, Object.values(op.responses).map((r) => r.schema)], `operation ${op.id}`);
+    }
+    if (missing.size) throw new Error(`Unregistered schemas: ${[...missing].join(', ')}`);
   }
 
   get validator(): SchemaValidator {

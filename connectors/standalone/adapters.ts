@@ -6,6 +6,10 @@ import { TWIN_STORE } from '../../core/ports/twin-store.ts';
 import { PostgresTwinStore } from '../../adapters/postgres/twin-store.ts';
 import { TWIN_RENDERER } from '../../core/ports/twin-renderer.ts';
 import { BuiltinTwinRenderer } from '../../adapters/builtin/body/twin-renderer.ts';
+import { AR_OBJECT_STORE, AR_MODEL_PROCESSOR } from '../../core/ports/ar-object-store.ts';
+import { PostgresArObjectStore } from '../../adapters/postgres/ar-object-store.ts';
+import { BuiltinArModelProcessor } from '../../adapters/builtin/ar/model-processor.ts';
+import { TOKENS } from '../../core/tokens.ts';
 
 export interface AdapterContext {
   config: FitroomConfig;
@@ -21,4 +25,6 @@ export interface AdapterContext {
 export function bindPluginAdapters(ctx: AdapterContext): void {
   ctx.services.provide(TWIN_STORE, new PostgresTwinStore(ctx.pool));
   ctx.services.provide(TWIN_RENDERER, new BuiltinTwinRenderer());
+  ctx.services.provide(AR_OBJECT_STORE, new PostgresArObjectStore(ctx.pool));
+  ctx.services.provide(AR_MODEL_PROCESSOR, new BuiltinArModelProcessor(ctx.services.get(TOKENS.imageCodec)));
 }

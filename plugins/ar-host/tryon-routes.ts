@@ -12,6 +12,9 @@ const ERR = (description: string) => ({ description, schema: 'ErrorEnvelope' });
  * operation (POST /api/v1/tryon/clothing, /api/v1/tryon/shoes) with the same caller, so its
  * validation, ownership, quotas and job handling apply unchanged.
  */
+/** The forwarded try-on answer; its schema belongs to the try-on plugin, which may not be installed. */
+const FORWARDED = { type: 'object', additionalProperties: true } as const;
+
 export function registerTryOnRoutes(deps: ArRouteDeps): void {
   const { api, store } = deps;
   const kernel = api.get(TOKENS.kernel);
@@ -42,7 +45,7 @@ export function registerTryOnRoutes(deps: ArRouteDeps): void {
     rateLimit: 'submission',
     billable: true,
     body: 'ArGarmentFitOnRequest',
-    responses: { 202: { description: 'Job queued', schema: 'TryOnResponse' }, 200: { description: 'Cached result', schema: 'TryOnResponse' }, 401: ERR('unauthorized, invalid_api_key'), 503: ERR('Try-on not installed') },
+    responses: { 202: { description: 'Job queued (the try-on API\'s TryOnResponse)', schema: FORWARDED }, 200: { description: 'Cached result (the try-on API\'s TryOnResponse)', schema: FORWARDED }, 401: ERR('unauthorized, invalid_api_key'), 503: ERR('Try-on not installed') },
     async handler(ctx) {
       const b = ctx.body as { image?: string; digital_twin_id?: string; garment: string | string[]; category?: string; quality?: string; webhook_url?: string };
       const slot = b.category === 'bottom' ? 'bottomGarment' : b.category === 'full-body' ? 'fullBodyGarment' : 'topGarment';
