@@ -10,6 +10,10 @@ import { AR_OBJECT_STORE, AR_MODEL_PROCESSOR } from '../../core/ports/ar-object-
 import { PostgresArObjectStore } from '../../adapters/postgres/ar-object-store.ts';
 import { BuiltinArModelProcessor } from '../../adapters/builtin/ar/model-processor.ts';
 import { TOKENS } from '../../core/tokens.ts';
+import { TRYON_STORE } from '../../core/tryon/tryon-store.ts';
+import { PostgresTryOnStore } from '../../adapters/postgres/tryon-store.ts';
+import { PERSON_ANALYZER } from '../../core/tryon/person-analyzer.ts';
+import { analyzePerson } from '../../adapters/builtin/body/twin-renderer.ts';
 
 export interface AdapterContext {
   config: FitroomConfig;
@@ -25,6 +29,8 @@ export interface AdapterContext {
 export function bindPluginAdapters(ctx: AdapterContext): void {
   ctx.services.provide(TWIN_STORE, new PostgresTwinStore(ctx.pool));
   ctx.services.provide(TWIN_RENDERER, new BuiltinTwinRenderer());
+  ctx.services.provide(TRYON_STORE, new PostgresTryOnStore(ctx.pool));
+  ctx.services.provide(PERSON_ANALYZER, analyzePerson);
   ctx.services.provide(AR_OBJECT_STORE, new PostgresArObjectStore(ctx.pool));
   ctx.services.provide(AR_MODEL_PROCESSOR, new BuiltinArModelProcessor(ctx.services.get(TOKENS.imageCodec)));
 }

@@ -2,8 +2,9 @@ import type { FitroomPlugin } from '../../core/plugin.ts';
 import { corePlugin } from '../../core/api.ts';
 import { twinsPlugin } from '../../plugins/twins/index.ts';
 import { arHostPlugin } from '../../plugins/ar-host/index.ts';
+import { tryonPlugin } from '../../plugins/tryon/index.ts';
 
 /** The capabilities the standalone service installs, in the order they are listed in the README. */
 export function standalonePlugins(): FitroomPlugin[] {
-  return [corePlugin, twinsPlugin, arHostPlugin];
+  return [corePlugin, twinsPlugin, tryonPlugin, arHostPlugin];
 }

@@ -9,6 +9,8 @@ import { GeminiImageModel } from '../../adapters/gemini/image-model.ts';
 import { FalImageModel } from '../../adapters/fal/image-model.ts';
 import { MeshyProductReconstructor } from '../../adapters/meshy/product-reconstructor.ts';
 import { TripoProductReconstructor } from '../../adapters/tripo/product-reconstructor.ts';
+import { BuiltinTryOnProvider } from '../../adapters/builtin/tryon/provider.ts';
+import { SharpImageCodec } from '../../adapters/sharp/image-codec.ts';
 
 const RECONSTRUCTORS = ['builtin', 'meshy', 'tripo'];
 
@@ -33,6 +35,8 @@ export function registerAiProviders(config: FitroomConfig, services: ServiceCont
   if (ai.tripoApiKey) reconstructors.push(new TripoProductReconstructor({ apiKey: ai.tripoApiKey }));
   else missing.push('tripo (TRIPO_API_KEY)');
   if (missing.length > 0) log(`AI vendors without credentials, left out: ${missing.join(', ')}`);
+  // the classical try-on engine needs no credentials: always present, last in the default chain
+  imageModels.push(new BuiltinTryOnProvider(new SharpImageCodec()));
 
   // The configured reconstructor first (stable for the rest).
   reconstructors.sort((a, b) => Number(b.id === ai.reconstructor) - Number(a.id === ai.reconstructor));

@@ -1,0 +1,165 @@
+/**
+ * The try-on job: validate inputs (decode the stashed images under limits), resolve identity (the
+ * twin's render, an analysed person photo or an inline twin), build garment grid (one labelled
+ * reference for vendors; the direct path sends the product image instead), generate (the model
+ * chain, builtin engine last) and store (the result file and its cache entry).
+ */
+import type { FitroomConfig } from '../../core/config.ts';
+import { FitroomError } from '../../core/errors.ts';
+import type { FileService } from '../../core/files.ts';
+import type { EncodedImage, RasterImage } from '../../core/images.ts';
+import type { JobKind, RunningJob } from '../../core/jobs.ts';
+import type { ImageCodec } from '../../core/ports/image-codec.ts';
+import type { ImageModelProvider, ModelReference } from '../../core/ports/image-model.ts';
+import type { PersonAnalyzer } from '../../core/ports/twin-renderer.ts';
+import type { TwinDirectory } from '../../core/ports/twin-store.ts';
+import { composeGarmentGrid, type GridCell } from '../../core/tryon/garment-grid.ts';
+import type { InlineTwins } from '../../core/tryon/inline-twins.ts';
+import { runModelChain } from '../../core/tryon/model-chain.ts';
+import { clothingPrompt, shoePrompt } from '../../core/tryon/prompts.ts';
+import type { GarmentSlot, ProductCategory, SlotImages, TryOnStructuredInput } from '../../core/tryon/tryon-input.ts';
+import type { TryOnStore } from '../../core/tryon/tryon-store.ts';
+import type { BodyRender } from '../../core/twins/body.ts';
+import type { StashedImage, TryOnJobInput } from './tryon-service.ts';
+
+/** Decoding limits for request images: pixels checked from the header, then scaled to this side. */
+export const IMAGE_LIMITS = { maxPixels: 40_000_000, maxSide: 2048 };
+
+export interface TryOnJobDeps {
+  files: FileService;
+  codec: ImageCodec;
+  config: FitroomConfig;
+  store: TryOnStore;
+  providers: () => readonly ImageModelProvider[];
+  twins: () => TwinDirectory | null;
+  inlineTwins: () => InlineTwins | null;
+  personAnalyzer: () => PersonAnalyzer | null;
+}
+
+interface Decoded {
+  raster: RasterImage;
+  source: EncodedImage;
+}
+
+export function tryOnJobKind(deps: TryOnJobDeps): JobKind<TryOnJobInput> {
+  const { files, codec, config } = deps;
+
+  async function load(img: StashedImage): Promise<Decoded> {
+    const rec = await files.get(img.fileId);
+    const bytes = rec ? await files.read(rec) : null;
+    if (!bytes) throw new FitroomError('IMAGE_INVALID', `The image of ${img.field} is no longer available; please resubmit`);
+    try {
+      return { raster: await codec.decode(bytes, IMAGE_LIMITS), source: { bytes, contentType: img.contentType } };
+    } catch (e) {
+      throw new FitroomError('IMAGE_INVALID', `Could not decode ${img.field}: ${(e as Error).message}`);
+    }
+  }
+
+  return {
+    name: 'tryon',
+    progress: 'stage',
+    stages: [
+      { name: 'validate inputs', status: 'validating' },
+      { name: 'resolve identity', status: 'processing' },
+      { name: 'build garment grid', status: 'processing' },
+      { name: 'generate', status: 'processing' },
+      { name: 'store', status: 'uploading' },
+    ],
+    maxAttempts: 2,
+    estimatedSeconds: 12,
+    async run(job: RunningJob<TryOnJobInput>) {
+      const input = job.input;
+      const { options } = input;
+      const ownerHash = job.record.ownerHash;
+      // the builtin engine needs a body render; vendors only need the person image
+      const builtinMayRun = (options.provider === undefined || options.provider === 'builtin') && (options.model === undefined || options.model === 'builtin-warp');
+
+      const decoded = await job.stage('validate inputs', async () => {
+        const garments: Partial<Record<GarmentSlot, Decoded[]>> = {};
+        for (const [slot, list] of Object.entries(input.garments) as [GarmentSlot, StashedImage[]][]) garments[slot] = await Promise.all(list.map(load));
+        const shoeViews = await Promise.all(input.shoeViews.map(async (v) => ({ ...(await load(v.image)), angle: v.angle })));
+        const product = input.product ? await load(input.product.image) : null;
+        const persons = input.identity.kind === 'person' ? await Promise.all(input.identity.images.map(load)) : [];
+        job.note({ garments: Object.keys(garments), shoeViews: shoeViews.length, product: !!product, persons: persons.length });
+        return { garments, shoeViews, product, persons };
+      });
+
+      const identity = await job.stage('resolve identity', async (signal) => {
+        const id = input.identity;
+        let body: BodyRender | null = null;
+        let person: EncodedImage[];
+        if (id.kind === 'twin') {
+          body = (await deps.twins()?.loadRender(id.twinId)) ?? null;
+          if (!body) throw new FitroomError('NOT_FOUND', 'The digital twin has expired or no longer exists; create it again');
+          person = [await codec.encode(body.image, 'png')];
+        } else if (id.kind === 'inline') {
+          const inline = deps.inlineTwins();
+          if (!inline) throw new FitroomError('SERVICE_UNAVAILABLE', 'Inline body sources are not available on this deployment');
+          body = await inline.ensure(id.handle, ownerHash, signal);
+          person = [await codec.encode(body.image, 'png')];
+        } else {
+          person = decoded.persons.map((p) => p.source);
+          const analyze = deps.personAnalyzer();
+          if (builtinMayRun && analyze) body = analyze(decoded.persons[0].raster);
+        }
+        job.note({ identity: id.kind, bodyRender: !!body, pose: body?.pose ?? null });
+        return { body, person, twinId: id.kind === 'person' ? null : id.twinId };
+      });
+
+      const references = await job.stage('build garment grid', async () => {
+        const refs: ModelReference[] = identity.person.map((image) => ({ role: 'person', image }));
+        let cells: GridCell[] | null = null;
+        if (input.task === 'shoe-tryon') {
+          for (const v of decoded.shoeViews) refs.push({ role: 'product', image: v.source });
+        } else if (decoded.product) {
+          refs.splice(1, 0, { role: 'product', image: decoded.product.source });
+        } else {
+          const slots: Partial<Record<GarmentSlot, SlotImages>> = {};
+          for (const [slot, list] of Object.entries(decoded.garments) as [GarmentSlot, Decoded[]][]) slots[slot] = { packshot: list[0].raster, onModel: list[1]?.raster };
+          const grid = composeGarmentGrid(slots);
+          cells = grid.cells;
+          refs.splice(1, 0, { role: 'garment-grid', image: await codec.encode(grid.image, 'png') });
+          job.note({ grid: { width: grid.image.width, height: grid.image.height, cells: grid.cells.map((c) => c.label) } });
+        }
+        return { refs, cells };
+      });
+
+      const generated = await job.stage('generate', async (signal) => {
+        const structured: TryOnStructuredInput | undefined = identity.body
+          ? {
+              body: identity.body,
+              garments:
+                input.task === 'shoe-tryon'
+                  ? { shoes: { packshot: (decoded.shoeViews.find((v) => v.angle === 'side') ?? decoded.shoeViews[0]).raster } }
+                  : Object.fromEntries((Object.entries(decoded.garments) as [GarmentSlot, Decoded[]][]).map(([s, l]) => [s, { packshot: l[0].raster, onModel: l[1]?.raster }])),
+              product: decoded.product ? { image: decoded.product.raster, category: input.product!.category as ProductCategory } : undefined,
+              preserveBackground: options.preserveBackground,
+            }
+          : undefined;
+        const prompt =
+          input.task === 'shoe-tryon'
+            ? shoePrompt(input.shoeViews.map((v) => v.angle))
+            : clothingPrompt(options.promptPreset, references.cells, input.product?.category ?? null, Math.max(0, identity.person.length - 1));
+        const result = await runModelChain({
+          call: { task: input.task, prompt, references: references.refs, quality: options.quality, signal, structured },
+          providers: deps.providers(),
+          chain: config.ai.modelChain ?? undefined,
+          pinnedModel: options.model,
+          provider: options.provider,
+        });
+        job.note({ model: result.model, provider: result.provider, attempts: result.attempts });
+        return result;
+      });
+
+      return job.stage('store', async () => {
+        const image = generated.images[0];
+        const file = await files.store(image.bytes, { ownerHash, contentType: image.contentType, ttlSeconds: config.resultTtlSeconds });
+        const results = [{ ...files.signedUrl(file, job.record.baseUrl), ...(identity.twinId ? { digitalTwinId: identity.twinId } : {}) }];
+        if (input.cacheKey && file.expiresAt) {
+          await deps.store.putCached({ key: input.cacheKey, ownerHash, fileId: file.id, digitalTwinId: identity.twinId, createdAt: new Date(), expiresAt: file.expiresAt });
+        }
+        return { result: { imageUrl: results[0].url }, results };
+      });
+    },
+  };
+}
