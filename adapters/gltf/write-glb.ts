@@ -26,7 +26,7 @@ export async function writeGlb(mesh: TexturedMesh): Promise<Uint8Array> {
   if (mesh.extras) doc.getRoot().getAsset().extras = mesh.extras;
   const buffer = doc.createBuffer('geometry');
   const position = doc.createAccessor('POSITION').setType('VEC3').setArray(new Float32Array(mesh.positions)).setBuffer(buffer);
-  const normal = doc.createAccessor('NORMAL').setType('VEC3').setArray(new Float32Array(mesh.normals)).setBuffer(buffer);
+  const normal = doc.createAccessor('NORMAL').setType('VEC3').setArray(unitNormals(mesh.normals)).setBuffer(buffer);
   const uv = doc.createAccessor('TEXCOORD_0').setType('VEC2').setArray(new Float32Array(mesh.uvs)).setBuffer(buffer);
   const vertexCount = mesh.positions.length / 3;
   const indexArray = vertexCount <= 65535 ? Uint16Array.from(mesh.indices) : Uint32Array.from(mesh.indices);
@@ -48,4 +48,15 @@ export async function writeGlb(mesh: TexturedMesh): Promise<Uint8Array> {
   doc.createScene('scene').addChild(node);
   doc.getRoot().setDefaultScene(doc.getRoot().listScenes()[0]);
   return new NodeIO().writeBinary(doc);
+}
+
+/** glTF requires unit normals: renormalise, and give zero vectors (degenerate faces only) +Y. */
+function unitNormals(normals: Float32Array): Float32Array<ArrayBuffer> {
+  const out = new Float32Array(normals.length);
+  for (let i = 0; i < normals.length; i += 3) {
+    const l = Math.hypot(normals[i], normals[i + 1], normals[i + 2]);
+    if (l > 1e-12) { out[i] = normals[i] / l; out[i + 1] = normals[i + 1] / l; out[i + 2] = normals[i + 2] / l; }
+    else out[i + 1] = 1;
+  }
+  return out;
 }

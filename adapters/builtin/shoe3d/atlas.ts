@@ -131,7 +131,14 @@ export function buildAtlas(mesh: TriMesh, size: number, gutter = 4): AtlasMesh {
       if (Number.isNaN(box[c * 4 + 3]) || b > box[c * 4 + 3]) box[c * 4 + 3] = b;
     }
   }
-  const placement = pack(box, charts, size, gutter);
+  // small atlases with many charts may not fit full gutters: narrow them before giving up
+  let placement: ReturnType<typeof pack> | null = null;
+  let usedGutter = gutter;
+  for (let g = gutter; g >= 0 && !placement; g = g > 1 ? Math.floor(g / 2) : g - 1) {
+    placement = pack(box, charts, size, g);
+    usedGutter = g;
+  }
+  if (!placement) throw new Error(`atlas packing failed: ${charts} charts do not fit ${size}px`);
   const uvs = new Float32Array(srcVertex.length * 2);
   const chartOfVertex = new Int32Array(srcVertex.length);
   for (let f = 0; f < nf; f++) for (let k = 0; k < 3; k++) chartOfVertex[indices[f * 3 + k]] = faceChart[f];
@@ -148,7 +155,7 @@ export function buildAtlas(mesh: TriMesh, size: number, gutter = 4): AtlasMesh {
     positions[v * 3 + 1] = p[srcVertex[v] * 3 + 1];
     positions[v * 3 + 2] = p[srcVertex[v] * 3 + 2];
   }
-  return { positions, uvs, indices, sourceVertex: Uint32Array.from(srcVertex), faceChart, charts, size, gutter };
+  return { positions, uvs, indices, sourceVertex: Uint32Array.from(srcVertex), faceChart, charts, size, gutter: usedGutter };
 }
 
 function totalArea(areas: Float64Array): number {
@@ -259,7 +266,7 @@ function overlapping(members: number[], idx: Uint32Array, p: Float32Array, axis:
 }
 
 /** Shelf packing of chart boxes at the largest common scale that fits the atlas. */
-function pack(box: Float64Array, charts: number, size: number, gutter: number): { scale: number; x: Float64Array; y: Float64Array } {
+function pack(box: Float64Array, charts: number, size: number, gutter: number): { scale: number; x: Float64Array; y: Float64Array } | null {
   const order = Array.from({ length: charts }, (_, c) => c).sort((a, b) => (box[b * 4 + 3] - box[b * 4 + 1]) - (box[a * 4 + 3] - box[a * 4 + 1]) || a - b);
   const x = new Float64Array(charts), y = new Float64Array(charts);
   const tryScale = (s: number): boolean => {
@@ -285,6 +292,6 @@ function pack(box: Float64Array, charts: number, size: number, gutter: number): 
     if (tryScale(mid)) lo = mid;
     else hi = mid;
   }
-  if (!tryScale(lo)) throw new Error('atlas packing failed');
+  if (!tryScale(lo)) return null;
   return { scale: lo, x, y };
 }

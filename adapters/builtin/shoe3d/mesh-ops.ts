@@ -88,8 +88,9 @@ export function vertexNormals(mesh: TriMesh): Float32Array {
     for (const o of [a, b, c]) { n[o] += nx; n[o + 1] += ny; n[o + 2] += nz; }
   }
   for (let v = 0; v < n.length; v += 3) {
-    const l = Math.hypot(n[v], n[v + 1], n[v + 2]) || 1;
-    n[v] /= l; n[v + 1] /= l; n[v + 2] /= l;
+    const l = Math.hypot(n[v], n[v + 1], n[v + 2]);
+    if (l > 1e-20) { n[v] /= l; n[v + 1] /= l; n[v + 2] /= l; }
+    else { n[v] = 0; n[v + 1] = 1; n[v + 2] = 0; } // only degenerate faces touch it
   }
   return n;
 }

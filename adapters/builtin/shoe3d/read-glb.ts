@@ -1,6 +1,7 @@
-import { NodeIO, type Document } from '@gltf-transform/core';
+import { NodeIO, type Document, type Node, type Texture } from '@gltf-transform/core';
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
 import { MeshoptDecoder, MeshoptEncoder } from 'meshoptimizer';
+import type { RasterImage } from '../../../core/images.ts';
 import type { RenderMesh } from '../../gltf/render.ts';
 import { decodeRaster } from './encode.ts';
 
@@ -18,17 +19,31 @@ export async function readGlbDocument(glb: Uint8Array): Promise<Document> {
   return (await gltfIO()).readBinary(glb);
 }
 
+/** A primitive ready for the rasterizer, with the glTF texture its base colour came from. */
+export interface GlbPrimitive extends RenderMesh {
+  textureRef?: Texture;
+}
+
 /**
  * The triangle primitives of a GLB in world space (node transforms applied), each with its base
  * colour texture decoded and its base colour factor, ready for the software rasterizer.
  */
-export async function readGlbMeshes(glb: Uint8Array): Promise<RenderMesh[]> {
+export async function readGlbMeshes(glb: Uint8Array): Promise<GlbPrimitive[]> {
+  return collectPrimitives(await readGlbDocument(glb));
+}
+
+/** The document and its primitives, for edits that write textures back. */
+export async function readGlbScene(glb: Uint8Array): Promise<{ doc: Document; primitives: GlbPrimitive[] }> {
   const doc = await readGlbDocument(glb);
-  const out: RenderMesh[] = [];
-  const textures = new Map<object, Promise<import('../../../core/images.ts').RasterImage | undefined>>();
+  return { doc, primitives: await collectPrimitives(doc) };
+}
+
+async function collectPrimitives(doc: Document): Promise<GlbPrimitive[]> {
+  const out: GlbPrimitive[] = [];
+  const textures = new Map<object, Promise<RasterImage | undefined>>();
   const scene = doc.getRoot().getDefaultScene() ?? doc.getRoot().listScenes()[0];
   if (!scene) return out;
-  const nodes: import('@gltf-transform/core').Node[] = [];
+  const nodes: Node[] = [];
   scene.traverse((n) => { nodes.push(n); });
   for (const node of nodes) {
     const mesh = node.getMesh();
@@ -64,7 +79,7 @@ export async function readGlbMeshes(glb: Uint8Array): Promise<RenderMesh[]> {
       }
       const material = prim.getMaterial();
       const factor = material?.getBaseColorFactor() ?? [1, 1, 1, 1];
-      const rm: RenderMesh = { positions, indices, normals, baseColor: [factor[0], factor[1], factor[2]] };
+      const rm: GlbPrimitive = { positions, indices, normals, baseColor: [factor[0], factor[1], factor[2]] };
       const tex = material?.getBaseColorTexture();
       const info = material?.getBaseColorTextureInfo();
       const uvAcc = prim.getAttribute(`TEXCOORD_${info?.getTexCoord() ?? 0}`);
@@ -85,6 +100,7 @@ export async function readGlbMeshes(glb: Uint8Array): Promise<RenderMesh[]> {
           }
           rm.uvs = uvs;
           rm.texture = decoded;
+          rm.textureRef = tex;
         }
       }
       out.push(rm);

@@ -5,6 +5,7 @@ import type { AtlasMesh } from './atlas.ts';
 import { orthoViewOf, projectCamera, type ViewCamera } from './camera.ts';
 import { vertexNeighbours } from './mesh-ops.ts';
 import { sampleRgba } from './raster.ts';
+import { texelCoverage } from './texel-coverage.ts';
 
 /** Mirror planes of the product, used to colour surfaces no photo saw from their mirror image. */
 export interface Symmetry {
@@ -129,81 +130,61 @@ export function bakeTexture(mesh: AtlasMesh, normals: Float32Array, cams: ViewCa
   const state = new Uint8Array(size * size); // 0 empty, 1 photo, 2 mirror, 3 needs fill
   const px = new Uint8Array(4);
   const weights = new Float32Array(cams.length);
-  const texelPoint = new Float32Array(size * size * 3);
-  const texelFace = new Int32Array(size * size).fill(-1);
-  const texelBary = new Float32Array(size * size * 2);
+  const cov = texelCoverage([{ uvs, indices: idx }], size, size, 1.5);
+  const texelFace = cov.face;
   let photo = 0, mirrored = 0, covered = 0;
-  for (let f = 0; f < nf; f++) {
-    if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
+  for (let t = 0; t < size * size; t++) {
+    const f = texelFace[t];
+    if (f < 0) continue;
+    if ((t & 0xffff) === 0 && opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
     const i0 = idx[f * 3], i1 = idx[f * 3 + 1], i2 = idx[f * 3 + 2];
-    const x0 = uvs[i0 * 2] * size, y0 = uvs[i0 * 2 + 1] * size;
-    const x1 = uvs[i1 * 2] * size, y1 = uvs[i1 * 2 + 1] * size;
-    const x2 = uvs[i2 * 2] * size, y2 = uvs[i2 * 2 + 1] * size;
-    const area = (x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0);
-    if (Math.abs(area) < 1e-12) continue;
+    const w1 = cov.b1[t], w2 = cov.b2[t], w0 = 1 - w1 - w2;
     const s0 = mesh.sourceVertex[i0], s1 = mesh.sourceVertex[i1], s2 = mesh.sourceVertex[i2];
-    for (let ty = Math.max(0, Math.floor(Math.min(y0, y1, y2))); ty <= Math.min(size - 1, Math.ceil(Math.max(y0, y1, y2))); ty++) {
-      for (let tx = Math.max(0, Math.floor(Math.min(x0, x1, x2))); tx <= Math.min(size - 1, Math.ceil(Math.max(x0, x1, x2))); tx++) {
-        const t = ty * size + tx;
-        if (state[t]) continue;
-        const cx = tx + 0.5, cy = ty + 0.5;
-        let w1 = ((cx - x0) * (y2 - y0) - (x2 - x0) * (cy - y0)) / area;
-        let w2 = ((x1 - x0) * (cy - y0) - (cx - x0) * (y1 - y0)) / area;
-        let w0 = 1 - w1 - w2;
-        // include texels whose centre lies just outside (half a texel): no cracks along chart edges
-        const tol = 0.5 / Math.sqrt(Math.abs(area));
-        if (w0 < -tol || w1 < -tol || w2 < -tol) continue;
-        w0 = Math.max(0, w0); w1 = Math.max(0, w1); w2 = Math.max(0, w2);
-        const ws = w0 + w1 + w2;
-        w0 /= ws; w1 /= ws; w2 /= ws;
-        const X = w0 * p[i0 * 3] + w1 * p[i1 * 3] + w2 * p[i2 * 3];
-        const Y = w0 * p[i0 * 3 + 1] + w1 * p[i1 * 3 + 1] + w2 * p[i2 * 3 + 1];
-        const Z = w0 * p[i0 * 3 + 2] + w1 * p[i1 * 3 + 2] + w2 * p[i2 * 3 + 2];
-        texelPoint[t * 3] = X; texelPoint[t * 3 + 1] = Y; texelPoint[t * 3 + 2] = Z;
-        texelFace[t] = f; texelBary[t * 2] = w1; texelBary[t * 2 + 1] = w2;
-        covered++;
-        for (let v = 0; v < cams.length; v++) weights[v] = w0 * vw[s0 * cams.length + v] + w1 * vw[s1 * cams.length + v] + w2 * vw[s2 * cams.length + v];
-        let r = 0, g = 0, b = 0, wsum = 0;
-        for (let v = 0; v < cams.length; v++) {
-          if (weights[v] <= 0.001 || !visible(v, X, Y, Z)) continue;
-          projectCamera(cams[v], X, Y, Z, tmp);
-          px.fill(0);
-          sampleRgba(cams[v].image, tmp[0] - 0.5, tmp[1] - 0.5, px, 0);
-          if (px[3] < 128) continue;
-          r += px[0] * weights[v]; g += px[1] * weights[v]; b += px[2] * weights[v]; wsum += weights[v];
-        }
-        if (wsum > 0) {
-          acc[t * 3] = r / wsum; acc[t * 3 + 1] = g / wsum; acc[t * 3 + 2] = b / wsum;
-          state[t] = 1;
-          photo++;
-          continue;
-        }
-        const nx = w0 * normals[i0 * 3] + w1 * normals[i1 * 3] + w2 * normals[i2 * 3];
-        const ny = w0 * normals[i0 * 3 + 1] + w1 * normals[i1 * 3 + 1] + w2 * normals[i2 * 3 + 1];
-        const nz = w0 * normals[i0 * 3 + 2] + w1 * normals[i1 * 3 + 2] + w2 * normals[i2 * 3 + 2];
-        if (softSample(cams, visible, X, Y, Z, nx, ny, nz, px, tmp)) {
-          acc[t * 3] = px[0]; acc[t * 3 + 1] = px[1]; acc[t * 3 + 2] = px[2];
-          state[t] = 1;
-          photo++;
-          continue;
-        }
-        const sym = opts.symmetry;
-        let done = false;
-        for (const m of sym ? mirrors(sym) : []) {
-          const [mx, my, mz] = m(X, Y, Z);
-          const [mnx, mny, mnz] = m(nx, ny, nz, true);
-          if (softSample(cams, visible, mx, my, mz, mnx, mny, mnz, px, tmp)) {
-            acc[t * 3] = px[0]; acc[t * 3 + 1] = px[1]; acc[t * 3 + 2] = px[2];
-            state[t] = 2;
-            mirrored++;
-            done = true;
-            break;
-          }
-        }
-        if (!done) state[t] = 3;
+    const X = w0 * p[i0 * 3] + w1 * p[i1 * 3] + w2 * p[i2 * 3];
+    const Y = w0 * p[i0 * 3 + 1] + w1 * p[i1 * 3 + 1] + w2 * p[i2 * 3 + 1];
+    const Z = w0 * p[i0 * 3 + 2] + w1 * p[i1 * 3 + 2] + w2 * p[i2 * 3 + 2];
+    covered++;
+    for (let v = 0; v < cams.length; v++) weights[v] = w0 * vw[s0 * cams.length + v] + w1 * vw[s1 * cams.length + v] + w2 * vw[s2 * cams.length + v];
+    let r = 0, g = 0, b = 0, wsum = 0;
+    for (let v = 0; v < cams.length; v++) {
+      if (weights[v] <= 0.001 || !visible(v, X, Y, Z)) continue;
+      projectCamera(cams[v], X, Y, Z, tmp);
+      px.fill(0);
+      sampleRgba(cams[v].image, tmp[0] - 0.5, tmp[1] - 0.5, px, 0);
+      if (px[3] < 250) continue; // outline pixels mix in the background
+      r += px[0] * weights[v]; g += px[1] * weights[v]; b += px[2] * weights[v]; wsum += weights[v];
+    }
+    if (wsum > 0) {
+      acc[t * 3] = r / wsum; acc[t * 3 + 1] = g / wsum; acc[t * 3 + 2] = b / wsum;
+      state[t] = 1;
+      photo++;
+      continue;
+    }
+    const nx = w0 * normals[i0 * 3] + w1 * normals[i1 * 3] + w2 * normals[i2 * 3];
+    const ny = w0 * normals[i0 * 3 + 1] + w1 * normals[i1 * 3 + 1] + w2 * normals[i2 * 3 + 1];
+    const nz = w0 * normals[i0 * 3 + 2] + w1 * normals[i1 * 3 + 2] + w2 * normals[i2 * 3 + 2];
+    if (softSample(cams, visible, X, Y, Z, nx, ny, nz, px, tmp)) {
+      acc[t * 3] = px[0]; acc[t * 3 + 1] = px[1]; acc[t * 3 + 2] = px[2];
+      state[t] = 1;
+      photo++;
+      continue;
+    }
+    let done = false;
+    for (const m of opts.symmetry ? mirrors(opts.symmetry) : []) {
+      const [mx, my, mz] = m(X, Y, Z);
+      const [mnx, mny, mnz] = m(nx, ny, nz, true);
+      if (softSample(cams, visible, mx, my, mz, mnx, mny, mnz, px, tmp)) {
+        acc[t * 3] = px[0]; acc[t * 3 + 1] = px[1]; acc[t * 3 + 2] = px[2];
+        state[t] = 2;
+        mirrored++;
+        done = true;
+        break;
       }
     }
+    if (!done) state[t] = 3;
   }
+  const texelBary = new Float32Array(size * size * 2);
+  for (let t = 0; t < size * size; t++) { texelBary[t * 2] = cov.b1[t]; texelBary[t * 2 + 1] = cov.b2[t]; }
   fillUnseen(mesh, acc, state, texelFace, texelBary, size);
   const texture = createRaster(size, size, [0, 0, 0, 255]);
   for (let t = 0; t < size * size; t++) {
@@ -212,7 +193,7 @@ export function bakeTexture(mesh: AtlasMesh, normals: Float32Array, cams: ViewCa
     texture.data[t * 4 + 1] = Math.round(acc[t * 3 + 1]);
     texture.data[t * 4 + 2] = Math.round(acc[t * 3 + 2]);
   }
-  dilate(texture, state, mesh.gutter + 2);
+  dilate(texture, state, mesh.gutter + 1);
   return { texture, seenShare: covered ? photo / covered : 0, mirroredShare: covered ? mirrored / covered : 0, faceView };
 }
 
