@@ -68,7 +68,9 @@ export class BodyFrame {
     const side = (s: ImageSide): SideLandmarks => {
       // image left is the subject's right
       const r = s === 'left';
-      const shoulder = r ? L.rightShoulder : L.leftShoulder;
+      const marked = r ? L.rightShoulder : L.leftShoulder;
+      // estimated landmarks (person photos) may sit below the shoulder's outline: lift them onto it
+      const shoulder = { x: marked.x, y: Math.min(marked.y, this.topAt(marked.x, L.chin.y, marked.y) + 1) };
       const chest = r ? L.chestRight : L.chestLeft;
       const hip = r ? L.hipRight : L.hipLeft;
       return {

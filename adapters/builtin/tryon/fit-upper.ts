@@ -166,7 +166,12 @@ function shoulderTarget(frame: BodyFrame, side: ImageSide, sleeved: boolean): Po
   const { u, n } = frame.upperArm(side);
   const out = sleeved ? half : -half * 0.3;
   const up = sleeved ? half * 0.1 : half * 0.2;
-  return { x: joint.x + n.x * out - u.x * up, y: joint.y + n.y * out - u.y * up };
+  const p = { x: joint.x + n.x * out - u.x * up, y: joint.y + n.y * out - u.y * up };
+  // on the shoulder's top outline when the body's outline is higher there (estimated landmarks)
+  const L = frame.landmarks;
+  const x = p.x - BodyFrame.sign(side) * 2;
+  const top = frame.topAt(x, L.chin.y, p.y);
+  return top < p.y - 2 ? { x: p.x, y: top + 2 } : p;
 }
 
 /**

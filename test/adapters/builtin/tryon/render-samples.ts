@@ -12,6 +12,8 @@ import { renderTryOn, type RenderTryOnInput } from '../../../../adapters/builtin
 import { composeGarmentGrid } from '../../../../core/tryon/garment-grid.ts';
 import { drawBottom, drawDress, drawShoes, drawTop } from '../../../support/garments.ts';
 import { fixtureBody } from './fixture-body.ts';
+import { analyzePerson } from '../../../../adapters/builtin/body/twin-renderer.ts';
+import { syntheticPerson } from '../../../support/images.ts';
 import { twinBody } from './twin-bodies.ts';
 
 const out = process.argv[2] ?? '/tmp/tryon-samples';
@@ -36,6 +38,7 @@ const cases: Record<string, Case> = {
   outfit: { body: male, garments: { top: drawTop({ colour: [236, 200, 60] }), bottom: drawBottom(), shoes: drawShoes({ layout: 'pair' }) }, quality: 'high', preserveBackground: false },
   shoes: { body: femaleShoes, garments: { shoes: drawShoes({ colour: [200, 40, 60] }) }, quality: 'standard', preserveBackground: true },
   product: { body: female, garments: {}, product: { image: drawDress(), category: 'auto' }, quality: 'draft', preserveBackground: true },
+  photo: { body: () => analyzePerson(syntheticPerson().image), garments: { top: drawTop({ colour: [236, 200, 60] }), bottom: drawBottom({ colour: [190, 160, 110] }) }, quality: 'standard', preserveBackground: true },
   fixture: { body: () => fixtureBody(), garments: { top: drawTop(), bottom: drawBottom(), shoes: drawShoes() }, quality: 'standard', preserveBackground: true },
 };
 for (const [name, c] of Object.entries(cases)) {
