@@ -6,6 +6,8 @@ import { twinOperations } from './operations.ts';
 import { TWIN_SCHEMAS } from './schemas.ts';
 import { twinJobKind } from './twin-job.ts';
 import { TwinService } from './twin-service.ts';
+import { TwinsInline } from './inline-twins.ts';
+import { INLINE_TWINS } from '../../core/tryon/inline-twins.ts';
 
 /**
  * Digital twins and size fitting: POST /api/v1/digital-twin (a job that resolves the body, renders
@@ -30,6 +32,7 @@ export const twinsPlugin = definePlugin({
     const renderer = () => api.get(TWIN_RENDERER);
     const kind = twinJobKind({ twins, renderer, codec: api.get(TOKENS.imageCodec) });
     api.jobKind(kind);
+    api.provide(INLINE_TWINS, new TwinsInline(twins, renderer, api.get(TOKENS.imageCodec), api.config));
     for (const op of twinOperations({ twins, jobs: api.get(TOKENS.jobs), config: api.config, estimatedSeconds: kind.estimatedSeconds })) api.operation(op);
     api.cron({
       task: 'fitroom_purge_twins',

@@ -1,4 +1,5 @@
 import type { JobKind } from '../../core/jobs.ts';
+import type { RasterImage } from '../../core/images.ts';
 import type { ImageCodec } from '../../core/ports/image-codec.ts';
 import type { TwinInput, TwinRenderer } from '../../core/ports/twin-renderer.ts';
 import type { TwinMode } from '../../core/ports/twin-store.ts';
@@ -33,6 +34,20 @@ export function resolveProfile(input: Pick<TwinJobInput, 'mode' | 'gender' | 'me
   return null;
 }
 
+/** The stashed request images of a twin job, decoded. */
+export async function loadTwinImages(twins: TwinService, codec: ImageCodec, input: TwinJobInput): Promise<{ face: RasterImage; body: RasterImage | null }> {
+  const face = await codec.decode(await twins.readInput(input.faceFileId), DECODE_LIMITS);
+  const body = input.bodyFileId ? await codec.decode(await twins.readInput(input.bodyFileId), DECODE_LIMITS) : null;
+  return { face, body };
+}
+
+/** What the renderer gets for a twin's mode. */
+export function twinInputFor(input: TwinJobInput, images: { face: RasterImage; body: RasterImage | null }, profile: EstimatedBodyProfile | null): TwinInput {
+  if (input.mode === 'direct') return { kind: 'silhouette', silhouette: images.body!, face: images.face };
+  if (input.mode === 'photo') return { kind: 'photo', photo: images.body!, face: images.face, pose: input.pose! };
+  return { kind: 'profile', profile: profile!, pose: input.pose!, face: images.face };
+}
+
 export function twinJobKind(deps: { twins: TwinService; renderer: () => TwinRenderer; codec: ImageCodec }): JobKind<TwinJobInput> {
   const { twins, codec } = deps;
   return {
@@ -52,8 +67,7 @@ export function twinJobKind(deps: { twins: TwinService; renderer: () => TwinRend
       const images = await job.stage('validate inputs', async () => {
         // An identical submission may have finished while this one waited in the queue.
         if (await twins.find(input.twinId)) return null;
-        const face = await codec.decode(await twins.readInput(input.faceFileId), DECODE_LIMITS);
-        const body = input.bodyFileId ? await codec.decode(await twins.readInput(input.bodyFileId), DECODE_LIMITS) : null;
+        const { face, body } = await loadTwinImages(twins, codec, input);
         job.note({ face: `${face.width}x${face.height}`, ...(body ? { body: `${body.width}x${body.height}` } : {}) });
         return { face, body };
       });
@@ -69,11 +83,7 @@ export function twinJobKind(deps: { twins: TwinService; renderer: () => TwinRend
       const render = await job.stage(
         'render',
         async (signal) => {
-          let twinInput: TwinInput;
-          if (input.mode === 'direct') twinInput = { kind: 'silhouette', silhouette: images.body!, face: images.face };
-          else if (input.mode === 'photo') twinInput = { kind: 'photo', photo: images.body!, face: images.face, pose: input.pose! };
-          else twinInput = { kind: 'profile', profile: profile!, pose: input.pose!, face: images.face };
-          const r = await deps.renderer().render(twinInput, { signal });
+          const r = await deps.renderer().render(twinInputFor(input, images, profile), { signal });
           job.note({ size: `${r.image.width}x${r.image.height}`, pose: r.pose, notes: r.notes });
           return r;
         },
