@@ -98,10 +98,13 @@ export class BuiltinProductReconstructor implements ProductReconstructor {
   async build(req: ReconstructionRequest, note: (m: string) => void): Promise<BuiltinModel> {
     const q = this.quality[req.quality];
     const progress = (f: number) => req.onProgress?.(Math.min(0.99, f));
-    const abort = () => {
+    // yields to the event loop between steps, so a stage timeout or a cancellation (timers and
+    // notifications) is seen within one step, then stops the work
+    const abort = async () => {
+      await new Promise((r) => setImmediate(r));
       if (req.signal.aborted) throw req.signal.reason ?? new Error('aborted');
     };
-    abort();
+    await abort();
     const sils: Silhouette[] = [];
     const given: (number | undefined)[] = [];
     req.views.forEach((v, i) => {
@@ -121,7 +124,7 @@ export class BuiltinProductReconstructor implements ProductReconstructor {
     const zSym = sils.length > 1 ? mirrorSymmetryScore(sils, angles) : null;
     const xSym = sils.length > 1 ? frontBackSymmetryScore(sils, angles) : null;
     const distinct = new Set(angles.map((a) => Math.round(((a % 180) + 180) % 180))).size;
-    abort();
+    await abort();
     // 1. implicit field: visual hull, or inflation when the views carry no depth
     let field: (x: number, y: number, z: number) => number;
     let hull: HullField | null = null;
@@ -155,16 +158,17 @@ export class BuiltinProductReconstructor implements ProductReconstructor {
     const step = ext / q.grid;
     const grid = hull ? hull.sampleGrid(b, step, req.signal) : sampleField(field, b, step, req.signal);
     progress(0.3);
-    abort();
+    await abort();
     // 2. mesh, smooth, back onto the surface, simplify
     let mesh = surfaceNets(grid);
+    await abort();
     if (mesh.indices.length === 0) throw Object.assign(new Error('the silhouettes do not intersect'), { code: 'IMAGE_INVALID' });
     taubinSmooth(mesh, 4);
     projectToSurface(mesh, field, step * 0.5, step * 0.5, 1);
     taubinSmooth(mesh, 1);
     mesh = await simplify(mesh, q.triangles, 0.0004);
     progress(0.45);
-    abort();
+    await abort();
     // 3. orientation check for shoes: the heel end is the taller one; put the toe at +X
     let rotate = 0;
     if (req.productType === 'shoe' && distinct > 1) {
@@ -185,10 +189,12 @@ export class BuiltinProductReconstructor implements ProductReconstructor {
     const normals = vertexNormals(mesh);
     const atlas = buildAtlas(mesh, q.textureSize, 4);
     progress(0.55);
+    await abort();
     const cams: ViewCamera[] = sils.map((s, i) => cameraFromSilhouette(s, angles[i]));
     const baked = bakeTexture(atlas, mirrorNormals(atlas.sourceVertex, normals), cams, { size: q.textureSize, depthTolerance: Math.max(2 * step, 3 / Math.min(...sils.map((s) => s.ppu))), symmetry, signal: req.signal });
     note(`texture ${q.textureSize}px, ${atlas.charts} charts; ${(baked.seenShare * 100).toFixed(1)}% of the surface coloured from photos, ${(baked.mirroredShare * 100).toFixed(1)}% from mirror images, the rest filled from neighbouring colours`);
     progress(0.85);
+    await abort();
     // 5. metric scale and placement: sole on y = 0, centred on the vertical axis
     const bb = bounds(atlas.positions);
     const width = bb.max[0] - bb.min[0], depth = bb.max[2] - bb.min[2];

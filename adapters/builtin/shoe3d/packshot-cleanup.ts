@@ -29,7 +29,8 @@ export interface CleanupOptions {
  * reflections are removed by a flood from the background that may only take small luminance
  * steps into low-contrast pixels, so the hard edges of the product stop it; halos by an opening of
  * the "pale outer layer" set, which keeps the one-pixel anti-aliased edge but removes wider
- * fringes. A shadow darker than a white sole it touches cannot be told apart by these cues; its
+ * fringes that run along a good part of the outline (short pale pieces are product detail).
+ * A shadow darker than a white sole it touches cannot be told apart by these cues; its
  * core then stays with the product.
  */
 export function cleanupPackshot(input: RasterImage, opts: CleanupOptions = {}): CleanupResult {
@@ -180,14 +181,23 @@ function haloPixels(mask: Uint8Array, delta: Float32Array, width: number, height
       eroded[i] = pale[i] & pale[i + 1] & pale[i + width] & pale[i + width + 1];
     }
   }
-  const out = new Uint8Array(n);
+  const opened = new Uint8Array(n);
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
       const i = y * width + x;
       if (!pale[i]) continue;
-      out[i] = eroded[i] | (x > 0 ? eroded[i - 1] : 0) | (y > 0 ? eroded[i - width] : 0) | (x > 0 && y > 0 ? eroded[i - width - 1] : 0);
+      opened[i] = eroded[i] | (x > 0 ? eroded[i - 1] : 0) | (y > 0 ? eroded[i - width] : 0) | (x > 0 && y > 0 ? eroded[i - width - 1] : 0);
     }
   }
+  // a halo runs along a good part of the outline; short pale pieces (white laces or piping at the
+  // edge) are product detail
+  let perimeter = 0;
+  for (let i = 0; i < n; i++) if (mask[i] && depth[i] <= 1) perimeter++;
+  const { labels, components } = connectedComponents(opened, width, height);
+  const keep = new Uint8Array(components.length + 1);
+  for (const c of components) if (c.area >= Math.max(30, 0.15 * perimeter)) keep[c.label] = 1;
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) out[i] = opened[i] && keep[labels[i]] ? 1 : 0;
   return out;
 }
 

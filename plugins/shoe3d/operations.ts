@@ -1,0 +1,155 @@
+import type { Caller } from '../../core/credentials.ts';
+import { FitroomError, validationError, type ErrorDetail } from '../../core/errors.ts';
+import type { FileService } from '../../core/files.ts';
+import type { JobService } from '../../core/jobs.ts';
+import type { OperationContext, PluginApi } from '../../core/plugin.ts';
+import type { BlobStore } from '../../core/ports/blob-store.ts';
+import type { Shoe3dEngine } from './engine-port.ts';
+import { GLB_INPUT_MAX_BYTES, SHOE3D_JOB, type Shoe3dJobInput, type Shoe3dOptions, type StoredSource } from './shoe3d-job.ts';
+
+/** Inputs sent inline (data URLs) are kept this long for the job that reads them. */
+const STASH_TTL_SECONDS = 24 * 3600;
+const ERR = (description: string) => ({ description, schema: 'ErrorEnvelope' });
+
+interface Shoe3dBody {
+  images: string[];
+  glbInput?: string;
+  options?: Partial<Shoe3dOptions>;
+  webhookUrl?: string;
+}
+
+export interface OperationDeps {
+  api: PluginApi;
+  engine: () => Shoe3dEngine;
+  jobs: JobService;
+  files: FileService;
+  blobs: BlobStore;
+}
+
+export function registerShoe3dOperations(d: OperationDeps): void {
+  const { api } = d;
+  api.operation({
+    id: 'submitShoe3d',
+    method: 'POST',
+    path: '/api/v1/shoe-3d',
+    summary: 'Generate a 3D model (GLB) from shoe or bag photos',
+    description:
+      'Asynchronous: answers 202 with `jobId`; poll `GET /api/v1/jobs/{jobId}` every 5-10 s. The job moves queued → validating → processing → uploading → completed (or failed with `error`); `progress` is a number 0-100 that only grows. The result carries `glbUrl`, `viewerUrl` and `previewGrid`; packshot diagnostics are in the job trace. With `options.uploadToService` the final GLB must fit 20 MB (it is compressed first) and becomes an AR host object; upload failures: `attribution_unavailable`, `invalid_user_id`, `attribution_conflict`, `file_too_large`.',
+    tags: ['Shoe 3D'],
+    auth: ['apiKey'],
+    rateLimit: 'submission',
+    billable: true,
+    body: 'Shoe3dRequest',
+    responses: {
+      202: { description: 'Queued', schema: 'JobSubmitted' },
+      400: ERR('VALIDATION_ERROR'),
+      401: ERR('HTTP_ERROR'),
+    },
+    async handler(ctx: OperationContext<Shoe3dBody>) {
+      const body = ctx.body;
+      const caller = ctx.caller!;
+      if (body.images.length === 0 && !body.glbInput) throw validationError([{ field: 'images', message: 'must hold at least one image unless glbInput is given' }]);
+      const details: ErrorDetail[] = [];
+      const images: StoredSource[] = [];
+      for (let i = 0; i < body.images.length; i++) {
+        const src = body.images[i];
+        if (!src.startsWith('data:')) { images.push({ url: src }); continue; }
+        const bytes = dataUrlBytes(src);
+        if (!bytes) { details.push({ field: `images[${i}]`, message: 'has no valid base64 data' }); continue; }
+        images.push({ fileId: await stash(d.files, bytes, src.slice(5, src.indexOf(';')), caller) });
+      }
+      let glbInput: StoredSource | undefined;
+      if (body.glbInput) {
+        if (body.glbInput.startsWith('data:')) {
+          const bytes = dataUrlBytes(body.glbInput);
+          if (!bytes) details.push({ field: 'glbInput', message: 'has no valid base64 data' });
+          else {
+            try {
+              d.engine().inspectGlb(bytes, GLB_INPUT_MAX_BYTES);
+              glbInput = { fileId: await stash(d.files, bytes, 'model/gltf-binary', caller) };
+            } catch (e) {
+              details.push({ field: 'glbInput', message: `is not a usable GLB: ${(e as Error).message.replace(/^invalid_glb:\s*/, '')}` });
+            }
+          }
+        } else glbInput = { url: body.glbInput };
+      }
+      if (details.length) throw validationError(details);
+      const o = body.options ?? {};
+      const options: Shoe3dOptions = {
+        uploadToService: o.uploadToService ?? false,
+        ...(o.sessionId !== undefined ? { sessionId: o.sessionId } : {}),
+        enhanceTexture: o.enhanceTexture ?? false,
+        correctImage: o.correctImage ?? false,
+        productType: o.productType ?? 'auto',
+        refineLogo: o.refineLogo ?? false,
+        // high by default when the texture pass is on (spec)
+        genaiQuality: o.genaiQuality ?? (o.enhanceTexture ? 'high' : 'default'),
+      };
+      const input: Shoe3dJobInput = {
+        images,
+        ...(glbInput ? { glbInput } : {}),
+        options,
+        caller: snapshot(caller),
+        accountAttribution: caller.kind === 'account' || !!ctx.headers['x-service-account'],
+      };
+      const job = await d.jobs.submit({ kind: SHOE3D_JOB, input, caller, webhookUrl: body.webhookUrl, baseUrl: ctx.baseUrl, charged: caller.countsKeyUsage });
+      return { status: 202, body: { jobId: job.id, status: 'queued', statusUrl: `${ctx.baseUrl}/api/v1/jobs/${job.id}` }, headers: { 'Cache-Control': 'no-store' } };
+    },
+  });
+
+  api.operation({
+    id: 'uploadFile',
+    method: 'POST',
+    path: '/api/v1/files/upload',
+    summary: 'Upload a GLB to use as glbInput',
+    description: `multipart/form-data with \`file\` (a .glb, at most ${GLB_INPUT_MAX_BYTES / 1048576} MB, enforced while streaming). The container and JSON are checked before anything else reads the file. Answers \`{url}\`, a signed URL usable as \`glbInput\`.`,
+    tags: ['Shoe 3D'],
+    auth: ['apiKey'],
+    rateLimit: 'submission',
+    upload: { field: 'file', maxBytes: GLB_INPUT_MAX_BYTES },
+    responses: {
+      200: { description: 'Stored', schema: 'FileUploadResult' },
+      400: ERR('VALIDATION_ERROR: no file, or not a usable GLB'),
+      401: ERR('HTTP_ERROR'),
+      413: ERR('PAYLOAD_TOO_LARGE'),
+    },
+    async handler(ctx) {
+      const up = ctx.upload!;
+      const bytes = await d.blobs.get(up.blobKey);
+      if (!bytes) throw new FitroomError('INTERNAL_ERROR', 'The uploaded file disappeared');
+      const engine = d.engine();
+      try {
+        engine.inspectGlb(bytes, GLB_INPUT_MAX_BYTES);
+      } catch (e) {
+        await d.blobs.delete(up.blobKey).catch(() => undefined);
+        throw validationError([{ field: 'file', message: `is not a usable GLB: ${(e as Error).message.replace(/^invalid_glb:\s*/, '')}` }]);
+      }
+      const rec = await d.files.adopt(up.blobKey, up.size, { ownerHash: ctx.caller!.ownerHash, contentType: 'model/gltf-binary', filename: safeName(up.filename), ttlSeconds: api.config.resultTtlSeconds });
+      const signed = d.files.signedUrl(rec, ctx.baseUrl);
+      return { status: 200, body: { url: signed.url, expiresAt: signed.expiresAt, bytes: up.size }, headers: { 'Cache-Control': 'no-store' } };
+    },
+  });
+}
+
+function dataUrlBytes(s: string): Uint8Array | null {
+  const comma = s.indexOf(',');
+  if (comma < 0) return null;
+  const payload = s.slice(comma + 1).replace(/\s+/g, '');
+  if (!payload || !/^[A-Za-z0-9+/]+=*$/.test(payload)) return null;
+  const bytes = Buffer.from(payload, 'base64');
+  return bytes.byteLength ? new Uint8Array(bytes) : null;
+}
+
+async function stash(files: FileService, bytes: Uint8Array, contentType: string, caller: Caller): Promise<string> {
+  const rec = await files.store(bytes, { ownerHash: caller.ownerHash, contentType, ttlSeconds: STASH_TTL_SECONDS, internal: true });
+  return rec.id;
+}
+
+function snapshot(c: Caller): Caller {
+  return { kind: c.kind, credentialId: c.credentialId, ownerHash: c.ownerHash, accountId: c.accountId, development: c.development, countsKeyUsage: false, countsAiQuota: false };
+}
+
+function safeName(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? 'model.glb';
+  return base.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 100) || 'model.glb';
+}

@@ -1,0 +1,64 @@
+import type { JsonSchema } from '../../core/plugin.ts';
+import { IMAGE_STRING, WEBHOOK_URL, ref } from '../../core/schemas.ts';
+
+/** A GLB given inline (data URL) or by URL (for example one returned by POST /api/v1/files/upload). */
+export const GLB_STRING: JsonSchema = {
+  type: 'string',
+  minLength: 1,
+  pattern: '^(https?://|data:(model/gltf-binary|application/octet-stream);base64,)',
+  'x-pattern-message': 'must be an http(s) URL or a data URL of the form data:model/gltf-binary;base64,<data>',
+};
+
+export const SHOE3D_OPTIONS: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    uploadToService: { type: 'boolean', description: 'After generation, upload the model to the AR host (GLB compressed to at most 20 MB).' },
+    sessionId: { type: 'string', minLength: 1, maxLength: 256, description: 'Ownership session id for the upload; takes precedence over the credential\'s account and is then the only ownership claim.' },
+    enhanceTexture: { type: 'boolean', description: 'Texture-enhancement pass: renders several views, enhances them, projects the change back.' },
+    correctImage: { type: 'boolean', description: 'Packshot correction of the inputs (white balance, exposure, straightening, centring).' },
+    productType: { enum: ['shoe', 'other', 'auto'], default: 'auto' },
+    refineLogo: { type: 'boolean', description: 'Second pass on logos and brand text; non-fatal.' },
+    genaiQuality: { enum: ['default', 'high'], description: '`default`: 4 views, 3-minute timeout; `high`: 6 views, 5-minute timeout. Defaults to `high` when enhanceTexture is on.' },
+  },
+};
+
+export const SHOE3D_REQUEST: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['images'],
+  properties: {
+    images: {
+      type: 'array',
+      maxItems: 12,
+      items: IMAGE_STRING,
+      description: 'Product photos (URLs or base64 data URLs), several angles recommended: with 4 photos the builtin engine assumes 0/45/90/135 degrees around the product starting from the side view, and checks that against the silhouettes. May be empty only with `glbInput`.',
+    },
+    glbInput: { ...GLB_STRING, description: 'An existing GLB to texture-enhance (and upload) instead of generating one from the photos.' },
+    options: ref('Shoe3dOptions'),
+    webhookUrl: WEBHOOK_URL,
+  },
+};
+
+export const FILE_UPLOAD_RESULT: JsonSchema = {
+  type: 'object',
+  required: ['url'],
+  properties: {
+    url: { type: 'string', format: 'uri', description: 'Signed URL of the stored file; usable as `glbInput`.' },
+    expiresAt: { type: 'string', format: 'date-time' },
+    bytes: { type: 'integer' },
+  },
+};
+
+export const SHOE3D_RESULT: JsonSchema = {
+  type: 'object',
+  required: ['glbUrl', 'viewerUrl', 'previewGrid'],
+  properties: {
+    glbUrl: { type: 'string', format: 'uri' },
+    viewerUrl: { type: 'string' },
+    previewGrid: { type: 'string', format: 'uri' },
+    expiresAt: { type: 'string', format: 'date-time' },
+    productType: { enum: ['shoe', 'other'] },
+    arObject: { type: 'object', properties: { id: { type: 'string' }, color_id: { type: 'string' }, viewer_url: { type: 'string' } } },
+  },
+};
