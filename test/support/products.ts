@@ -318,22 +318,29 @@ function sideCutout(size: number, fill: number): RasterImage {
 }
 
 /**
- * Two shoes of a pair side by side on white. `gap` in pixels between their bounding boxes;
- * a negative gap makes them overlap into one connected blob.
+ * Shoes side by side on white (two: a pair toe to toe; three: a row). `gap` in pixels between
+ * their bounding boxes; a negative gap makes them overlap into one connected blob. With
+ * `alternate` every other shoe is mirrored (a pair); otherwise all face the same way.
  */
-export function twoShoesPackshot(size = 512, gap = 24): RasterImage {
-  const single = sideCutout(Math.round(size * 0.42), 0.92);
+export function twoShoesPackshot(size = 512, gap = 24, count = 2, alternate = true): RasterImage {
+  const single = sideCutout(Math.round((size * 0.84) / count), 0.92);
   const other = flipHorizontal(single);
   const out = createRaster(size, size, [255, 255, 255, 255]);
   const bA = alphaBounds(single);
   const bB = alphaBounds(other);
   const wA = bA.x1 - bA.x0 + 1, wB = bB.x1 - bB.x0 + 1;
-  const total = wA + wB + gap;
-  const left = Math.round((size - total) / 2);
+  const mirrored = (i: number) => alternate && i % 2 === 1;
+  const widths = Array.from({ length: count }, (_, i) => (mirrored(i) ? wB : wA));
+  const total = widths.reduce((s, w) => s + w, 0) + gap * (count - 1);
+  let left = Math.round((size - total) / 2);
   const top = Math.round(size / 2 - (bA.y1 - bA.y0) / 2) - bA.y0;
-  compositeOver(out, single, left - bA.x0, top, 1);
-  // the second shoe sits slightly lower, as pairs usually do in packshots
-  compositeOver(out, other, left + wA + gap - bB.x0, top + Math.round(size * 0.02), 1);
+  for (let i = 0; i < count; i++) {
+    const img = mirrored(i) ? other : single;
+    const b = mirrored(i) ? bB : bA;
+    // every other shoe sits slightly lower, as pairs usually do in packshots
+    compositeOver(out, img, left - b.x0, top + (i % 2) * Math.round(size * 0.02), 1);
+    left += widths[i] + gap;
+  }
   return out;
 }
 

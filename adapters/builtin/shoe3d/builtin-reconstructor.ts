@@ -78,6 +78,8 @@ export class BuiltinProductReconstructor implements ProductReconstructor {
       req.note?.(m);
     };
     const model = await this.build(req, note);
+    await new Promise((r) => setImmediate(r));
+    if (req.signal.aborted) throw req.signal.reason ?? new Error('aborted');
     const glb = await writeGlb({
       positions: model.mesh.positions,
       normals: model.normals,
@@ -107,14 +109,16 @@ export class BuiltinProductReconstructor implements ProductReconstructor {
     await abort();
     const sils: Silhouette[] = [];
     const given: (number | undefined)[] = [];
-    req.views.forEach((v, i) => {
+    for (let i = 0; i < req.views.length; i++) {
+      const v = req.views[i];
       const s = buildSilhouette(v.image, q.workHeight);
       if (!s) note(`view ${i + 1} has no object after cleanup and was skipped`);
       else {
         sils.push(s);
         given.push(v.angleDeg);
       }
-    });
+      await abort();
+    }
     if (sils.length === 0) throw Object.assign(new Error('no view shows an object'), { code: 'IMAGE_INVALID' });
     progress(0.05);
     const choice = chooseAngles(sils, given);
@@ -156,7 +160,7 @@ export class BuiltinProductReconstructor implements ProductReconstructor {
     }
     const ext = Math.max(b.max[0] - b.min[0], b.max[2] - b.min[2], (b.max[1] - b.min[1]) * 0.5);
     const step = ext / q.grid;
-    const grid = hull ? hull.sampleGrid(b, step, req.signal) : sampleField(field, b, step, req.signal);
+    const grid = hull ? await hull.sampleGrid(b, step, req.signal) : sampleField(field, b, step, req.signal);
     progress(0.3);
     await abort();
     // 2. mesh, smooth, back onto the surface, simplify
@@ -191,7 +195,7 @@ export class BuiltinProductReconstructor implements ProductReconstructor {
     progress(0.55);
     await abort();
     const cams: ViewCamera[] = sils.map((s, i) => cameraFromSilhouette(s, angles[i]));
-    const baked = bakeTexture(atlas, mirrorNormals(atlas.sourceVertex, normals), cams, { size: q.textureSize, depthTolerance: Math.max(2 * step, 3 / Math.min(...sils.map((s) => s.ppu))), symmetry, signal: req.signal });
+    const baked = await bakeTexture(atlas, mirrorNormals(atlas.sourceVertex, normals), cams, { size: q.textureSize, depthTolerance: Math.max(2 * step, 3 / Math.min(...sils.map((s) => s.ppu))), symmetry, signal: req.signal });
     note(`texture ${q.textureSize}px, ${atlas.charts} charts; ${(baked.seenShare * 100).toFixed(1)}% of the surface coloured from photos, ${(baked.mirroredShare * 100).toFixed(1)}% from mirror images, the rest filled from neighbouring colours`);
     progress(0.85);
     await abort();

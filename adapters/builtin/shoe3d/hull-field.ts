@@ -53,7 +53,7 @@ export class HullField {
    * column depends only on (x, z) and its row only on y. Values above 1.5 steps are clamped: the
    * field is 1-Lipschitz, so such a corner never shares a sign change with a neighbour.
    */
-  sampleGrid(bounds: { min: [number, number, number]; max: [number, number, number] }, step: number, signal?: AbortSignal): FieldGrid {
+  async sampleGrid(bounds: { min: [number, number, number]; max: [number, number, number] }, step: number, signal?: AbortSignal): Promise<FieldGrid> {
     const pad = 2;
     const origin: [number, number, number] = [bounds.min[0] - pad * step, bounds.min[1] - pad * step, bounds.min[2] - pad * step];
     const nx = Math.ceil((bounds.max[0] - bounds.min[0]) / step) + 1 + 2 * pad;
@@ -72,7 +72,10 @@ export class HullField {
     const cols = new Float64Array(nvw);
     const mirrors = this.symmetryZ === null ? [false] : [false, true];
     for (let k = 1; k < nz - 1; k++) {
-      if (signal?.aborted) throw signal.reason ?? new Error('aborted');
+      if (k % 8 === 0) {
+        await new Promise((r) => setImmediate(r));
+        if (signal?.aborted) throw signal.reason ?? new Error('aborted');
+      }
       for (let i = 1; i < nx - 1; i++) {
         const x = origin[0] + i * step;
         for (const mirror of mirrors) {

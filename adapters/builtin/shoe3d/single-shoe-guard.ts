@@ -25,7 +25,8 @@ export interface ShoeCount {
 /**
  * Counts shoes in a cleaned packshot (alpha = object): significant connected components, each
  * split once more when its silhouette profile has a deep valley between two comparable halves
- * (two shoes touching side by side or stacked).
+ * (two shoes touching side by side or stacked). Known limit: two side views touching heel to heel
+ * show no valley (both heels are high) and count as one.
  */
 export function countShoes(image: RasterImage): ShoeCount {
   const { width, height } = image;

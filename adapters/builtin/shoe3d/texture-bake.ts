@@ -44,7 +44,7 @@ interface Visibility {
  * Texels no photo saw take their colour from the mirror image of the point when the product is
  * symmetric, else by diffusion of vertex colours over the surface. Gutters are dilated.
  */
-export function bakeTexture(mesh: AtlasMesh, normals: Float32Array, cams: ViewCamera[], opts: BakeOptions): BakeResult {
+export async function bakeTexture(mesh: AtlasMesh, normals: Float32Array, cams: ViewCamera[], opts: BakeOptions): Promise<BakeResult> {
   const { positions: p, indices: idx, uvs } = mesh;
   const nf = idx.length / 3;
   const nsrc = Math.max(...Array.from(mesh.sourceVertex)) + 1;
@@ -136,7 +136,11 @@ export function bakeTexture(mesh: AtlasMesh, normals: Float32Array, cams: ViewCa
   for (let t = 0; t < size * size; t++) {
     const f = texelFace[t];
     if (f < 0) continue;
-    if ((t & 0xffff) === 0 && opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
+    if ((t & 0x1ffff) === 0) {
+      // let timers and cancellation notices in, then stop if asked
+      await new Promise((r) => setImmediate(r));
+      if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
+    }
     const i0 = idx[f * 3], i1 = idx[f * 3 + 1], i2 = idx[f * 3 + 2];
     const w1 = cov.b1[t], w2 = cov.b2[t], w0 = 1 - w1 - w2;
     const s0 = mesh.sourceVertex[i0], s1 = mesh.sourceVertex[i1], s2 = mesh.sourceVertex[i2];

@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AR_OBJECT_STORE, type ArObjectStore } from '../../../core/ports/ar-object-store.ts';
+import type { TestService } from '../../support/harness.ts';
+import { followJob, glbDataUrl, shoeGlb, startShoe3dService } from './helpers.ts';
+
+let svc: TestService;
+let broken: TestService;
+let glbInput: string;
+let createCalls = 0;
+
+beforeAll(async () => {
+  glbInput = glbDataUrl(await shoeGlb(128));
+  svc = await startShoe3dService();
+  // a deployment whose AR object store is down: every create fails like a lost connection
+  broken = await startShoe3dService((api) => {
+    const real = api.get(AR_OBJECT_STORE);
+    const failing: ArObjectStore = { ...bindAll(real), create: async () => { createCalls++; throw Object.assign(new Error('connection terminated unexpectedly'), { code: '57P01' }); } };
+    api.provide(AR_OBJECT_STORE, failing);
+  });
+});
+afterAll(async () => {
+  await svc?.close();
+  await broken?.close();
+});
+
+function bindAll(store: ArObjectStore): ArObjectStore {
+  const out: Record<string, unknown> = {};
+  for (const k of ['create', 'get', 'list', 'update', 'recordFiles', 'setAutofit', 'delete', 'addBugReport', 'listBugReports'] as const) out[k] = (store[k] as (...a: unknown[]) => unknown).bind(store);
+  return out as unknown as ArObjectStore;
+}
+
+async function submit(s: TestService, key: string, options: Record<string, unknown>, headers: Record<string, string> = {}) {
+  const sub = await s.call('POST', '/api/v1/shoe-3d', { key, body: { images: [], glbInput, options: { uploadToService: true, ...options } }, headers });
+  expect(sub.status).toBe(202);
+  return (await followJob(s, key, sub.body.jobId)).job;
+}
+
+async function arObject(s: TestService, id: string) {
+  return s.fitroom.get(AR_OBJECT_STORE).get(id);
+}
+
+describe('shoe-3d upload to the AR host', () => {
+  it('owns the object by options.sessionId and queues autofit', async () => {
+    const { key } = await svc.createKey({ accountId: 'acct-7' });
+    const job = await submit(svc, key, { sessionId: 'sess-2026-abc' });
+    expect(job.status).toBe('completed');
+    const { arObject: ar, viewerUrl } = job.result;
+    expect(ar.id).toMatch(/^[0-9a-f]{24}$/);
+    expect(ar.color_id).toBe('default');
+    expect(viewerUrl).toContain(`/tryon?id=${ar.id}&color_id=default`);
+    const o = await arObject(svc, ar.id);
+    expect(o?.owner).toEqual({ kind: 'session', id: 'sess-2026-abc' });
+    expect(o?.files.source).toBeTruthy();
+    // autofit was queued for it and runs to the end
+    const t0 = Date.now();
+    let state = o!.autofit.default.status;
+    while (state !== 'finished' && state !== 'failed' && Date.now() - t0 < 20_000) {
+      await new Promise((r) => setTimeout(r, 200));
+      state = (await arObject(svc, ar.id))!.autofit.default.status;
+    }
+    expect(state).toBe('finished');
+  });
+
+  it('falls back to the credential\'s account, then to its default library', async () => {
+    const withAccount = await svc.createKey({ accountId: 'acct-42' });
+    const a = await submit(svc, withAccount.key, {});
+    expect((await arObject(svc, a.result.arObject.id))?.owner).toEqual({ kind: 'user', id: 'acct-42' });
+    const plain = await svc.createKey();
+    const b = await submit(svc, plain.key, {});
+    expect((await arObject(svc, b.result.arObject.id))?.owner).toEqual({ kind: 'library', id: plain.id });
+  });
+
+  it('fails with invalid_user_id for a malformed owner id', async () => {
+    const { key } = await svc.createKey();
+    const job = await submit(svc, key, { sessionId: 'not a valid id!' });
+    expect(job.status).toBe('failed');
+    expect(job.error).toMatch(/^invalid_user_id: /);
+  });
+
+  it('fails with attribution_conflict when a session id and an account attribution are both sent', async () => {
+    const { key } = await svc.createKey({ kind: 'service' });
+    const job = await submit(svc, key, { sessionId: 'sess-1' }, { 'X-Service-Account': 'wfa1.example' });
+    expect(job.status).toBe('failed');
+    expect(job.error).toMatch(/^attribution_conflict: /);
+  });
+
+  it('fails with attribution_unavailable when the AR store stays down, after retrying', async () => {
+    const { key } = await broken.createKey();
+    const job = await submit(broken, key, {});
+    expect(job.status).toBe('failed');
+    expect(job.error).toMatch(/^attribution_unavailable: /);
+    expect(createCalls).toBe(3);
+  });
+});
