@@ -178,7 +178,8 @@ export const corePlugin = definePlugin({
         const f = await files.openForDownload(ctx.params.fileId, { caller: ctx.caller, token: ctx.query.token, expires: ctx.query.expires });
         return {
           file: { contentType: f.rec.contentType, stream: f.stream, size: f.size, filename: f.rec.filename ?? undefined },
-          headers: { 'Cache-Control': 'private, max-age=300', 'X-Content-Type-Options': 'nosniff' },
+          // A signed URL is itself the credential: viewers on other origins (the AR host) may load it.
+          headers: { 'Cache-Control': 'private, max-age=300', 'X-Content-Type-Options': 'nosniff', ...(ctx.authScheme === 'signedUrl' ? { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' } : {}) },
         };
       },
     });

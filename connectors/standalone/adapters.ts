@@ -10,6 +10,8 @@ import { AR_OBJECT_STORE, AR_MODEL_PROCESSOR } from '../../core/ports/ar-object-
 import { PostgresArObjectStore } from '../../adapters/postgres/ar-object-store.ts';
 import { BuiltinArModelProcessor } from '../../adapters/builtin/ar/model-processor.ts';
 import { TOKENS } from '../../core/tokens.ts';
+import { SHOE3D_ENGINE } from '../../core/ports/shoe3d-engine.ts';
+import { BuiltinShoe3dEngine } from '../../adapters/builtin/shoe3d/engine.ts';
 import { TRYON_STORE } from '../../core/tryon/tryon-store.ts';
 import { PostgresTryOnStore } from '../../adapters/postgres/tryon-store.ts';
 import { PERSON_ANALYZER } from '../../core/tryon/person-analyzer.ts';
@@ -32,5 +34,6 @@ export function bindPluginAdapters(ctx: AdapterContext): void {
   ctx.services.provide(TRYON_STORE, new PostgresTryOnStore(ctx.pool));
   ctx.services.provide(PERSON_ANALYZER, analyzePerson);
   ctx.services.provide(AR_OBJECT_STORE, new PostgresArObjectStore(ctx.pool));
+  ctx.services.provide(SHOE3D_ENGINE, new BuiltinShoe3dEngine());
   ctx.services.provide(AR_MODEL_PROCESSOR, new BuiltinArModelProcessor(ctx.services.get(TOKENS.imageCodec)));
 }

@@ -2,9 +2,10 @@ import type { FitroomPlugin } from '../../core/plugin.ts';
 import { corePlugin } from '../../core/api.ts';
 import { twinsPlugin } from '../../plugins/twins/index.ts';
 import { arHostPlugin } from '../../plugins/ar-host/index.ts';
+import { shoe3dPlugin } from '../../plugins/shoe3d/index.ts';
 import { tryonPlugin } from '../../plugins/tryon/index.ts';
 
 /** The capabilities the standalone service installs, in the order they are listed in the README. */
 export function standalonePlugins(): FitroomPlugin[] {
-  return [corePlugin, twinsPlugin, tryonPlugin, arHostPlugin];
+  return [corePlugin, twinsPlugin, tryonPlugin, shoe3dPlugin, arHostPlugin];
 }

@@ -10,6 +10,7 @@ import { FalImageModel } from '../../adapters/fal/image-model.ts';
 import { MeshyProductReconstructor } from '../../adapters/meshy/product-reconstructor.ts';
 import { TripoProductReconstructor } from '../../adapters/tripo/product-reconstructor.ts';
 import { BuiltinTryOnProvider } from '../../adapters/builtin/tryon/provider.ts';
+import { BuiltinProductReconstructor } from '../../adapters/builtin/shoe3d/builtin-reconstructor.ts';
 import { SharpImageCodec } from '../../adapters/sharp/image-codec.ts';
 
 const RECONSTRUCTORS = ['builtin', 'meshy', 'tripo'];
@@ -37,6 +38,7 @@ export function registerAiProviders(config: FitroomConfig, services: ServiceCont
   if (missing.length > 0) log(`AI vendors without credentials, left out: ${missing.join(', ')}`);
   // the classical try-on engine needs no credentials: always present, last in the default chain
   imageModels.push(new BuiltinTryOnProvider(new SharpImageCodec()));
+  reconstructors.push(new BuiltinProductReconstructor());
 
   // The configured reconstructor first (stable for the rest).
   reconstructors.sort((a, b) => Number(b.id === ai.reconstructor) - Number(a.id === ai.reconstructor));

@@ -14,6 +14,19 @@ const PAGES: [PageName, string, string][] = [
   ['accessory-editor', '/tryon/accessory-editor', 'Accessory placement'],
 ];
 
+/** An absolute http(s) URL of a model to show; the browser fetches it, the server never does. */
+function parseModelUrl(raw: string | undefined, problems: string[]): URL | null {
+  if (raw === undefined) return null;
+  try {
+    const u = new URL(raw);
+    if (u.protocol === 'https:' || u.protocol === 'http:') return u;
+  } catch {
+    // reported below
+  }
+  problems.push('src must be an absolute http(s) URL of a GLB file');
+  return null;
+}
+
 const html = (status: number, body: string) => ({ status, text: { contentType: 'text/html; charset=utf-8', body }, headers: PAGE_HEADERS });
 
 /** The browser pages and their static assets. */
@@ -28,7 +41,7 @@ export function registerPageRoutes(deps: ArRouteDeps): void {
       host: 'ar',
       summary,
       description:
-        'Query: `id` (object id or name), `color_id`, and the viewer parameters `pose_quality` (1/2/3), `native_ml_size` (160/192/256), `mirror_mode` or `mm` (1-5), `turbo`, `no_logs`, `settings`, `async_mode`, `debug` (0/1). Invalid values answer 400 with a page naming each problem.',
+        'Query: `id` (object id or name) or, for the viewer, `src` (a GLB URL such as a shoe-3d result), `color_id`, and the viewer parameters `pose_quality` (1/2/3), `native_ml_size` (160/192/256), `mirror_mode` or `mm` (1-5), `turbo`, `no_logs`, `settings`, `async_mode`, `debug` (0/1). Invalid values answer 400 with a page naming each problem.',
       tags: ['AR pages'],
       auth: ['bearer', 'none'],
       rateLimit: 'status',
@@ -38,10 +51,26 @@ export function registerPageRoutes(deps: ArRouteDeps): void {
         const parsed = parseViewerParams(ctx.query);
         if (!parsed.ok) problems.push(...parsed.errors.map((e) => `${e.field} ${e.message}`));
         const id = ctx.query.id;
-        if (!id) problems.push('id is required (the object id or name)');
+        // The viewer also shows a GLB by URL (shoe-3d results that were not uploaded to the library).
+        const src = page === 'viewer' && !id ? parseModelUrl(ctx.query.src, problems) : null;
+        if (!id && !src && !problems.length) problems.push(page === 'viewer' ? 'id (the object id or name) or src (a GLB URL) is required' : 'id is required (the object id or name)');
         const colorId = ctx.query.color_id ?? 'default';
         if (!COLOR_ID.test(colorId)) problems.push(`color_id must use letters, digits, - and _ (got "${colorId}")`);
         if (problems.length || !parsed.ok) return html(400, renderErrorPage('Invalid viewer parameters', problems));
+        if (src) {
+          const body = renderPage({
+            page,
+            objectId: '',
+            name: '3D model',
+            colorId,
+            params: parsed.params,
+            properties: {},
+            autofit: { status: 'finished', progress: 100 },
+            urls: { glb: src.href, mirrorGlb: src.href, usdz: '', mirrorUsdz: '', status: '' },
+          });
+          const csp = PAGE_HEADERS['Content-Security-Policy'].replace("connect-src 'self'", `connect-src 'self' ${src.origin}`);
+          return { status: 200, text: { contentType: 'text/html; charset=utf-8', body }, headers: { ...PAGE_HEADERS, 'Content-Security-Policy': csp } };
+        }
         const o = await store.get(id!);
         if (!o) return html(404, renderErrorPage('Model not found', [`No model with id or name "${id}"`]));
         const base = '';

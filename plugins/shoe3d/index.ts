@@ -2,7 +2,7 @@ import { FitroomError } from '../../core/errors.ts';
 import { definePlugin, type FitroomPlugin } from '../../core/plugin.ts';
 import { AR_OBJECT_STORE } from '../../core/ports/ar-object-store.ts';
 import { TOKENS } from '../../core/tokens.ts';
-import { DEFAULT_SHOE3D_TIMEOUTS, SHOE3D_ENGINE, SHOE3D_TIMEOUTS, type Shoe3dEngine } from './engine-port.ts';
+import { DEFAULT_SHOE3D_TIMEOUTS, SHOE3D_ENGINE, SHOE3D_TIMEOUTS, type Shoe3dEngine } from '../../core/ports/shoe3d-engine.ts';
 import { registerShoe3dOperations } from './operations.ts';
 import { FILE_UPLOAD_RESULT, SHOE3D_OPTIONS, SHOE3D_REQUEST, SHOE3D_RESULT } from './schemas.ts';
 import { shoe3dJobKind } from './shoe3d-job.ts';

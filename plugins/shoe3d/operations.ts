@@ -4,7 +4,7 @@ import type { FileService } from '../../core/files.ts';
 import type { JobService } from '../../core/jobs.ts';
 import type { OperationContext, PluginApi } from '../../core/plugin.ts';
 import type { BlobStore } from '../../core/ports/blob-store.ts';
-import type { Shoe3dEngine } from './engine-port.ts';
+import type { Shoe3dEngine } from '../../core/ports/shoe3d-engine.ts';
 import { GLB_INPUT_MAX_BYTES, SHOE3D_JOB, type Shoe3dJobInput, type Shoe3dOptions, type StoredSource } from './shoe3d-job.ts';
 
 /** Inputs sent inline (data URLs) are kept this long for the job that reads them. */

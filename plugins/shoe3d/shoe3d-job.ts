@@ -9,7 +9,7 @@ import type { ArObjectStore, ArOwner } from '../../core/ports/ar-object-store.ts
 import type { BlobStore } from '../../core/ports/blob-store.ts';
 import type { ImageCodec } from '../../core/ports/image-codec.ts';
 import type { ProductReconstructor } from '../../core/ports/product-reconstructor.ts';
-import type { PackshotCleanup, PackshotSingleShoe, Shoe3dEngine, Shoe3dTimeouts } from './engine-port.ts';
+import type { PackshotCleanup, PackshotSingleShoe, Shoe3dEngine, Shoe3dTimeouts } from '../../core/ports/shoe3d-engine.ts';
 import { resolveOwner } from './ownership.ts';
 
 export const SHOE3D_JOB = 'shoe-3d';

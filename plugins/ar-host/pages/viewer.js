@@ -11,7 +11,8 @@ async function start() {
   const models = modelsFor(config.params.mirrorMode, side);
   viewers.forEach((v, i) => {
     const m = models[i] || models[0];
-    v.setAttribute('ios-src', m.usdz);
+    // A model given by URL has no USDZ route: model-viewer builds the Quick Look file itself.
+    if (m.usdz) v.setAttribute('ios-src', m.usdz);
     v.setAttribute('src', m.glb);
     if (config.params.turbo) v.setAttribute('min-renderscale', '0.5');
     v.addEventListener('load', () => {

@@ -88,6 +88,24 @@ describe('pages over HTTP', () => {
     expect(unknown.text).not.toContain('<script>');
   });
 
+  it('shows a GLB by URL in the viewer, allowing only that origin besides its own', async () => {
+    const src = 'https://models.example.com/api/v1/files/abc?expires=1&token=t';
+    const r = await svc.arCall('GET', `/tryon?src=${encodeURIComponent(src)}`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-security-policy')).toContain("connect-src 'self' https://models.example.com ");
+    const config = JSON.parse(/<script type="application\/json" id="fitroom-config">(.*?)<\/script>/s.exec(r.text)![1]);
+    expect(config.urls.glb).toBe(src);
+    expect(config.urls.usdz).toBe('');
+    for (const bad of ['javascript:alert(1)', 'not a url', 'file:///etc/passwd']) {
+      const b = await svc.arCall('GET', `/tryon?src=${encodeURIComponent(bad)}`);
+      expect(b.status).toBe(400);
+      expect(b.text).toContain('src must be an absolute http(s) URL');
+    }
+    const none = await svc.arCall('GET', '/tryon');
+    expect(none.status).toBe(400);
+    expect(none.text).toContain('id (the object id or name) or src (a GLB URL) is required');
+  });
+
   it('serves model-viewer and the page scripts from this host', async () => {
     const mv = await svc.arCall('GET', '/tryon/assets/model-viewer.min.js');
     expect(mv.status).toBe(200);

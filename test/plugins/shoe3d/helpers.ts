@@ -8,7 +8,7 @@ import { encodeRaster } from '../../../adapters/builtin/shoe3d/encode.ts';
 import { vertexNormals } from '../../../adapters/builtin/shoe3d/mesh-ops.ts';
 import { writeGlb } from '../../../adapters/gltf/write-glb.ts';
 import { createShoe3dPlugin } from '../../../plugins/shoe3d/index.ts';
-import { SHOE3D_ENGINE } from '../../../plugins/shoe3d/engine-port.ts';
+import { SHOE3D_ENGINE } from '../../../core/ports/shoe3d-engine.ts';
 import { createRaster, type RasterImage } from '../../../core/images.ts';
 import { startTestService, type TestService } from '../../support/harness.ts';
 import { makeShoeMesh, renderProductViews, rng } from '../../support/products.ts';

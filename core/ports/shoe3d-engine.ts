@@ -1,5 +1,5 @@
-import type { EncodedImage, RasterImage } from '../../core/images.ts';
-import { token } from '../../core/plugin.ts';
+import type { EncodedImage, RasterImage } from '../images.ts';
+import { token } from '../plugin.ts';
 
 /** Packshot diagnostics exactly as the spec records them on shoe-3d jobs. */
 export interface PackshotCleanup {
