@@ -316,17 +316,19 @@ describe('vendor registration from configuration', () => {
 
   it('adds a vendor only with its credential and reports each missing one at start', () => {
     const none = register({});
-    expect(none.models.map((p) => p.id)).toEqual([]);
+    // The builtin engines are always there, last.
+    expect(none.models.map((p) => p.id)).toEqual(['builtin']);
+    expect(none.reconstructors.map((r) => r.id)).toEqual(['builtin']);
     expect(none.lines).toEqual(['AI vendors without credentials, left out: gemini (GEMINI_API_KEY), fal (FAL_KEY), meshy (MESHY_API_KEY), tripo (TRIPO_API_KEY)']);
 
     const some = register({ GEMINI_API_KEY: 'g-secret', TRIPO_API_KEY: 't-secret', MESHY_API_KEY: 'm-secret', FITROOM_RECONSTRUCTOR: 'tripo' });
-    expect(some.models.map((p) => p.id)).toEqual(['gemini']);
-    expect(some.reconstructors.map((r) => r.id)).toEqual(['tripo', 'meshy']);
+    expect(some.models.map((p) => p.id)).toEqual(['gemini', 'builtin']);
+    expect(some.reconstructors.map((r) => r.id)).toEqual(['tripo', 'meshy', 'builtin']);
     expect(some.lines[0]).toBe('AI vendors without credentials, left out: fal (FAL_KEY)');
     expect(some.lines.join()).not.toContain('secret');
 
     const all = register({ GEMINI_API_KEY: 'g', FAL_KEY: 'f', MESHY_API_KEY: 'm', TRIPO_API_KEY: 't' });
-    expect(all.models.map((p) => p.id)).toEqual(['gemini', 'fal']);
+    expect(all.models.map((p) => p.id)).toEqual(['gemini', 'fal', 'builtin']);
     expect(all.lines).toEqual([]);
   });
 
