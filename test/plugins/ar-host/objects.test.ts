@@ -1,43 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { NodeIO } from '@gltf-transform/core';
-import { definePlugin } from '../../../core/plugin.ts';
 import { makeShoeGlb } from '../../support/shoes.ts';
 import { ADMIN_KEY } from '../../support/harness.ts';
 import { checkUsdz } from '../../../adapters/builtin/ar/usdz-check.ts';
 import { glbForm, startArService, waitForAutofit } from './support.ts';
+import { images } from '../tryon/helpers.ts';
 import type { ArTestService } from './support.ts';
 
 const PRIVATE_FIVE = ['created', 'createdBy', 'modified', 'modifiedBy', 'owner'];
 const NEVER_PUBLIC = [...PRIVATE_FIVE, 'model_url', 'custom', 'materialsData'];
-
-/** Stands in for the try-on plugin: records what the AR host forwards to POST /api/v1/tryon/clothing. */
-const forwarded: { body: unknown; ownerHash: string }[] = [];
-const fakeTryOn = definePlugin({
-  name: 'fake-tryon',
-  setup(api) {
-    api.schema('TryOnResponse', { type: 'object' });
-    api.schema('ClothingTryOnRequest', {
-      type: 'object',
-      additionalProperties: false,
-      properties: { personImages: { type: 'array', items: { type: 'string', pattern: '^(https?://|data:image/)' } }, digitalTwinId: { type: 'string' }, topGarment: {}, bottomGarment: {}, fullBodyGarment: {}, options: { type: 'object' }, webhookUrl: { type: 'string' } },
-    });
-    api.operation({
-      id: 'fakeClothing',
-      method: 'POST',
-      path: '/api/v1/tryon/clothing',
-      summary: 'fake',
-      auth: ['apiKey'],
-      billable: true,
-      body: 'ClothingTryOnRequest',
-      responses: { 202: { description: 'queued' } },
-      async handler(ctx) {
-        forwarded.push({ body: ctx.body, ownerHash: ctx.caller!.ownerHash });
-        return { status: 202, body: { success: true, jobId: '00000000-0000-4000-8000-000000000001', status: 'queued' } };
-      },
-    });
-  },
-});
 
 let svc: ArTestService;
 let owner: { key: string; id: string };
@@ -54,7 +26,7 @@ const partsOf = async (bytes: Uint8Array) => (await new NodeIO().readBinary(byte
 const materialOf = async (bytes: Uint8Array, part: string) => (await new NodeIO().readBinary(bytes)).getRoot().listNodes().find((n) => n.getName() === part)!.getMesh()!.listPrimitives()[0].getMaterial()!;
 
 beforeAll(async () => {
-  svc = await startArService({ plugins: [fakeTryOn] });
+  svc = await startArService();
   owner = await svc.createKey({ accountId: 'acct-owner' });
   other = await svc.createKey({ accountId: 'acct-other' });
   adminSession = await svc.session('ops', { admin: true });
@@ -301,24 +273,27 @@ describe('claim_object', () => {
 });
 
 describe('try-on shortcuts and bug reports', () => {
-  it('forwards garment_fit_on to the try-on operation with the caller; 503 when the operation is missing', async () => {
+  it('forwards garment_fit_on and shoes_fit_on to the try-on operations with the caller', async () => {
     const { key, id } = await svc.createKey({ accountId: 'acct-fit' });
-    const r = await post('/tryon/api/garment_fit_on', { image: 'https://example.com/person.jpg', garment: ['https://example.com/top.png'], category: 'bottom', quality: 'draft' }, { bearer: key });
-    expect(r.status).toBe(202);
-    expect(r.body.jobId).toBeDefined();
-    const last = forwarded.at(-1)!;
-    expect(last.body).toEqual({ personImages: ['https://example.com/person.jpg'], bottomGarment: ['https://example.com/top.png'], options: { quality: 'draft' } });
+    const img = await images();
+    const r = await post('/tryon/api/garment_fit_on', { image: img.face, garment: [img.bottom], category: 'bottom', quality: 'draft' }, { bearer: key });
+    expect(r.status, r.text).toBe(202);
+    // The job belongs to the caller's key: it reads it through the API host like any of its jobs.
+    const job = await svc.call('GET', `/api/v1/jobs/${r.body.jobId}`, { key });
+    expect(job.status).toBe(200);
+    const input = (await svc.fitroom.pool.query('select input from jobs where id = $1', [r.body.jobId])).rows[0].input;
+    expect(JSON.stringify(input)).toContain('bottomGarment');
     expect(await svc.usage(id)).toBe(1);
     // the try-on operation's own validation applies
-    const invalid = await post('/tryon/api/garment_fit_on', { image: 'ftp://x', garment: 'https://example.com/top.png' }, { bearer: key });
+    const invalid = await post('/tryon/api/garment_fit_on', { image: 'ftp://x', garment: img.top }, { bearer: key });
     expect(invalid.status).toBe(400);
     expect(await svc.usage(id)).toBe(1);
-    const both = await post('/tryon/api/garment_fit_on', { image: 'https://e.com/p.jpg', digital_twin_id: 'a'.repeat(64), garment: 'https://e.com/t.png' }, { bearer: key });
+    const both = await post('/tryon/api/garment_fit_on', { image: img.face, digital_twin_id: 'a'.repeat(64), garment: img.top }, { bearer: key });
     expect(both.status).toBe(400);
-    const shoes = await post('/tryon/api/shoes_fit_on', { image: 'https://example.com/p.jpg', shoe_images: [{ url: 'https://example.com/s.png', angle: 'side' }] }, { bearer: key });
-    expect(shoes.status).toBe(503);
-    expect(await svc.usage(id)).toBe(1);
-    expect((await post('/tryon/api/garment_fit_on', { image: 'https://e.com/p.jpg', garment: 'https://e.com/t.png' })).status).toBe(401);
+    const shoes = await post('/tryon/api/shoes_fit_on', { image: img.face, shoe_images: [{ url: img.shoes, angle: 'side' }] }, { bearer: key });
+    expect(shoes.status, shoes.text).toBe(202);
+    expect(await svc.usage(id)).toBe(2);
+    expect((await post('/tryon/api/garment_fit_on', { image: img.face, garment: img.top })).status).toBe(401);
   });
 
   it('stores bug reports and lists them in the admin API', async () => {
