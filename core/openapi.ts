@@ -40,7 +40,6 @@ export function buildOpenApi(kernel: Kernel, opts: { serverUrl?: string; arServe
         'Digital twins, virtual fitting, size fitting, shoe and bag photos to GLB, jobs, webhooks and files, plus the companion AR host. Builtin engines are classical computer vision and geometry (no AI weights); vendor AI backends are used when configured.',
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
-    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     servers: [{ url: opts.serverUrl ?? '/', description: 'API host' }, ...(opts.arServerUrl ? [{ url: opts.arServerUrl, description: 'AR host' }] : [])],
     paths,
     webhooks: {
