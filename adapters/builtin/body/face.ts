@@ -1,7 +1,8 @@
 import sharp from 'sharp';
 import type { RasterImage } from '../../../core/images.ts';
 import type { BodyLandmarks } from '../../../core/twins/body.ts';
-import { close, fillHoles, labelComponents, open } from './mask-ops.ts';
+import { fillHoles, labelComponents } from '../raster/components.ts';
+import { close, open } from '../raster/morphology.ts';
 
 /** The face oval found in a face image, in that image's pixels. */
 export interface FaceRegion {
@@ -44,26 +45,13 @@ export function detectFace(img: RasterImage): FaceRegion {
   }
   const r = Math.max(1, Math.round(Math.min(w, h) * 0.01));
   const cleaned = fillHoles(close(open(skin, w, h, r), w, h, r * 2), w, h);
-  const { labels, sizes } = labelComponents(cleaned, w, h);
-  let best = 0;
-  for (let l = 1; l < sizes.length; l++) if (sizes[l] > sizes[best]) best = l;
-  const frac = best ? sizes[best] / (w * h) : 0;
+  const { labels, components } = labelComponents(cleaned, w, h, { connectivity: 4, order: 'area' });
+  const face = components[0];
+  const frac = face ? face.area / (w * h) : 0;
   const notes: string[] = [];
   let region: { cx: number; cy: number; rx: number; ry: number } | null = null;
-  if (best && frac >= 0.02 && frac <= 0.85) {
-    let x0 = w;
-    let x1 = -1;
-    let y0 = h;
-    let y1 = -1;
-    for (let i = 0; i < labels.length; i++) {
-      if (labels[i] !== best) continue;
-      const x = i % w;
-      const y = (i - x) / w;
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      if (y > y1) y1 = y;
-    }
+  if (face && frac >= 0.02 && frac <= 0.85) {
+    const { label: best, x0, y0, x1, y1 } = face;
     // The skin component runs from the hairline down into the neck: the chin is where the rows
     // narrow below 60% of the face's widest row; without a visible neck, assume a typical face
     // aspect (height 1.3 x width).

@@ -3,7 +3,9 @@ import type { RasterImage } from '../../../core/images.ts';
 import type { BodyRaster, RenderSize } from './rasterize-body.ts';
 import { BACKGROUND_RGB, SKIN_RGB, lambert } from './rasterize-body.ts';
 import { inflateDepth } from './inflate-depth.ts';
-import { close, fillHoles, largestComponent, maskBounds, open } from './mask-ops.ts';
+import { fillHoles, largestComponent } from '../raster/components.ts';
+import { maskBounds } from '../raster/mask.ts';
+import { close, open } from '../raster/morphology.ts';
 import { analyzeSilhouette } from './silhouette-landmarks.ts';
 import { ASSUMED_STATURE_CM } from './fit-profile.ts';
 
@@ -70,7 +72,7 @@ export function silhouetteMask(img: RasterImage): { mask: Uint8Array; notes: str
     notes.push('silhouette taken from luminance against the border');
   }
   const r = Math.max(1, Math.round(Math.min(w, h) * 0.002));
-  mask = fillHoles(largestComponent(close(open(mask, w, h, r), w, h, r), w, h), w, h);
+  mask = fillHoles(largestComponent(close(open(mask, w, h, r), w, h, r), w, h, { connectivity: 4 }), w, h);
   return { mask, notes };
 }
 
@@ -108,7 +110,7 @@ export async function renderSilhouetteBody(mask: Uint8Array, w: number, h: numbe
       if (cov[y * tw + x] >= 128) out[ty * W + tx] = 255;
     }
   }
-  const bodyMask = fillHoles(largestComponent(out, W, H), W, H);
+  const bodyMask = fillHoles(largestComponent(out, W, H, { connectivity: 4 }), W, H);
   const dome = inflateDepth(bodyMask, W, H);
   const analysis = analyzeSilhouette(bodyMask, W, H);
   const ppcm = analysis.heightPx / ASSUMED_STATURE_CM;

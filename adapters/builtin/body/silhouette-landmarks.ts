@@ -1,5 +1,5 @@
 import type { BodyLandmarks, Point } from '../../../core/twins/body.ts';
-import { maskBounds } from './mask-ops.ts';
+import { maskBounds } from '../raster/mask.ts';
 
 /** Proportions read from a front-view silhouette, in pixels of that silhouette. */
 export interface SilhouetteAnalysis {

@@ -12,7 +12,7 @@ import { renderSilhouetteBody, silhouetteMask } from './render-silhouette.ts';
 import { segmentPerson } from './segment-person.ts';
 import { analyzeSilhouette } from './silhouette-landmarks.ts';
 import { inflateDepth } from './inflate-depth.ts';
-import { countOn } from './mask-ops.ts';
+import { countOn } from '../raster/mask.ts';
 import type { BodyProfile } from '../../../core/twins/body.ts';
 
 export const STANDARD_SIZE: RenderSize = { width: 768, height: 1024 };

@@ -1,6 +1,6 @@
 import type { RasterImage } from '../../../core/images.ts';
-import { connectedComponents } from './components.ts';
-import { dilate } from './morphology.ts';
+import { labelComponents } from '../raster/components.ts';
+import { dilate } from '../raster/morphology.ts';
 import { blurFloat, clamp255, cloneRaster, luminance } from './raster.ts';
 
 /**
@@ -133,7 +133,7 @@ export function findLogoRegions(img: RasterImage): LogoRegions {
   const raw = new Uint8Array(n);
   for (let i = 0; i < n; i++) raw[i] = density[i] > 0.12 ? 1 : 0;
   const grown = dilate(raw, width, height, 3);
-  const { labels, components } = connectedComponents(grown, width, height);
+  const { labels, components } = labelComponents(grown, width, height, { order: 'area' });
   const keep = new Uint8Array(components.length + 1);
   let regions = 0;
   for (const c of components) {

@@ -1,10 +1,10 @@
 import type { RasterImage } from '../../../core/images.ts';
 import { createRaster } from '../../../core/images.ts';
-import { backgroundAt, backgroundDifference, estimateBackground } from './background.ts';
-import { connectedComponents } from './components.ts';
+import { backgroundDifference, estimateBackground } from './background.ts';
+import { fillHoles, labelComponents } from '../raster/components.ts';
+import { distanceTransform } from '../raster/distance-transform.ts';
+import { maxFilter } from '../raster/morphology.ts';
 import type { PackshotCleanup } from './diagnostics.ts';
-import { distanceToZero } from './distance-transform.ts';
-import { fillHoles, maxFilter } from './morphology.ts';
 import { clamp255, flatten } from './raster.ts';
 
 export interface CleanupResult {
@@ -117,7 +117,7 @@ function clean(input: RasterImage, opts: CleanupOptions): CleanupResult {
   for (let i = 0; i < n; i++) if (halo[i]) { mask[i] = 0; haloCount++; }
 
   // 3. connected components: drop specks, keep every significant part
-  const { labels, components } = connectedComponents(mask, width, height);
+  const { labels, components } = labelComponents(mask, width, height, { order: 'area' });
   const largest = components[0]?.area ?? 0;
   const minArea = Math.max(16, largest * 0.002);
   const keep = new Set(components.filter((c) => c.area >= minArea).map((c) => c.label));
@@ -130,7 +130,7 @@ function clean(input: RasterImage, opts: CleanupOptions): CleanupResult {
   // 4. alpha matte: interior opaque; the outer two pixels get coverage from their contrast against
   // the nearby interior, and their colour is un-mixed from the background
   const image = createRaster(width, height, [255, 255, 255, 0]);
-  const inside = distanceToZero(mask, width, height);
+  const inside = distanceTransform(mask, width, height, 'unset');
   const interior = new Float32Array(n);
   for (let i = 0; i < n; i++) interior[i] = mask[i] && inside[i] > 2.5 ? diff.delta[i] : 0;
   const near = maxFilter(interior, width, height, 4);
@@ -143,7 +143,7 @@ function clean(input: RasterImage, opts: CleanupOptions): CleanupResult {
       let a = 1;
       if (inside[i] <= 2.5 && near[i] > tLo) a = Math.min(1, Math.max(0.15, diff.delta[i] / near[i]));
       const o = i * 4;
-      backgroundAt(bg, x, y, width, height, bgc);
+      bg.surface.at(x, y, bgc);
       for (let c = 0; c < 3; c++) {
         const v = img.data[o + c];
         image.data[o + c] = a < 1 ? clamp255(bgc[c] + (v - bgc[c]) / a) : v;
@@ -164,7 +164,7 @@ function clean(input: RasterImage, opts: CleanupOptions): CleanupResult {
 
 function haloPixels(mask: Uint8Array, delta: Float32Array, width: number, height: number, tGhost: number): Uint8Array {
   const n = width * height;
-  const depth = distanceToZero(mask, width, height);
+  const depth = distanceTransform(mask, width, height, 'unset');
   const layer = 7;
   const interior = new Float32Array(n);
   for (let i = 0; i < n; i++) interior[i] = mask[i] && depth[i] > layer ? delta[i] : 0;
@@ -193,7 +193,7 @@ function haloPixels(mask: Uint8Array, delta: Float32Array, width: number, height
   // edge) are product detail
   let perimeter = 0;
   for (let i = 0; i < n; i++) if (mask[i] && depth[i] <= 1) perimeter++;
-  const { labels, components } = connectedComponents(opened, width, height);
+  const { labels, components } = labelComponents(opened, width, height, { order: 'area' });
   const keep = new Uint8Array(components.length + 1);
   for (const c of components) if (c.area >= Math.max(30, 0.15 * perimeter)) keep[c.label] = 1;
   const out = new Uint8Array(n);

@@ -1,7 +1,7 @@
 import type { RasterImage } from '../../../core/images.ts';
 import { createRaster } from '../../../core/images.ts';
-import { backgroundAt, backgroundDifference, estimateBackground } from './background.ts';
-import { connectedComponents } from './components.ts';
+import { backgroundDifference, estimateBackground } from './background.ts';
+import { labelComponents } from '../raster/components.ts';
 import { clamp255, flatten, sampleRgba } from './raster.ts';
 
 export interface ImageCorrection {
@@ -50,7 +50,7 @@ export function correctImage(input: RasterImage): CorrectionResult {
   const b = [0, 0, 0];
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
-      backgroundAt(bg, x, y, width, height, b);
+      bg.surface.at(x, y, b);
       const o = (y * width + x) * 4;
       for (let c = 0; c < 3; c++) balanced.data[o + c] = clamp255((img.data[o + c] * 255) / Math.max(8, b[c]));
       balanced.data[o + 3] = 255;
@@ -62,7 +62,7 @@ export function correctImage(input: RasterImage): CorrectionResult {
   const tLo = Math.max(12, 4 * white.noise);
   const rawMask = new Uint8Array(n);
   for (let i = 0; i < n; i++) rawMask[i] = diff.delta[i] > tLo ? 1 : 0;
-  const { labels, components } = connectedComponents(rawMask, width, height);
+  const { labels, components } = labelComponents(rawMask, width, height, { order: 'area' });
   const largest = components[0]?.area ?? 0;
   const keep = new Set(components.filter((c) => c.area >= Math.max(16, largest * 0.03)).map((c) => c.label));
   const mask = new Uint8Array(n);

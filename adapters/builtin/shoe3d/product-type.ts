@@ -1,6 +1,6 @@
 import type { RasterImage } from '../../../core/images.ts';
-import { connectedComponents } from './components.ts';
-import { alphaMask, maskBounds } from './raster.ts';
+import { labelComponents } from '../raster/components.ts';
+import { alphaMask, maskBounds } from '../raster/mask.ts';
 
 export interface ProductTypeDecision {
   productType: 'shoe' | 'other';
@@ -30,7 +30,7 @@ export function classifyProduct(views: RasterImage[]): ProductTypeDecision {
       const inside = sx >= b.x0 && sx <= b.x1 && sy >= b.y0 && sy <= b.y1 && mask[sy * img.width + sx];
       bg[y * bw + x] = inside ? 0 : 1;
     }
-    const { components } = connectedComponents(bg, bw, bh);
+    const { components } = labelComponents(bg, bw, bh, { order: 'area' });
     for (const c of components) {
       const touches = c.x0 === 0 || c.y0 === 0 || c.x1 === bw - 1 || c.y1 === bh - 1;
       if (touches || c.area < 0.01 * w * h) continue;

@@ -11,13 +11,6 @@ export function cloneRaster(img: RasterImage): RasterImage {
   return { width: img.width, height: img.height, data: new Uint8Array(img.data) };
 }
 
-/** Alpha as a 0/1 mask (alpha >= threshold). */
-export function alphaMask(img: RasterImage, threshold = 128): Uint8Array {
-  const out = new Uint8Array(img.width * img.height);
-  for (let i = 0; i < out.length; i++) out[i] = img.data[i * 4 + 3] >= threshold ? 1 : 0;
-  return out;
-}
-
 /** Composites over a flat colour, returning an opaque image. */
 export function flatten(img: RasterImage, bg: [number, number, number] = [255, 255, 255]): RasterImage {
   const out = createRaster(img.width, img.height);
@@ -37,25 +30,21 @@ export function blurFloat(src: Float32Array, width: number, height: number, sigm
   let sum = 0;
   for (let i = -r; i <= r; i++) sum += k[i + r] = Math.exp(-(i * i) / (2 * sigma * sigma));
   for (let i = 0; i < k.length; i++) k[i] /= sum;
-  const tmp = new Float32Array(width * height);
+  return convolve1d(convolve1d(src, width, height, k, true), width, height, k, false);
+}
+
+/** Convolution with an odd kernel along rows or columns, the edge pixels repeated beyond the image. */
+function convolve1d(src: Float32Array, width: number, height: number, k: Float32Array, horizontal: boolean): Float32Array {
+  const r = (k.length - 1) / 2;
   const out = new Float32Array(width * height);
+  const len = horizontal ? width : height;
+  const stride = horizontal ? 1 : width;
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
+      const pos = horizontal ? x : y;
+      const base = horizontal ? y * width : x;
       let acc = 0;
-      for (let i = -r; i <= r; i++) {
-        const xx = Math.min(width - 1, Math.max(0, x + i));
-        acc += src[y * width + xx] * k[i + r];
-      }
-      tmp[y * width + x] = acc;
-    }
-  }
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      let acc = 0;
-      for (let i = -r; i <= r; i++) {
-        const yy = Math.min(height - 1, Math.max(0, y + i));
-        acc += tmp[yy * width + x] * k[i + r];
-      }
+      for (let i = -r; i <= r; i++) acc += src[base + Math.min(len - 1, Math.max(0, pos + i)) * stride] * k[i + r];
       out[y * width + x] = acc;
     }
   }
@@ -174,22 +163,6 @@ export function cropRgba(img: RasterImage, x0: number, y0: number, width: number
     }
   }
   return out;
-}
-
-/** Bounding box of mask pixels, or null when empty. */
-export function maskBounds(mask: Uint8Array, width: number, height: number): { x0: number; y0: number; x1: number; y1: number; area: number } | null {
-  let x0 = width, y0 = height, x1 = -1, y1 = -1, area = 0;
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      if (!mask[y * width + x]) continue;
-      area++;
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      if (y > y1) y1 = y;
-    }
-  }
-  return area ? { x0, y0, x1, y1, area } : null;
 }
 
 export function clamp255(v: number): number {

@@ -1,7 +1,8 @@
 import type { RasterImage } from '../../../core/images.ts';
-import { connectedComponents } from './components.ts';
-import { signedDistance } from './distance-transform.ts';
-import { blurFloat, resizeRgba } from './raster.ts';
+import { labelComponents } from '../raster/components.ts';
+import { signedDistance } from '../raster/distance-transform.ts';
+import { alphaMask } from '../raster/mask.ts';
+import { blurFloat, cropRgba, resizeRgba } from './raster.ts';
 
 /**
  * A view's silhouette registered to normalised world units: the object's height is 1, the ground
@@ -46,9 +47,8 @@ const MIN_COMPONENT_SHARE = 0.02;
 
 export function buildSilhouette(image: RasterImage, workHeight = 256, coarseHeight = 56): Silhouette | null {
   const { width, height, data } = image;
-  const bin = new Uint8Array(width * height);
-  for (let i = 0; i < bin.length; i++) bin[i] = data[i * 4 + 3] >= 128 ? 1 : 0;
-  const { labels, components } = connectedComponents(bin, width, height);
+  const bin = alphaMask(image);
+  const { labels, components } = labelComponents(bin, width, height, { order: 'area' });
   if (components.length === 0 || components[0].area < 16) return null;
   const keep = new Uint8Array(components.length + 1);
   for (const c of components) if (c.area >= components[0].area * MIN_COMPONENT_SHARE) keep[c.label] = 1;
@@ -114,17 +114,7 @@ function workGrid(img: RasterImage, left: number, right: number, top: number, bo
   const cx0 = Math.floor(left - margin), cy0 = Math.floor(top - margin);
   const cw = Math.ceil(right + margin) - cx0, ch = Math.ceil(bottom + margin) - cy0;
   // crop (outside the image is transparent), then resample
-  const crop: RasterImage = { width: cw, height: ch, data: new Uint8Array(cw * ch * 4) };
-  for (let y = 0; y < ch; y++) {
-    const sy = y + cy0;
-    if (sy < 0 || sy >= img.height) continue;
-    for (let x = 0; x < cw; x++) {
-      const sx = x + cx0;
-      if (sx < 0 || sx >= img.width) continue;
-      const s = (sy * img.width + sx) * 4, d = (y * cw + x) * 4;
-      crop.data[d] = img.data[s]; crop.data[d + 1] = img.data[s + 1]; crop.data[d + 2] = img.data[s + 2]; crop.data[d + 3] = img.data[s + 3];
-    }
-  }
+  const crop = cropRgba(img, cx0, cy0, cw, ch);
   const ww = Math.max(4, Math.round(cw * scale)), wh = Math.max(4, Math.round(ch * scale));
   const small = scale === 1 ? crop : resizeRgba(crop, ww, wh);
   const mask = new Uint8Array(small.width * small.height);

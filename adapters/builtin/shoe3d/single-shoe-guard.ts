@@ -1,7 +1,8 @@
 import type { RasterImage } from '../../../core/images.ts';
-import { connectedComponents } from './components.ts';
+import { labelComponents } from '../raster/components.ts';
+import { alphaMask } from '../raster/mask.ts';
 import type { PackshotSingleShoe } from './diagnostics.ts';
-import { alphaMask, cloneRaster } from './raster.ts';
+import { cloneRaster } from './raster.ts';
 
 /** One shoe-sized blob of a cleaned packshot: a component, or one side of a split component. */
 export interface ShoeBlob {
@@ -31,7 +32,7 @@ export interface ShoeCount {
 export function countShoes(image: RasterImage): ShoeCount {
   const { width, height } = image;
   const mask = alphaMask(image, 128);
-  const { labels, components } = connectedComponents(mask, width, height);
+  const { labels, components } = labelComponents(mask, width, height, { order: 'area' });
   const largest = components[0]?.area ?? 0;
   const blobs: ShoeBlob[] = [];
   for (const c of components) {

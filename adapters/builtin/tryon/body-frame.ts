@@ -5,7 +5,7 @@
  * of every pixel from the body.
  */
 import type { BodyRender, Point } from '../../../core/twins/body.ts';
-import { distanceTransform } from './distance-transform.ts';
+import { distanceTransform } from '../raster/distance-transform.ts';
 
 /** Landmarks of one image side (image left is the subject's right). */
 export interface SideLandmarks {

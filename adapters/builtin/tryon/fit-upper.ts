@@ -11,7 +11,7 @@ import type { DressLandmarks, Sleeve, UpperLandmarks } from './garment-landmarks
 import { sideX, type WidthRule } from './fit-width.ts';
 import { prepareSource } from './garment-source.ts';
 import type { MaskShape } from './mask-shape.ts';
-import { dilate } from './mask-ops.ts';
+import { dilate } from '../raster/morphology.ts';
 import { polygonMask } from './polygon-mask.ts';
 import type { Pair, Piece } from './warp-piece.ts';
 
@@ -123,9 +123,9 @@ export function fitUpper(cut: RasterImage, lm: UpperLandmarks | DressLandmarks, 
     // the torso piece leaves out the sleeve and its soft edge; the sleeve reaches a little into the
     // torso so the two pieces overlap along the armhole instead of leaving a crack
     const poly = polygonMask(sleeve.outline, cut.width, cut.height);
-    const halo = dilate(poly, cut.width, cut.height, 3);
+    const halo = dilate(poly, cut.width, cut.height, 3, { shape: 'disk' });
     for (let i = 0; i < halo.length; i++) if (halo[i]) torsoSelect[i] = 0;
-    sleeves.push({ side, sleeve, select: dilate(poly, cut.width, cut.height, Math.max(4, Sg * 0.03)) });
+    sleeves.push({ side, sleeve, select: dilate(poly, cut.width, cut.height, Math.max(4, Sg * 0.03), { shape: 'disk' }) });
   }
 
   const pieces: Piece[] = [{ source, pairs, box, select: torsoSelect, reach, exclude: frame.armMask, minY }];

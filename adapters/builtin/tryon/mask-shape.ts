@@ -3,7 +3,11 @@
  * convexity defects, computed lazily and shared by the landmark detectors and the classifier.
  */
 import type { Point } from '../../../core/twins/body.ts';
+import { maskBounds } from '../raster/mask.ts';
 import { convexHull, convexityDefects, traceContour, type Defect } from './contour.ts';
+
+/** A mask holding only the pixels of one labelled component. */
+export { componentMask } from '../raster/components.ts';
 
 export type Span = [number, number];
 
@@ -25,26 +29,13 @@ export class MaskShape {
     this.mask = mask;
     this.width = width;
     this.height = height;
-    let x0 = width;
-    let y0 = height;
-    let x1 = -1;
-    let y1 = -1;
-    let area = 0;
-    for (let y = 0; y < height; y++) {
-      for (let x = 0; x < width; x++) {
-        if (!mask[y * width + x]) continue;
-        area++;
-        if (x < x0) x0 = x;
-        if (x > x1) x1 = x;
-        if (y < y0) y0 = y;
-        if (y > y1) y1 = y;
-      }
-    }
-    this.x0 = x0;
-    this.y0 = y0;
-    this.x1 = x1;
-    this.y1 = y1;
-    this.area = area;
+    const box = maskBounds(mask, width, height);
+    // an empty mask keeps the inverted box (x1 < x0) and area 0
+    this.x0 = box?.x0 ?? width;
+    this.y0 = box?.y0 ?? height;
+    this.x1 = box?.x1 ?? -1;
+    this.y1 = box?.y1 ?? -1;
+    this.area = box?.area ?? 0;
   }
 
   get boxWidth(): number {
@@ -122,9 +113,3 @@ export class MaskShape {
   }
 }
 
-/** A mask holding only the pixels of one labelled component. */
-export function componentMask(labels: Int32Array, id: number): Uint8Array {
-  const out = new Uint8Array(labels.length);
-  for (let i = 0; i < labels.length; i++) if (labels[i] === id) out[i] = 255;
-  return out;
-}

@@ -6,7 +6,10 @@
 import type { RasterImage } from '../../../core/images.ts';
 import { FitroomError } from '../../../core/errors.ts';
 import { deltaE76, srgbToLab } from './color.ts';
-import { close, components, erode, fillHoles, open } from './mask-ops.ts';
+import type { ColourSurface } from '../raster/background-model.ts';
+import { bandArea, fitBackground, quantile, sampleBorder, selected } from '../raster/background-model.ts';
+import { fillHoles, labelComponents } from '../raster/components.ts';
+import { close, erode, open } from '../raster/morphology.ts';
 
 export interface GarmentCutout {
   /** Straight RGBA: colour with the background removed from edge pixels, alpha = matte. */
@@ -23,121 +26,33 @@ export interface SegmentOptions {
   keepRatio?: number;
 }
 
-type Poly = Float64Array; // 6 coefficients: 1, u, v, u^2, uv, v^2 (u, v in 0..1)
-
-function basis(u: number, v: number, out: Float64Array): void {
-  out[0] = 1;
-  out[1] = u;
-  out[2] = v;
-  out[3] = u * u;
-  out[4] = u * v;
-  out[5] = v * v;
-}
-
-/** Least squares of a quadratic surface through weighted samples (6x6 normal equations). */
-function fitQuadratic(us: number[], vs: number[], values: number[], use: Uint8Array): Poly {
-  const A = new Float64Array(36);
-  const b = new Float64Array(6);
-  const phi = new Float64Array(6);
-  for (let i = 0; i < us.length; i++) {
-    if (!use[i]) continue;
-    basis(us[i], vs[i], phi);
-    for (let r = 0; r < 6; r++) {
-      b[r] += phi[r] * values[i];
-      for (let c = 0; c < 6; c++) A[r * 6 + c] += phi[r] * phi[c];
-    }
-  }
-  for (let r = 0; r < 6; r++) A[r * 6 + r] += 1e-6; // keeps a flat border solvable
-  // Gaussian elimination with partial pivoting
-  for (let col = 0; col < 6; col++) {
-    let piv = col;
-    for (let r = col + 1; r < 6; r++) if (Math.abs(A[r * 6 + col]) > Math.abs(A[piv * 6 + col])) piv = r;
-    if (piv !== col) {
-      for (let c = 0; c < 6; c++) [A[col * 6 + c], A[piv * 6 + c]] = [A[piv * 6 + c], A[col * 6 + c]];
-      [b[col], b[piv]] = [b[piv], b[col]];
-    }
-    for (let r = col + 1; r < 6; r++) {
-      const f = A[r * 6 + col] / A[col * 6 + col];
-      for (let c = col; c < 6; c++) A[r * 6 + c] -= f * A[col * 6 + c];
-      b[r] -= f * b[col];
-    }
-  }
-  const x = new Float64Array(6);
-  for (let r = 5; r >= 0; r--) {
-    let s = b[r];
-    for (let c = r + 1; c < 6; c++) s -= A[r * 6 + c] * x[c];
-    x[r] = s / A[r * 6 + r];
-  }
-  return x;
-}
-
-function evalPoly(p: Poly, phi: Float64Array): number {
-  return p[0] * phi[0] + p[1] * phi[1] + p[2] * phi[2] + p[3] * phi[3] + p[4] * phi[4] + p[5] * phi[5];
-}
-
-interface BackgroundModel {
-  rgb(x: number, y: number, out: Float64Array): void;
-  /** Typical colour distance of background pixels from the model. */
-  spread: number;
-}
-
 /**
  * Fits the background colour as a quadratic surface per channel to the border strip, trimming
- * outliers twice (garment parts that touch the border, dust, text).
+ * outliers twice (garment parts that touch the border, dust, text). Distances are CIE76 in Lab;
+ * the spread is the 80th percentile of the inliers' distances.
  */
-function fitBackground(img: RasterImage): BackgroundModel {
-  const { width: w, height: h, data } = img;
+function fitGarmentBackground(img: RasterImage): { model: ColourSurface; spread: number } {
+  const { width: w, height: h } = img;
   const strip = Math.max(2, Math.round(Math.min(w, h) * 0.02));
-  const step = Math.max(1, Math.floor((2 * (w + h) * strip) / 6000));
-  const us: number[] = [];
-  const vs: number[] = [];
-  const ch: number[][] = [[], [], []];
-  let k = 0;
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      if (x >= strip && x < w - strip && y >= strip && y < h - strip) {
-        x = w - strip - 1;
-        continue;
-      }
-      if (k++ % step) continue;
-      const i = (y * w + x) * 4;
-      us.push(x / w);
-      vs.push(y / h);
-      ch[0].push(data[i]);
-      ch[1].push(data[i + 1]);
-      ch[2].push(data[i + 2]);
-    }
-  }
-  const use = new Uint8Array(us.length).fill(1);
-  const phi = new Float64Array(6);
-  let polys: Poly[] = [];
-  let spread = 0;
+  const step = Math.max(1, Math.ceil(Math.sqrt(bandArea(w, h, strip) / 6000)));
+  const samples = sampleBorder(img, { band: strip, step });
   const lab1 = [0, 0, 0];
   const lab2 = [0, 0, 0];
-  for (let iter = 0; iter < 3; iter++) {
-    polys = ch.map((values) => fitQuadratic(us, vs, values, use));
-    const dist: number[] = [];
-    for (let i = 0; i < us.length; i++) {
-      basis(us[i], vs[i], phi);
-      srgbToLab(ch[0][i], ch[1][i], ch[2][i], lab1);
-      srgbToLab(evalPoly(polys[0], phi), evalPoly(polys[1], phi), evalPoly(polys[2], phi), lab2);
-      dist.push(deltaE76(lab1, lab2));
-    }
-    const sorted = dist.filter((_, i) => use[i]).sort((a, b) => a - b);
-    // robust spread: the 80th percentile of inlier distances
-    spread = sorted[Math.floor(sorted.length * 0.8)] ?? 0;
-    const cut = Math.max(6, spread * 3);
-    for (let i = 0; i < us.length; i++) use[i] = dist[i] <= cut ? 1 : 0;
-  }
-  return {
-    rgb(x, y, out) {
-      basis(x / w, y / h, phi);
-      out[0] = evalPoly(polys[0], phi);
-      out[1] = evalPoly(polys[1], phi);
-      out[2] = evalPoly(polys[2], phi);
+  let spread = 0;
+  const { model } = fitBackground(samples, w, h, {
+    kind: 'quadratic',
+    rounds: 3,
+    residual: (r, g, b, m) => {
+      srgbToLab(r, g, b, lab1);
+      srgbToLab(m[0], m[1], m[2], lab2);
+      return deltaE76(lab1, lab2);
     },
-    spread,
-  };
+    limit: (dist, inliers) => {
+      spread = quantile(selected(dist, inliers), 0.8);
+      return Math.max(6, spread * 3);
+    },
+  });
+  return { model, spread };
 }
 
 function hasTransparentBorder(img: RasterImage): boolean {
@@ -164,7 +79,7 @@ export function segmentGarment(img: RasterImage, opts: SegmentOptions = {}): Gar
   const n = w * h;
   const keepRatio = opts.keepRatio ?? 0.2;
   const transparent = hasTransparentBorder(img);
-  const bg = transparent ? null : fitBackground(img);
+  const bg = transparent ? null : fitGarmentBackground(img);
 
   // 1. colour distance to the background model -> hard foreground mask
   const raw = new Uint8Array(n);
@@ -180,7 +95,7 @@ export function segmentGarment(img: RasterImage, opts: SegmentOptions = {}): Gar
     const tmp = new Float64Array(3);
     for (let j = 0; j < gh; j++) {
       for (let i = 0; i < gw; i++) {
-        bg.rgb(Math.min(w - 1, i * G), Math.min(h - 1, j * G), model);
+        bg.model.at(Math.min(w - 1, i * G), Math.min(h - 1, j * G), model);
         srgbToLab(Math.round(model[0]), Math.round(model[1]), Math.round(model[2]), tmp);
         gridLab.set(tmp, (j * gw + i) * 3);
       }
@@ -215,36 +130,38 @@ export function segmentGarment(img: RasterImage, opts: SegmentOptions = {}): Gar
 
   // 2. clean-up: remove specks, seal seams, fill enclosed holes (prints matching the background)
   const diag = Math.hypot(w, h);
-  let mask = open(raw, w, h, Math.max(1, Math.round(diag * 0.002)));
+  // disks, and closings that do not join the garment to the frame
+  const disk = { shape: 'disk' } as const;
+  const padded = { shape: 'disk', border: 'pad' } as const;
+  let mask = open(raw, w, h, Math.max(1, Math.round(diag * 0.002)), disk);
   // a 1 px closing only: a larger one fills the narrow top of the gap between trouser legs
-  mask = close(mask, w, h, 1);
+  mask = close(mask, w, h, 1, padded);
   // garment parts as light as the background (white laces, a white stripe) open onto the
   // outline through narrow gaps: regions enclosed once those gaps are sealed belong to the garment
-  const sealed = close(mask, w, h, Math.max(2, Math.round(diag * 0.016)));
+  const sealed = close(mask, w, h, Math.max(2, Math.round(diag * 0.016)), padded);
   const enclosed = fillHoles(sealed, w, h);
   for (let i = 0; i < n; i++) if (enclosed[i] && !sealed[i]) mask[i] = 255;
   mask = fillHoles(mask, w, h);
 
-  // 3. keep the largest component and those comparable to it
-  const comps = components(mask, w, h);
-  const order = comps.areas.map((a, i) => i).sort((a, b) => comps.areas[b] - comps.areas[a]);
-  const largest = order.length ? comps.areas[order[0]] : 0;
+  // 3. keep the largest component and those comparable to it (8-connected)
+  const { labels: compLabels, components } = labelComponents(mask, w, h, { order: 'area' });
+  const largest = components.length ? components[0].area : 0;
   if (largest < n * 0.005) throw new FitroomError('IMAGE_INVALID', 'No garment could be separated from the image background', { retryable: false });
-  const kept = order.filter((i) => comps.areas[i] >= largest * keepRatio && comps.areas[i] >= n * 0.002);
-  const remap = new Int32Array(comps.areas.length).fill(-1);
-  kept.forEach((c, k) => (remap[c] = k));
+  const kept = components.filter((c) => c.area >= largest * keepRatio && c.area >= n * 0.002);
+  const remap = new Int32Array(components.length + 1).fill(-1);
+  kept.forEach((c, k) => (remap[c.label] = k));
   const labels = new Int32Array(n).fill(-1);
   const finalMask = new Uint8Array(n);
   for (let p = 0; p < n; p++) {
-    const l = comps.labels[p];
-    if (l >= 0 && remap[l] >= 0) {
-      labels[p] = remap[l];
+    const k = remap[compLabels[p]];
+    if (k >= 0) {
+      labels[p] = k;
       finalMask[p] = 255;
     }
   }
 
   // 4. soft matte and colour decontamination in a thin band along the outline
-  const interior = erode(finalMask, w, h, 2);
+  const interior = erode(finalMask, w, h, 2, disk);
   const out = new Uint8Array(n * 4);
   const R = 3;
   for (let y = 0; y < h; y++) {
@@ -305,7 +222,7 @@ export function segmentGarment(img: RasterImage, opts: SegmentOptions = {}): Gar
         fg /= cnt;
         fb /= cnt;
       }
-      bg.rgb(x, y, model);
+      bg.model.at(x, y, model);
       // alpha: projection of (C - B) onto (F - B), the colour-line assumption
       const ex = fr - model[0];
       const ey = fg - model[1];
@@ -324,6 +241,6 @@ export function segmentGarment(img: RasterImage, opts: SegmentOptions = {}): Gar
     image: { width: w, height: h, data: out },
     mask: finalMask,
     labels,
-    components: kept.map((c) => ({ area: comps.areas[c], box: comps.boxes[c] })),
+    components: kept.map((c) => ({ area: c.area, box: [c.x0, c.y0, c.x1, c.y1] })),
   };
 }

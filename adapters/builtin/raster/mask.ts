@@ -1,0 +1,46 @@
+/**
+ * Binary masks as the builtin engines use them: one byte per pixel, row-major, any non-zero value
+ * is set (masks made by the raster helpers are 0/255). Making one from an alpha channel and
+ * measuring one.
+ */
+import type { RasterImage } from '../../../core/images.ts';
+
+/** The pixels whose alpha is at least `threshold`, as a 0/255 mask. */
+export function alphaMask(img: RasterImage, threshold = 128): Uint8Array {
+  const out = new Uint8Array(img.width * img.height);
+  const data = img.data;
+  for (let i = 0, o = 3; i < out.length; i++, o += 4) if (data[o] >= threshold) out[i] = 255;
+  return out;
+}
+
+export function countOn(mask: Uint8Array): number {
+  let n = 0;
+  for (let i = 0; i < mask.length; i++) if (mask[i]) n++;
+  return n;
+}
+
+/** Inclusive bounding box of the set pixels. */
+export interface MaskBounds {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+  /** Number of set pixels. */
+  area: number;
+}
+
+/** Bounding box and area of the set pixels, or null when none is set. */
+export function maskBounds(mask: Uint8Array, width: number, height: number): MaskBounds | null {
+  let x0 = width, y0 = height, x1 = -1, y1 = -1, area = 0;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0, i = y * width; x < width; x++, i++) {
+      if (!mask[i]) continue;
+      area++;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      y1 = y;
+    }
+  }
+  return area ? { x0, y0, x1, y1, area } : null;
+}
