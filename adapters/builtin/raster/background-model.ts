@@ -108,7 +108,7 @@ export class ColourSurface {
   at(x: number, y: number, out: Float64Array | number[]): void {
     const u = (2 * x) / this.#xs - 1;
     const v = (2 * y) / this.#ys - 1;
-    const [r, g, b] = this.coef;
+    const r = this.coef[0], g = this.coef[1], b = this.coef[2];
     if (this.kind === 'plane') {
       out[0] = r[0] + r[1] * u + r[2] * v;
       out[1] = g[0] + g[1] * u + g[2] * v;
