@@ -42,9 +42,11 @@ export function bandArea(width: number, height: number, band: number): number {
   return width * height - Math.max(0, width - 2 * band) * Math.max(0, height - 2 * band);
 }
 
+/** The band pixels on the sampling grid, with their colours. */
 export function sampleBorder(img: RasterImage, sampling: BorderSampling): BorderSamples {
   const { width: w, height: h, data } = img;
-  const { band, step } = sampling;
+  const band = sampling.band;
+  const step = Math.max(1, Math.floor(sampling.step));
   const cap = Math.ceil(w / step) * Math.ceil(h / step);
   const xs = new Int32Array(cap);
   const ys = new Int32Array(cap);
