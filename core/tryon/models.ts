@@ -9,6 +9,13 @@ import type { ModelSpec, ModelTask, ProviderId, Quality } from '../ports/image-m
 const ALL_QUALITIES: readonly Quality[] = ['draft', 'standard', 'high'];
 const EDITING_TASKS: readonly ModelTask[] = ['tryon', 'shoe-tryon', 'twin', 'generate', 'pose-transfer', 'enhance'];
 
+/** FLUX.1 Kontext [pro] and [max] take the same parameters. */
+const KONTEXT_PARAMS = byQuality({
+  draft: { output_format: 'jpeg', guidance_scale: 3.5 },
+  standard: { output_format: 'png', guidance_scale: 3.5 },
+  high: { output_format: 'png', guidance_scale: 4 },
+});
+
 function byQuality<T>(table: Record<Quality, T>): (quality: Quality) => T {
   return (quality) => table[quality];
 }
@@ -58,11 +65,7 @@ export const MODEL_CATALOGUE: readonly ModelSpec[] = [
     maxReferences: 1,
     tasks: EDITING_TASKS,
     qualities: ALL_QUALITIES,
-    params: byQuality({
-      draft: { output_format: 'jpeg', guidance_scale: 3.5 },
-      standard: { output_format: 'png', guidance_scale: 3.5 },
-      high: { output_format: 'png', guidance_scale: 4 },
-    }),
+    params: KONTEXT_PARAMS,
   },
   {
     id: 'fal-ai/flux-pro/kontext/max',
@@ -70,11 +73,7 @@ export const MODEL_CATALOGUE: readonly ModelSpec[] = [
     maxReferences: 1,
     tasks: EDITING_TASKS,
     qualities: ALL_QUALITIES,
-    params: byQuality({
-      draft: { output_format: 'jpeg', guidance_scale: 3.5 },
-      standard: { output_format: 'png', guidance_scale: 3.5 },
-      high: { output_format: 'png', guidance_scale: 4 },
-    }),
+    params: KONTEXT_PARAMS,
   },
   {
     // The classical CPU engine: geometric garment warping onto a body render. Generous slots: every

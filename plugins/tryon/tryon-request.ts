@@ -114,6 +114,11 @@ export function resolveClothingRequest(body: ClothingRequestBody): TryOnPlan {
   } else if (body.digitalTwinId !== undefined) identity = { kind: 'twin', twinId: body.digitalTwinId };
   else if (body.personImages !== undefined) identity = { kind: 'person', images: body.personImages };
   else details.push({ field: 'personImages', message: 'is required when digitalTwinId is absent' });
+  return clothingPlan(body, identity, details);
+}
+
+/** The garments and options shared by the clothing requests, once the identity is resolved. */
+function clothingPlan(body: ClothingRequestBody, identity: Identity | null, details: ErrorDetail[]): TryOnPlan {
   const garments = garmentsOf(body, details);
   if (details.length) throw validationError(details);
   return {
@@ -163,17 +168,7 @@ export function resolveVirtualFitting(body: VirtualFittingBody): TryOnPlan {
     if (body.gender !== undefined) details.push({ field: 'gender', message: 'applies to an inline body (faceImage plus a body source) only' });
     if (body.poseId !== undefined) details.push({ field: 'poseId', message: 'applies to an inline body (faceImage plus a body source) only' });
   }
-  const garments = garmentsOf(body, details);
-  if (details.length) throw validationError(details);
-  return {
-    task: 'tryon',
-    identity: identity!,
-    garments,
-    shoeViews: [],
-    product: body.productImage !== undefined ? { image: body.productImage, category: body.productCategory ?? 'auto' } : null,
-    options: options(body.options),
-    webhookUrl: body.webhookUrl,
-  };
+  return clothingPlan(body, identity, details);
 }
 
 /** POST /api/v1/tryon/shoes. */
