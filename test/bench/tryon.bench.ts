@@ -8,19 +8,12 @@
  * One process: a throwaway embedded PostgreSQL, the standalone service with its worker, a
  * measurements twin made through the twins API. Nothing here asserts a time.
  */
-import sharp from 'sharp';
-import type { RasterImage } from '../../core/images.ts';
 import { drawBottom, drawTop } from '../support/garments.ts';
-import { syntheticFace } from '../support/images.ts';
+import { pngDataUrl, syntheticFace } from '../support/images.ts';
 import { percentile, printTable, startBenchDatabase, startBenchService } from './lib.ts';
 
 const FRESH_RUNS = 7;
 const HIT_RUNS = 40;
-
-async function dataUrl(img: RasterImage): Promise<string> {
-  const png = await sharp(Buffer.from(img.data), { raw: { width: img.width, height: img.height, channels: 4 } }).png().toBuffer();
-  return `data:image/png;base64,${png.toString('base64')}`;
-}
 
 async function call(api: string, key: string, method: string, path: string, body?: unknown) {
   const res = await fetch(`${api}${path}`, { method, headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
@@ -43,7 +36,7 @@ async function main() {
   try {
     await svc.fitroom.startWorker({ pollInterval: 2000 });
     const key = await svc.createKey('development');
-    const [face, top, bottom] = await Promise.all([dataUrl(syntheticFace(256, 320).image), dataUrl(drawTop()), dataUrl(drawBottom())]);
+    const [face, top, bottom] = await Promise.all([pngDataUrl(syntheticFace(256, 320).image), pngDataUrl(drawTop()), pngDataUrl(drawBottom())]);
     const twin = await call(svc.api, key, 'POST', '/api/v1/digital-twin', { faceImage: face, bodyMeasurements: { height: 178, chest: 100, waist: 86 }, gender: 'male', poseId: 'man_pose' });
     const twinId = twin.body.digitalTwinId ?? (await completed(svc.api, key, twin.body.jobId)).result.digitalTwinId;
     const body = { digitalTwinId: twinId, topGarment: top, bottomGarment: bottom };

@@ -21,6 +21,8 @@ export interface TestService {
   /** Creates an API key directly through the credential service. */
   createKey(opts?: { kind?: KeyKind; accountId?: string; maxUsage?: number; expiresAt?: Date; monthlyQuota?: number }): Promise<{ key: string; id: string }>;
   /** fetch against the API host with an optional key. */
+  /** The key's usage counter, read fresh from the database. */
+  usage(keyId: string): Promise<number>;
   call(method: string, path: string, opts?: { key?: string; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: any; headers: Headers; text: string }>;
   close(): Promise<void>;
 }
@@ -57,6 +59,10 @@ export async function startTestService(opts: { plugins?: FitroomPlugin[]; env?: 
     async createKey(o = {}) {
       const { key, record } = await credentials.create({ name: 'test', kind: o.kind ?? 'user', accountId: o.accountId ?? null, maxUsage: o.maxUsage, expiresAt: o.expiresAt ?? null, monthlyQuota: o.monthlyQuota ?? null });
       return { key, id: record.id };
+    },
+    async usage(keyId) {
+      const r = await fitroom.pool.query<{ usage_count: number }>('select usage_count from api_keys where id = $1', [keyId]);
+      return r.rows[0].usage_count;
     },
     async call(method, p, o = {}) {
       const headers: Record<string, string> = { ...(o.headers ?? {}) };

@@ -1,3 +1,4 @@
+import sharp from 'sharp';
 /**
  * Generated image fixtures: solid images and shapes, a synthetic frontal face, and synthetic
  * full-body person photos with their ground-truth masks on plain, noisy or gradient backgrounds.
@@ -265,4 +266,10 @@ export function maskIoU(a: Uint8Array, b: Uint8Array): number {
     if (p || q) union++;
   }
   return union ? inter / union : 1;
+}
+
+/** A raster as a PNG data URL (request images in API tests and benchmarks). */
+export async function pngDataUrl(img: RasterImage): Promise<string> {
+  const png = await sharp(Buffer.from(img.data), { raw: { width: img.width, height: img.height, channels: 4 } }).png().toBuffer();
+  return `data:image/png;base64,${png.toString('base64')}`;
 }

@@ -9,7 +9,7 @@ import { vertexNormals } from '../../../adapters/builtin/shoe3d/mesh-ops.ts';
 import { writeGlb } from '../../../adapters/gltf/write-glb.ts';
 import { createShoe3dPlugin } from '../../../plugins/shoe3d/index.ts';
 import { SHOE3D_ENGINE } from '../../../core/ports/shoe3d-engine.ts';
-import { createRaster, type RasterImage } from '../../../core/images.ts';
+import { createRaster } from '../../../core/images.ts';
 import { startTestService, type TestService } from '../../support/harness.ts';
 import { makeShoeMesh, renderProductViews, rng } from '../../support/products.ts';
 
@@ -36,9 +36,18 @@ export function startShoe3dService(bind?: (api: PluginApi) => void, opts: { env?
   return startTestService({ plugins: shoe3dPlugins(bind), env: opts.env });
 }
 
-export async function dataUrl(img: RasterImage): Promise<string> {
-  const png = await encodeRaster(img, 'png');
-  return `data:image/png;base64,${Buffer.from(png.bytes).toString('base64')}`;
+import { pngDataUrl as dataUrl } from '../../support/images.ts';
+
+export { dataUrl };
+
+/** POST /api/v1/files/upload with a GLB (or, with null, a form without the file part). */
+export async function uploadGlb(svc: TestService, key: string | null, bytes: Uint8Array | null, filename = 'model.glb'): Promise<{ status: number; body: any }> {
+  const form = new FormData();
+  if (bytes) form.append('file', new Blob([new Uint8Array(bytes)], { type: 'model/gltf-binary' }), filename);
+  else form.append('note', 'no file here');
+  const res = await fetch(`${svc.api}/api/v1/files/upload`, { method: 'POST', body: form, headers: key ? { 'x-api-key': key } : {} });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
 
 /** Orthographic packshots of the generated shoe on white, as data URLs. */

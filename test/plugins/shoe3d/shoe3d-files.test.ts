@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestService } from '../../support/harness.ts';
-import { download, followJob, shoeGlb, startShoe3dService } from './helpers.ts';
+import { download, followJob, shoeGlb, startShoe3dService, uploadGlb } from './helpers.ts';
 
 let svc: TestService;
 let key: string;
@@ -14,14 +14,7 @@ afterAll(async () => {
   await svc?.close();
 });
 
-async function upload(bytes: Uint8Array | null, k: string | null = key, filename = 'model.glb') {
-  const form = new FormData();
-  if (bytes) form.append('file', new Blob([new Uint8Array(bytes)], { type: 'model/gltf-binary' }), filename);
-  else form.append('note', 'no file here');
-  const res = await fetch(`${svc.api}/api/v1/files/upload`, { method: 'POST', body: form, headers: k ? { 'x-api-key': k } : {} });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
+const upload = (bytes: Uint8Array | null, k: string | null = key, filename = 'model.glb') => uploadGlb(svc, k, bytes, filename);
 
 describe('POST /api/v1/files/upload', () => {
   it('stores a GLB and answers a URL that downloads it and works as glbInput', async () => {

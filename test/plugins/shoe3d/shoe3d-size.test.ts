@@ -4,7 +4,7 @@ import { KHRTextureBasisu } from '@gltf-transform/extensions';
 import { gltfIO } from '../../../adapters/builtin/shoe3d/read-glb.ts';
 import type { TestService } from '../../support/harness.ts';
 import { rng } from '../../support/products.ts';
-import { download, followJob, shoeGlb, startShoe3dService } from './helpers.ts';
+import { download, followJob, shoeGlb, startShoe3dService, uploadGlb } from './helpers.ts';
 
 let svc: TestService;
 let key: string;
@@ -18,12 +18,7 @@ afterAll(async () => {
   await svc?.close();
 });
 
-async function upload(bytes: Uint8Array) {
-  const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(bytes)], { type: 'model/gltf-binary' }), 'model.glb');
-  const res = await fetch(`${svc.api}/api/v1/files/upload`, { method: 'POST', body: form, headers: { 'x-api-key': key } });
-  return { status: res.status, body: await res.json() };
-}
+const upload = (bytes: Uint8Array) => uploadGlb(svc, key, bytes);
 
 /** A GLB whose only texture is KTX2 (already GPU-compressed): nothing can shrink its 25 MB. */
 async function incompressibleGlb(): Promise<Uint8Array> {

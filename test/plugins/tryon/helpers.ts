@@ -1,15 +1,12 @@
 /** Request images for try-on API tests: generated packshots and faces as data URLs. */
-import sharp from 'sharp';
-import type { RasterImage } from '../../../core/images.ts';
 import type { TestService } from '../../support/harness.ts';
 import { waitForJob } from '../../support/harness.ts';
 import { drawBottom, drawShoes, drawTop } from '../../support/garments.ts';
 import { syntheticFace } from '../../support/images.ts';
 
-export async function dataUrl(img: RasterImage): Promise<string> {
-  const png = await sharp(Buffer.from(img.data), { raw: { width: img.width, height: img.height, channels: 4 } }).png().toBuffer();
-  return `data:image/png;base64,${png.toString('base64')}`;
-}
+import { pngDataUrl as dataUrl } from '../../support/images.ts';
+
+export { dataUrl };
 
 export interface Images {
   top: string;

@@ -2,24 +2,20 @@
  * Person-photo and shoe try-on through the builtin engine, failed jobs not charged (key usage
  * refunded, AI quota freed), and the monthly AI quota per the credential table.
  */
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, waitForJob, type TestService } from '../../support/harness.ts';
 import { syntheticPerson } from '../../support/images.ts';
 import { dataUrl, images, makeTwin, type Images } from './helpers.ts';
 
 let svc: TestService;
-let db: pg.Client;
 let img: Images;
 let person: string;
 let blank: string;
 
-const usage = async (id: string) => Number((await db.query('select usage_count from api_keys where id = $1', [id])).rows[0].usage_count);
+const usage = (id: string) => svc.usage(id);
 
 beforeAll(async () => {
   svc = await startTestService();
-  db = new pg.Client({ connectionString: svc.dbUrl });
-  await db.connect();
   img = await images();
   person = await dataUrl(syntheticPerson().image);
   // a "packshot" with nothing on it: the engine cannot find a garment, the job fails
@@ -27,7 +23,6 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await db?.end();
   await svc?.close();
 });
 

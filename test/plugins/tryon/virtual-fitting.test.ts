@@ -16,7 +16,7 @@ let key: string;
 let keyId: string;
 let twinId: string;
 
-const usage = async (id: string) => Number((await db.query('select usage_count from api_keys where id = $1', [id])).rows[0].usage_count);
+const usage = (id: string) => svc.usage(id);
 
 beforeAll(async () => {
   svc = await startTestService();

@@ -132,7 +132,7 @@ describe('POST /api/v1/size-fitting', () => {
   });
 
   it('is not billable: the key usage counter does not move', async () => {
-    const usage = async () => Number((await svc.fitroom.pool.query('select usage_count from api_keys where id = $1', [keyId])).rows[0].usage_count);
+    const usage = () => svc.usage(keyId);
     const before = await usage();
     for (let i = 0; i < 3; i++) expect((await fit({ digitalTwinId: measured, products: [{ id: 't', category: 'top', sizeChart: chart(MEN_TOPS) }] })).status).toBe(200);
     expect(await usage()).toBe(before);
