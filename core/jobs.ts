@@ -254,7 +254,7 @@ export class JobService {
    * alone. Returns normally when the job reached a terminal state or was cancelled; throws to ask the
    * queue for a retry (retryable failure with attempts left, or worker shutdown).
    */
-  async run(jobId: string, attempt: number, maxAttempts: number, workerSignal: AbortSignal, onAbortRegister?: (jobId: string, abort: () => void) => () => void): Promise<void> {
+  async run(jobId: string, attempt: number, workerSignal: AbortSignal, onAbortRegister?: (jobId: string, abort: () => void) => () => void): Promise<void> {
     const job = await this.store.get(jobId);
     if (!job || isTerminal(job.status)) return;
     const kind = this.kinds.get(job.kind);
@@ -262,6 +262,8 @@ export class JobService {
       await this.finishFailed(job, `No handler for job kind ${job.kind}`, 'INTERNAL_ERROR');
       return;
     }
+    // The kind's own retries; the queue allows a few more for interruptions (see submit).
+    const maxAttempts = kind.maxAttempts ?? 3;
     await this.store.interruptOpenTrace(jobId);
     const controller = new AbortController();
     const onWorkerAbort = () => controller.abort(new Error('worker shutting down'));

@@ -53,9 +53,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   const taskList: TaskList = {
     [JOB_TASK]: async (payload, helpers) => {
       const { jobId } = payload as { jobId: string };
-      const kind = await o.jobStore.get(jobId).then((j) => (j ? o.kernel.jobKinds.get(j.kind) : undefined));
-      const domainMax = kind?.maxAttempts ?? 3;
-      await o.jobs.run(jobId, helpers.job.attempts, domainMax, helpers.abortSignal ?? new AbortController().signal, (id, abort) => {
+      await o.jobs.run(jobId, helpers.job.attempts, helpers.abortSignal ?? new AbortController().signal, (id, abort) => {
         aborters.set(id, abort);
         return () => aborters.delete(id);
       });
