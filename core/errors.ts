@@ -7,6 +7,10 @@ export const ERROR_CODES = {
   HTTP_ERROR: 401,
   ACCOUNT_TOKEN_INVALID: 401,
   FORBIDDEN: 403,
+  /** A browser-protected request with neither a valid X-Challenge-Token nor a pass cookie. */
+  BOT_VERIFICATION_REQUIRED: 403,
+  /** A valid credential sent where its kind is not accepted (a storefront token on another route). */
+  CREDENTIAL_NOT_ALLOWED: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,

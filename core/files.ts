@@ -3,6 +3,7 @@ import type { BlobStore } from './ports/blob-store.ts';
 import type { FileStore } from './ports/file-store.ts';
 import type { JobResult } from './jobs.ts';
 import { FitroomError, notFound } from './errors.ts';
+import type { Links } from './links.ts';
 import type { Caller } from './credentials.ts';
 
 export interface FileRecord {
@@ -94,10 +95,10 @@ export class FileService {
   }
 
   /** A URL that downloads the file without a key until the file expires (or `maxSeconds`). */
-  signedUrl(rec: FileRecord, baseUrl: string): JobResult {
+  signedUrl(rec: FileRecord, links: Links): JobResult {
     const expires = rec.expiresAt ? Math.floor(rec.expiresAt.getTime() / 1000) : Math.floor(Date.now() / 1000) + 7 * 24 * 3600;
     const token = this.sign(rec.id, expires);
-    return { url: `${baseUrl}/api/v1/files/${rec.id}?expires=${expires}&token=${token}`, expiresAt: new Date(expires * 1000).toISOString() };
+    return { url: links.file(rec.id, { expires, token }), expiresAt: new Date(expires * 1000).toISOString() };
   }
 
   /** Opens a file for download: the owner's key, or a valid unexpired signature. Same 404 otherwise. */

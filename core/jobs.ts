@@ -4,6 +4,8 @@ import { FitroomError, isFitroomError, notFound } from './errors.ts';
 import type { Caller } from './credentials.ts';
 import type { JobStore, NewJob } from './ports/job-store.ts';
 import { buildJobDelivery } from './webhooks.ts';
+import type { Links } from './links.ts';
+import type { OperationResult } from './plugin.ts';
 
 /**
  * Terminology
@@ -152,8 +154,22 @@ export interface SubmitInput {
   input: unknown;
   caller: Caller;
   webhookUrl?: string | null;
-  baseUrl: string;
+  /** Links of the connector that received the submission; the job keeps their API origin for result URLs. */
+  links: Links;
   charged?: boolean;
+}
+
+/**
+ * The answer to a submission (spec, Submission responses): 202 with the job queued, or 200 when a
+ * cache answered at once. Every submitting operation builds it here.
+ */
+export function submissionAnswer(jobId: string, links: Links, o: { status?: 'queued' | 'completed'; estimatedProcessingTime: number; extra?: Record<string, unknown> }): OperationResult {
+  const status = o.status ?? 'queued';
+  return {
+    status: status === 'queued' ? 202 : 200,
+    body: { success: true, jobId, status, estimatedProcessingTime: status === 'completed' ? 0 : o.estimatedProcessingTime, statusUrl: links.job(jobId), ...o.extra },
+    headers: { 'Cache-Control': 'no-store' },
+  };
 }
 
 function newJob(s: SubmitInput): NewJob {
@@ -165,7 +181,7 @@ function newJob(s: SubmitInput): NewJob {
     credentialId: s.caller.credentialId,
     input: s.input,
     webhookUrl: s.webhookUrl ?? null,
-    baseUrl: s.baseUrl,
+    baseUrl: s.links.api,
     charged: s.charged ?? false,
   };
 }

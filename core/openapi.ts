@@ -4,7 +4,8 @@ import type { AuthScheme, JsonSchema, Operation } from './plugin.ts';
 export const API_VERSION = '1.2.0';
 
 const SECURITY: Record<AuthScheme, Record<string, string[]>[] | null> = {
-  apiKey: [{ ApiKey: [] }],
+  apiKey: [{ ApiKey: [] }, { ApiKey: [], ServiceAccount: [] }],
+  storefront: [{ StorefrontToken: [] }],
   admin: [{ AdminKey: [] }],
   bearer: [{ Bearer: [] }, { DashboardSession: [] }, { LegacyToken: [] }],
   signedUrl: [{ SignedUrl: [] }],
@@ -50,7 +51,9 @@ export function buildOpenApi(kernel: Kernel, opts: { serverUrl?: string; arServe
     components: {
       schemas: kernel.schemas,
       securitySchemes: {
-        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A user, service or development key. Service keys may add `X-Service-Account` (an account token, `wfa1.`) and `X-Service-Usage-Account` (a usage token, `wfu1.`).' },
+        ServiceAccount: { type: 'apiKey', in: 'header', name: 'X-Service-Account', description: 'An account token (`wfa1.`), only together with a service key: ownership becomes `account:<accountId>` and the AI quota is counted. Unverifiable: 401 ACCOUNT_TOKEN_INVALID.' },
+        StorefrontToken: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A short-lived storefront token (`wfs1.`) from POST /api/v1/storefront/tokens, sent in X-API-Key by storefront pages. Accepted only where this scheme is listed; elsewhere 403 CREDENTIAL_NOT_ALLOWED.' },
         AdminKey: { type: 'apiKey', in: 'header', name: 'X-Admin-Key' },
         Bearer: { type: 'http', scheme: 'bearer', description: 'AR host: an API key or session token.' },
         DashboardSession: { type: 'apiKey', in: 'cookie', name: 'fitroom_session', description: 'AR host: signed dashboard session cookie issued by the admin API.' },

@@ -1,6 +1,7 @@
 import type { Caller } from './credentials.ts';
 import type { JobKind } from './jobs.ts';
 import type { FitroomConfig } from './config.ts';
+import type { Links } from './links.ts';
 
 /** A JSON Schema (draft 2020-12) object, as published in OpenAPI and compiled by ajv. */
 export type JsonSchema = Record<string, unknown>;
@@ -17,13 +18,14 @@ export function token<T>(name: string): Token<T> {
   return { key: Symbol.for(`fitroom.${name}`), name };
 }
 
-/** How a caller may authenticate for an operation. */
-export type AuthScheme =
-  | 'apiKey' // X-API-Key with a user, service or development key (and, later, storefront tokens)
-  | 'admin' // X-Admin-Key
-  | 'signedUrl' // token + expires query pair
-  | 'bearer' // AR host: Authorization Bearer, dashboard session cookie, legacy token query
-  | 'none';
+/**
+ * How a caller may authenticate for an operation: the name of a registered scheme. The core
+ * registers `apiKey` (X-API-Key with a user, service or development key, with X-Service-Account and
+ * X-Service-Usage-Account), `storefront` (a `wfs1.` token in X-API-Key), `admin` (X-Admin-Key) and
+ * `signedUrl` (token + expires query pair); the AR host adds `bearer`; connectors add their own
+ * (app-proxy signatures, platform sessions). `none` means anonymous calls are accepted.
+ */
+export type AuthScheme = string;
 
 export type RateLimitCategory = 'submission' | 'status' | 'download' | 'health';
 
@@ -60,8 +62,10 @@ export interface OperationContext<I = any> {
   headers: Readonly<Record<string, string | undefined>>;
   upload?: UploadedFile;
   ip: string;
-  /** Absolute base URL of the host that received the request (for links in responses). */
+  /** Absolute base URL of the host that received the request (pages, AR host links). */
   baseUrl: string;
+  /** Links to jobs and files on the API host (see core/links.ts). */
+  links: Links;
   requestId: string;
 }
 
@@ -101,6 +105,14 @@ export interface Operation<I = any> {
   rateLimit?: RateLimitCategory;
   /** Submissions count toward usage and are subject to quotas. */
   billable?: boolean;
+  /**
+   * Browser-protected (spec, Authentication 5): a request from a browser (it carries `Origin` or
+   * `Sec-Fetch-Site`), or any request with a storefront token, needs a single-use `X-Challenge-Token`
+   * or a valid pass cookie; otherwise 403.
+   */
+  browserProtected?: boolean;
+  /** Called from storefront pages on other origins: the connector answers CORS preflights for it. */
+  cors?: boolean;
   params?: Record<string, JsonSchema>;
   query?: Record<string, { schema: JsonSchema; required?: boolean; description?: string }>;
   /** Name of a component schema (or inline schema) for a JSON body. */
@@ -135,12 +147,16 @@ export interface AuthRequest {
 /**
  * Resolves one auth scheme: `undefined` when the request carries no credentials of this scheme,
  * `{caller}` when they are valid (caller may be null for schemes checked by the handler, such as
- * signed URLs); throws a FitroomError when they are present but invalid.
+ * signed URLs); throws a FitroomError when they are present but invalid. `claims` says whether a
+ * request carries this scheme's credentials at all, so that a credential sent to an operation that
+ * does not accept its scheme is refused (403 CREDENTIAL_NOT_ALLOWED) instead of being ignored.
  */
 export interface AuthResolver {
   resolve(req: AuthRequest): Promise<{ caller: Caller | null } | undefined>;
   /** The error for a request that carries no credentials at all. */
   missing(): Error;
+  /** Whether the request carries this scheme's credentials (schemes that share a header). */
+  claims?(req: AuthRequest): boolean;
   /** Called after a successful request (usage counting); optional. */
   onSuccess?(caller: Caller, op: Operation): Promise<void>;
 }

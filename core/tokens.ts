@@ -16,6 +16,7 @@ import type { CredentialService } from './credentials.ts';
 import type { FileService } from './files.ts';
 import type { ImageLoader } from './image-loader.ts';
 import type { Kernel } from './kernel.ts';
+import type { BotCheck } from './pipeline.ts';
 
 /** Tokens of the ports and services the kernel binds. Plugins define tokens for their own ports. */
 export const TOKENS = {
@@ -40,4 +41,6 @@ export const TOKENS = {
   images: token<ImageLoader>('ImageLoader'),
   /** Secret for signed URLs and session cookies, shared by all processes (stored in the database). */
   signingSecret: token<string>('SigningSecret'),
+  /** Bot verification of browser-protected requests; unbound when BOT_VERIFIER=off. */
+  botCheck: token<BotCheck>('BotCheck'),
 };

@@ -26,6 +26,7 @@ import { FilesystemBlobStore } from '../../adapters/fs/blob-store.ts';
 import { SafeHttp } from '../../adapters/http/safe-http.ts';
 import { SharpImageCodec } from '../../adapters/sharp/image-codec.ts';
 import { createHttpApp } from './http.ts';
+import { OperationPipeline } from '../../core/pipeline.ts';
 import { docsRoutes } from './docs.ts';
 import { registerAiProviders } from './providers.ts';
 import { bindPluginAdapters } from './adapters.ts';
@@ -116,15 +117,25 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
       });
     });
 
+  const createPipeline = () =>
+    new OperationPipeline({
+      kernel,
+      rateLimiter,
+      botCheck: services.has(TOKENS.botCheck) ? services.get(TOKENS.botCheck) : null,
+      logError: (requestId, op, e) => console.error(`[http] ${requestId} ${op} unexpected error:`, e),
+    });
+
   return {
     config,
     kernel,
     pool,
     get: (t) => services.get(t),
     async listen() {
-      const apiUrl = await listenOn(createHttpApp({ kernel, rateLimiter, blobs, host: 'api', extraRoutes: docsRoutes }), config.port);
+      const pipeline = createPipeline();
+      const apiUrl = await listenOn(createHttpApp({ kernel, pipeline, blobs, host: 'api', extraRoutes: docsRoutes }), config.port);
+      const apiPort = Number(new URL(apiUrl).port);
       const hasAr = kernel.operations.some((o) => o.host === 'ar');
-      const arUrl = hasAr ? await listenOn(createHttpApp({ kernel, rateLimiter, blobs, host: 'ar' }), config.arPort) : null;
+      const arUrl = hasAr ? await listenOn(createHttpApp({ kernel, pipeline, blobs, host: 'ar', apiPort: () => apiPort }), config.arPort) : null;
       return { apiUrl, arUrl };
     },
     async startWorker(o = {}) {

@@ -63,7 +63,7 @@ export function registerFileRoutes(deps: ArRouteDeps): void {
     },
     async handler(ctx) {
       const { p, viaForm } = await uploader(ctx);
-      const o = await objects.uploadShoe(p, ctx.upload!, { sessionId: field(ctx, 'session_id'), name: field(ctx, 'name'), baseUrl: ctx.baseUrl });
+      const o = await objects.uploadShoe(p, ctx.upload!, { sessionId: field(ctx, 'session_id'), name: field(ctx, 'name'), links: ctx.links });
       if (viaForm) await auth.countUsage(p);
       return { body: { id: o.id, color_id: 'default', viewer_url: arUrls.viewer(ctx.baseUrl, o.id) }, headers: { 'Cache-Control': 'no-store' } };
     },
@@ -108,7 +108,7 @@ export function registerFileRoutes(deps: ArRouteDeps): void {
       if (!id) throw validationError([{ field: 'id', message: 'is required' }]);
       const autofit = field(ctx, 'autofit') ?? '1';
       if (autofit !== '0' && autofit !== '1') throw validationError([{ field: 'autofit', message: 'must be 0 or 1' }]);
-      const o = await objects.replaceMesh(await objects.get(id), p, ctx.upload!, { autofit: autofit === '1', baseUrl: ctx.baseUrl });
+      const o = await objects.replaceMesh(await objects.get(id), p, ctx.upload!, { autofit: autofit === '1', links: ctx.links });
       const s = o.autofit.default;
       return { body: { status: s.status, progress: s.progress, ...(s.status === 'finished' ? { glb_url: arUrls.glb(ctx.baseUrl, o.id) } : {}) }, headers: { 'Cache-Control': 'no-store' } };
     },

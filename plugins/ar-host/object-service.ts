@@ -7,6 +7,7 @@ import type { ArModelProcessor, ArObject, ArObjectPatch, ArObjectStore, AutofitS
 import type { JobService } from '../../core/jobs.ts';
 import type { UploadedFile } from '../../core/plugin.ts';
 import type { ArPrincipal } from './ar-auth.ts';
+import type { Links } from '../../core/links.ts';
 import { canModify, canSeePrivate, ownerFor } from './access.ts';
 
 export const AUTOFIT_JOB = 'ar-autofit';
@@ -71,7 +72,7 @@ export class ArObjectService {
   }
 
   /** upload_shoe: a new object whose autofit runs as a job. */
-  async uploadShoe(p: ArPrincipal, upload: UploadedFile, opts: { sessionId?: string; name?: string; baseUrl: string }): Promise<ArObject> {
+  async uploadShoe(p: ArPrincipal, upload: UploadedFile, opts: { sessionId?: string; name?: string; links: Links }): Promise<ArObject> {
     await this.readUploadedGlb(upload);
     const now = new Date().toISOString();
     const o = await this.store.create({
@@ -82,7 +83,7 @@ export class ArObjectService {
       files: { source: upload.blobKey },
       autofit: { default: { status: 'in_queue', progress: 0, updatedAt: now } },
     });
-    await this.jobs.submit({ kind: AUTOFIT_JOB, input: { objectId: o.id, colorId: 'default', sourceKey: upload.blobKey } satisfies AutofitJobInput, caller: p.caller, baseUrl: opts.baseUrl });
+    await this.jobs.submit({ kind: AUTOFIT_JOB, input: { objectId: o.id, colorId: 'default', sourceKey: upload.blobKey } satisfies AutofitJobInput, caller: p.caller, links: opts.links });
     return o;
   }
 
@@ -103,7 +104,7 @@ export class ArObjectService {
   }
 
   /** replace_mesh: new geometry for an existing object; presets stay, autofit runs again unless disabled. */
-  async replaceMesh(o: ArObject, p: ArPrincipal, upload: UploadedFile, opts: { autofit: boolean; baseUrl: string }): Promise<ArObject> {
+  async replaceMesh(o: ArObject, p: ArPrincipal, upload: UploadedFile, opts: { autofit: boolean; links: Links }): Promise<ArObject> {
     this.assertModify(o, p);
     const bytes = await this.readUploadedGlb(upload);
     const now = new Date().toISOString();
@@ -116,7 +117,7 @@ export class ArObjectService {
     const updated = await this.store.update(o.id, { files: { source: upload.blobKey } }, p.label);
     const state: AutofitState = { status: 'in_queue', progress: 0, updatedAt: now };
     await this.store.setAutofit(o.id, 'default', state);
-    await this.jobs.submit({ kind: AUTOFIT_JOB, input: { objectId: o.id, colorId: 'default', sourceKey: upload.blobKey } satisfies AutofitJobInput, caller: p.caller, baseUrl: opts.baseUrl });
+    await this.jobs.submit({ kind: AUTOFIT_JOB, input: { objectId: o.id, colorId: 'default', sourceKey: upload.blobKey } satisfies AutofitJobInput, caller: p.caller, links: opts.links });
     return { ...updated!, autofit: { ...updated!.autofit, default: state } };
   }
 

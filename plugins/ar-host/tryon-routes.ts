@@ -24,7 +24,8 @@ export function registerTryOnRoutes(deps: ArRouteDeps): void {
     const target = kernel.operations.find((o: Operation) => o.method === 'POST' && o.path === path && (o.host ?? 'api') === 'api');
     if (!target) throw new FitroomError('SERVICE_UNAVAILABLE', 'Virtual try-on is not installed on this deployment');
     if (target.body) kernel.validator.assert(target.body, body);
-    const result = await target.handler({ ...ctx, body, caller: p.caller, authScheme: 'apiKey', upload: undefined, baseUrl: api.config.publicUrl ?? ctx.baseUrl });
+    // ctx.links point at the API host, where the job's status and result URLs live
+    const result = await target.handler({ ...ctx, body, caller: p.caller, authScheme: 'apiKey', upload: undefined });
     return result;
   }
 

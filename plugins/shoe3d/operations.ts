@@ -5,6 +5,7 @@ import type { JobService } from '../../core/jobs.ts';
 import type { OperationContext, PluginApi } from '../../core/plugin.ts';
 import type { BlobStore } from '../../core/ports/blob-store.ts';
 import type { Shoe3dEngine } from '../../core/ports/shoe3d-engine.ts';
+import { submissionAnswer } from '../../core/jobs.ts';
 import { GLB_INPUT_MAX_BYTES, SHOE3D_JOB, type Shoe3dJobInput, type Shoe3dOptions, type StoredSource } from './shoe3d-job.ts';
 
 /** Inputs sent inline (data URLs) are kept this long for the job that reads them. */
@@ -92,8 +93,8 @@ export function registerShoe3dOperations(d: OperationDeps): void {
         caller: snapshot(caller),
         accountAttribution: caller.kind === 'account' || !!ctx.headers['x-service-account'],
       };
-      const job = await d.jobs.submit({ kind: SHOE3D_JOB, input, caller, webhookUrl: body.webhookUrl, baseUrl: ctx.baseUrl, charged: caller.countsKeyUsage });
-      return { status: 202, body: { jobId: job.id, status: 'queued', statusUrl: `${ctx.baseUrl}/api/v1/jobs/${job.id}` }, headers: { 'Cache-Control': 'no-store' } };
+      const job = await d.jobs.submit({ kind: SHOE3D_JOB, input, caller, webhookUrl: body.webhookUrl, links: ctx.links, charged: caller.countsKeyUsage });
+      return submissionAnswer(job.id, ctx.links, { estimatedProcessingTime: d.jobs.kind(SHOE3D_JOB).estimatedSeconds ?? 120 });
     },
   });
 
@@ -125,7 +126,7 @@ export function registerShoe3dOperations(d: OperationDeps): void {
         throw validationError([{ field: 'file', message: `is not a usable GLB: ${(e as Error).message.replace(/^invalid_glb:\s*/, '')}` }]);
       }
       const rec = await d.files.adopt(up.blobKey, up.size, { ownerHash: ctx.caller!.ownerHash, contentType: 'model/gltf-binary', filename: safeName(up.filename), ttlSeconds: api.config.resultTtlSeconds });
-      const signed = d.files.signedUrl(rec, ctx.baseUrl);
+      const signed = d.files.signedUrl(rec, ctx.links);
       return { status: 200, body: { url: signed.url, expiresAt: signed.expiresAt, bytes: up.size }, headers: { 'Cache-Control': 'no-store' } };
     },
   });

@@ -10,6 +10,7 @@ import type { BlobStore } from '../../core/ports/blob-store.ts';
 import type { ImageCodec } from '../../core/ports/image-codec.ts';
 import type { ProductReconstructor } from '../../core/ports/product-reconstructor.ts';
 import type { PackshotCleanup, PackshotSingleShoe, Shoe3dEngine, Shoe3dTimeouts } from '../../core/ports/shoe3d-engine.ts';
+import { restLinks } from '../../core/links.ts';
 import { resolveOwner } from './ownership.ts';
 
 export const SHOE3D_JOB = 'shoe-3d';
@@ -231,7 +232,8 @@ async function runShoe3d(job: RunningJob<Shoe3dJobInput>, d: Shoe3dDeps) {
     const glbRec = await d.files.store(out, { ownerHash: job.record.ownerHash, contentType: 'model/gltf-binary', filename: 'model.glb', ttlSeconds: ttl });
     const pngRec = await d.files.store(preview.bytes, { ownerHash: job.record.ownerHash, contentType: preview.contentType, filename: 'preview.png', ttlSeconds: ttl });
     job.note({ glbBytes: out.byteLength, previewBytes: preview.bytes.byteLength });
-    return { glb: out, glbUrl: d.files.signedUrl(glbRec, job.record.baseUrl), previewUrl: d.files.signedUrl(pngRec, job.record.baseUrl) };
+    const links = restLinks(d.config, job.record.baseUrl);
+    return { glb: out, glbUrl: d.files.signedUrl(glbRec, links), previewUrl: d.files.signedUrl(pngRec, links) };
   });
 
   const arBase = arBaseUrl(d.config, job.record.baseUrl);
@@ -345,7 +347,7 @@ async function uploadToArHost(d: Shoe3dDeps, job: RunningJob<Shoe3dJobInput>, gl
       });
       try {
         d.jobs.kind(AR_AUTOFIT_JOB);
-        await d.jobs.submit({ kind: AR_AUTOFIT_JOB, input: { objectId: o.id, colorId: 'default', sourceKey: key }, caller: job.input.caller, baseUrl: job.record.baseUrl });
+        await d.jobs.submit({ kind: AR_AUTOFIT_JOB, input: { objectId: o.id, colorId: 'default', sourceKey: key }, caller: job.input.caller, links: restLinks(d.config, job.record.baseUrl) });
       } catch (e) {
         job.note({ autofit: `not queued: ${isFitroomError(e) ? e.message : 'internal error'}` });
       }

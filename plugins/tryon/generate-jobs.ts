@@ -10,6 +10,7 @@ import type { ImageCodec } from '../../core/ports/image-codec.ts';
 import type { ImageModelProvider, ModelCall, ModelReference, ProviderId, Quality } from '../../core/ports/image-model.ts';
 import { runModelChain } from '../../core/tryon/model-chain.ts';
 import type { StashedImage } from './tryon-service.ts';
+import { restLinks } from '../../core/links.ts';
 import { IMAGE_LIMITS } from './tryon-job.ts';
 
 export interface GenerateJobInput {
@@ -68,7 +69,7 @@ async function generateAndStore<I>(job: RunningJob<I>, deps: GenerateJobDeps, ca
   return job.stage('store', async () => {
     const image = generated.images[0];
     const file = await deps.files.store(image.bytes, { ownerHash: job.record.ownerHash, contentType: image.contentType, ttlSeconds: deps.config.resultTtlSeconds });
-    const results = [deps.files.signedUrl(file, job.record.baseUrl)];
+    const results = [deps.files.signedUrl(file, restLinks(deps.config, job.record.baseUrl))];
     return { result: { imageUrl: results[0].url }, results };
   });
 }

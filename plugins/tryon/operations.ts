@@ -5,6 +5,7 @@ import type { ProviderId, Quality } from '../../core/ports/image-model.ts';
 import { generatePrompt, poseTransferPrompt } from '../../core/tryon/prompts.ts';
 import type { GenerateJobInput, PoseTransferJobInput } from './generate-jobs.ts';
 import { resolveClothingRequest, resolveShoeRequest, resolveVirtualFitting, type ClothingRequestBody, type ShoeRequestBody, type VirtualFittingBody } from './tryon-request.ts';
+import { submissionAnswer } from '../../core/jobs.ts';
 import type { TryOnService } from './tryon-service.ts';
 
 const TAGS = ['Virtual try-on'];
@@ -34,10 +35,7 @@ interface PoseTransferBody {
 
 export function tryOnOperations(deps: { service: TryOnService; jobs: JobService; generateSeconds: number }): Operation[] {
   const { service, jobs } = deps;
-  const queued = (ctx: OperationContext, jobId: string) => ({
-    status: 202,
-    body: { success: true, jobId, status: 'queued', estimatedProcessingTime: deps.generateSeconds, statusUrl: `${ctx.baseUrl}/api/v1/jobs/${jobId}` },
-  });
+  const queued = (ctx: OperationContext, jobId: string) => submissionAnswer(jobId, ctx.links, { estimatedProcessingTime: deps.generateSeconds });
   const submission = {
     auth: ['apiKey'] as Operation['auth'],
     rateLimit: 'submission' as const,
@@ -55,7 +53,7 @@ export function tryOnOperations(deps: { service: TryOnService; jobs: JobService;
       'Identity by digitalTwinId, by faceImage plus one inline body source (a twin is created or reused), or by personImages. When a reusable result exists the answer is `completed` with `results` (use them, do not poll); otherwise `queued`. Stages: validate inputs, resolve identity, build garment grid, generate, store.',
     body: 'VirtualFittingRequest',
     responses: { 202: { description: 'Queued: poll statusUrl', schema: 'TryOnResponse' }, 200: { description: 'A cached result: completed, with results', schema: 'TryOnResponse' }, ...ERRORS },
-    handler: async (ctx) => service.submit(resolveVirtualFitting(ctx.body), ctx.caller!, ctx.baseUrl),
+    handler: async (ctx) => service.submit(resolveVirtualFitting(ctx.body), ctx.caller!, ctx.links),
   };
 
   const clothing: Operation<ClothingRequestBody> = {
@@ -66,7 +64,7 @@ export function tryOnOperations(deps: { service: TryOnService; jobs: JobService;
     summary: 'Clothing try-on',
     body: 'ClothingTryOnRequest',
     responses: { 202: { description: 'Queued: poll statusUrl', schema: 'TryOnResponse' }, 200: { description: 'A cached result: completed, with results', schema: 'TryOnResponse' }, ...ERRORS },
-    handler: async (ctx) => service.submit(resolveClothingRequest(ctx.body), ctx.caller!, ctx.baseUrl),
+    handler: async (ctx) => service.submit(resolveClothingRequest(ctx.body), ctx.caller!, ctx.links),
   };
 
   const shoes: Operation<ShoeRequestBody> = {
@@ -77,7 +75,7 @@ export function tryOnOperations(deps: { service: TryOnService; jobs: JobService;
     summary: 'Shoe try-on on a person photo or a digital twin',
     body: 'ShoeTryOnRequest',
     responses: { 202: { description: 'Queued: poll statusUrl', schema: 'TryOnResponse' }, 200: { description: 'A cached result: completed, with results', schema: 'TryOnResponse' }, ...ERRORS },
-    handler: async (ctx) => service.submit(resolveShoeRequest(ctx.body), ctx.caller!, ctx.baseUrl),
+    handler: async (ctx) => service.submit(resolveShoeRequest(ctx.body), ctx.caller!, ctx.links),
   };
 
   const generate: Operation<GenerateBody> = {
@@ -96,7 +94,7 @@ export function tryOnOperations(deps: { service: TryOnService; jobs: JobService;
       await service.checkQuota(ctx.caller!);
       const stashed = await service.fetchAndStash(images.map((url, i) => ({ url, field: `inputImages[${i}]` })), ctx.caller!);
       const input: GenerateJobInput = { prompt: generatePrompt(b.prompt, images.length), images: stashed, quality, model: b.options?.model, aiQuota: ctx.caller!.countsAiQuota };
-      const job = await jobs.submit({ kind: 'generate', input, caller: ctx.caller!, webhookUrl: b.webhookUrl, baseUrl: ctx.baseUrl, charged: ctx.caller!.countsKeyUsage });
+      const job = await jobs.submit({ kind: 'generate', input, caller: ctx.caller!, webhookUrl: b.webhookUrl, links: ctx.links, charged: ctx.caller!.countsKeyUsage });
       return queued(ctx, job.id);
     },
   };
@@ -133,7 +131,7 @@ export function tryOnOperations(deps: { service: TryOnService; jobs: JobService;
         model: b.options?.model,
         aiQuota: ctx.caller!.countsAiQuota,
       };
-      const job = await jobs.submit({ kind: 'pose-transfer', input, caller: ctx.caller!, webhookUrl: b.webhookUrl, baseUrl: ctx.baseUrl, charged: ctx.caller!.countsKeyUsage });
+      const job = await jobs.submit({ kind: 'pose-transfer', input, caller: ctx.caller!, webhookUrl: b.webhookUrl, links: ctx.links, charged: ctx.caller!.countsKeyUsage });
       return queued(ctx, job.id);
     },
   };

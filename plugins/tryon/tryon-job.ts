@@ -20,6 +20,7 @@ import { clothingPrompt, shoePrompt } from '../../core/tryon/prompts.ts';
 import type { GarmentSlot, ProductCategory, SlotImages, TryOnStructuredInput } from '../../core/tryon/tryon-input.ts';
 import type { TryOnStore } from '../../core/tryon/tryon-store.ts';
 import type { BodyRender } from '../../core/twins/body.ts';
+import { restLinks } from '../../core/links.ts';
 import type { StashedImage, TryOnJobInput } from './tryon-service.ts';
 
 /** Decoding limits for request images: pixels checked from the header, then scaled to this side. */
@@ -154,7 +155,7 @@ export function tryOnJobKind(deps: TryOnJobDeps): JobKind<TryOnJobInput> {
       return job.stage('store', async () => {
         const image = generated.images[0];
         const file = await files.store(image.bytes, { ownerHash, contentType: image.contentType, ttlSeconds: config.resultTtlSeconds });
-        const results = [{ ...files.signedUrl(file, job.record.baseUrl), ...(identity.twinId ? { digitalTwinId: identity.twinId } : {}) }];
+        const results = [{ ...files.signedUrl(file, restLinks(config, job.record.baseUrl)), ...(identity.twinId ? { digitalTwinId: identity.twinId } : {}) }];
         if (input.cacheKey && file.expiresAt) {
           await deps.store.putCached({ key: input.cacheKey, ownerHash, fileId: file.id, digitalTwinId: identity.twinId, createdAt: new Date(), expiresAt: file.expiresAt });
         }

@@ -20,6 +20,8 @@ import { checkPinnedModel } from '../../core/tryon/model-chain.ts';
 import { DEFAULT_MODEL_CHAIN, ModelRegistry } from '../../core/tryon/models.ts';
 import type { TryOnStore } from '../../core/tryon/tryon-store.ts';
 import type { GarmentSlot } from '../../core/tryon/tryon-input.ts';
+import type { Links } from '../../core/links.ts';
+import { submissionAnswer } from '../../core/jobs.ts';
 import { referenceCount, type TryOnPlan } from './tryon-request.ts';
 
 /** Job kinds whose submissions count toward the monthly AI quota. */
@@ -126,7 +128,7 @@ export class TryOnService {
   }
 
   /** Runs a try-on submission end to end (after request validation). */
-  async submit(plan: TryOnPlan, caller: Caller, baseUrl: string): Promise<OperationResult> {
+  async submit(plan: TryOnPlan, caller: Caller, links: Links): Promise<OperationResult> {
     const { options } = plan;
     const modelTask: ModelTask = plan.task;
     this.checkModels(modelTask, options.quality, referenceCount(plan), options.model, options.provider);
@@ -176,7 +178,7 @@ export class TryOnService {
       const hit = await this.#d.store.getCached(cacheKey, caller.ownerHash, new Date());
       const file = hit ? await this.#d.files.get(hit.fileId) : null;
       if (hit && file && (!file.expiresAt || file.expiresAt.getTime() > Date.now())) {
-        const results = [{ ...this.#d.files.signedUrl(file, baseUrl), ...digitalTwin }];
+        const results = [{ ...this.#d.files.signedUrl(file, links), ...digitalTwin }];
         // recorded as a completed job with its webhook in one transaction; if that fails the request
         // fails (500) before usage is counted
         const job = await this.#d.jobs.recordCompleted({
@@ -184,14 +186,11 @@ export class TryOnService {
           input: { task: plan.task, cached: true, cacheKey, aiQuota: caller.countsAiQuota, ...digitalTwin },
           caller,
           webhookUrl: plan.webhookUrl,
-          baseUrl,
+          links,
           charged: caller.countsKeyUsage,
           outcome: { result: { imageUrl: results[0].url }, results },
         });
-        return {
-          status: 200,
-          body: { success: true, jobId: job.id, status: 'completed', estimatedProcessingTime: 0, statusUrl: `${baseUrl}/api/v1/jobs/${job.id}`, results, ...digitalTwin },
-        };
+        return submissionAnswer(job.id, links, { status: 'completed', estimatedProcessingTime: 0, extra: { results, ...digitalTwin } });
       }
     }
 
@@ -211,18 +210,8 @@ export class TryOnService {
       cacheKey,
       aiQuota: caller.countsAiQuota,
     };
-    const job = await this.#d.jobs.submit({ kind: 'tryon', input, caller, webhookUrl: plan.webhookUrl, baseUrl, charged: caller.countsKeyUsage });
-    return {
-      status: 202,
-      body: {
-        success: true,
-        jobId: job.id,
-        status: 'queued',
-        estimatedProcessingTime: this.#d.estimatedSeconds,
-        statusUrl: `${baseUrl}/api/v1/jobs/${job.id}`,
-        // inline body data names the twin it creates or reuses at once
-        ...(inline ? digitalTwin : {}),
-      },
-    };
+    const job = await this.#d.jobs.submit({ kind: 'tryon', input, caller, webhookUrl: plan.webhookUrl, links, charged: caller.countsKeyUsage });
+    // inline body data names the twin it creates or reuses at once
+    return submissionAnswer(job.id, links, { estimatedProcessingTime: this.#d.estimatedSeconds, extra: inline ? digitalTwin : {} });
   }
 }

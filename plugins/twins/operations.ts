@@ -9,6 +9,7 @@ import { TWIN_JOB_KIND } from './twin-job.ts';
 import type { TwinJobInput } from './twin-job.ts';
 import { resolveTwinRequest } from './twin-request.ts';
 import type { DigitalTwinRequest } from './twin-request.ts';
+import { submissionAnswer } from '../../core/jobs.ts';
 import type { TwinService } from './twin-service.ts';
 
 const TAGS = ['Digital twins'];
@@ -41,11 +42,8 @@ export function twinOperations(deps: { twins: TwinService; jobs: JobService; con
       if (await twins.find(identified.id)) {
         // A cache hit still gets a job record (completed at once, no work queued) so its id, status
         // URL and webhook behave like any other submission.
-        const hit = await jobs.recordCompleted({ kind: TWIN_JOB_KIND, input: { twinId: identified.id, mode: req.mode, cached: true }, caller, webhookUrl: ctx.body.webhookUrl, baseUrl: ctx.baseUrl, charged: caller.countsKeyUsage, outcome: { result: { digitalTwinId: identified.id } } });
-        return {
-          status: 200,
-          body: { success: true, jobId: hit.id, status: 'completed', estimatedProcessingTime: 0, statusUrl: `${ctx.baseUrl}/api/v1/jobs/${hit.id}`, mode: req.mode, digitalTwinId: identified.id },
-        };
+        const hit = await jobs.recordCompleted({ kind: TWIN_JOB_KIND, input: { twinId: identified.id, mode: req.mode, cached: true }, caller, webhookUrl: ctx.body.webhookUrl, links: ctx.links, charged: caller.countsKeyUsage, outcome: { result: { digitalTwinId: identified.id } } });
+        return submissionAnswer(hit.id, ctx.links, { status: 'completed', estimatedProcessingTime: 0, extra: { mode: req.mode, digitalTwinId: identified.id } });
       }
       const input: TwinJobInput = {
         twinId: identified.id,
@@ -57,18 +55,8 @@ export function twinOperations(deps: { twins: TwinService; jobs: JobService; con
         ...(req.source.mode === 'measurements' ? { measurements: req.source.measurements } : {}),
         ...(req.source.mode === 'clothing_size' ? { clothingSize: req.source.clothingSize } : {}),
       };
-      const job = await jobs.submit({ kind: TWIN_JOB_KIND, input, caller, webhookUrl: ctx.body.webhookUrl, baseUrl: ctx.baseUrl, charged: caller.countsKeyUsage });
-      return {
-        status: 202,
-        body: {
-          success: true,
-          jobId: job.id,
-          status: 'queued',
-          estimatedProcessingTime: deps.estimatedSeconds,
-          statusUrl: `${ctx.baseUrl}/api/v1/jobs/${job.id}`,
-          mode: req.mode,
-        },
-      };
+      const job = await jobs.submit({ kind: TWIN_JOB_KIND, input, caller, webhookUrl: ctx.body.webhookUrl, links: ctx.links, charged: caller.countsKeyUsage });
+      return submissionAnswer(job.id, ctx.links, { estimatedProcessingTime: deps.estimatedSeconds, extra: { mode: req.mode } });
     },
   };
 

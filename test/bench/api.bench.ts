@@ -65,7 +65,7 @@ const benchPlugin = definePlugin({
       body: 'BenchJobRequest',
       responses: { 202: { description: 'Queued', schema: 'JobSubmitted' } },
       async handler(ctx) {
-        const job = await jobs.submit({ kind: 'bench-start', input: ctx.body ?? {}, caller: ctx.caller!, baseUrl: ctx.baseUrl });
+        const job = await jobs.submit({ kind: 'bench-start', input: ctx.body ?? {}, caller: ctx.caller!, links: ctx.links });
         return { status: 202, body: { jobId: job.id, status: 'queued', statusUrl: `${ctx.baseUrl}/api/v1/jobs/${job.id}` } };
       },
     });

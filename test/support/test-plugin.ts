@@ -2,6 +2,8 @@ import { definePlugin } from '../../core/plugin.ts';
 import { TOKENS } from '../../core/tokens.ts';
 import { FitroomError } from '../../core/errors.ts';
 import { WEBHOOK_URL } from '../../core/schemas.ts';
+import { restLinks } from '../../core/links.ts';
+import { submissionAnswer } from '../../core/jobs.ts';
 import type { JobKind } from '../../core/jobs.ts';
 
 export interface TestJobInput {
@@ -61,7 +63,7 @@ export const testPlugin = definePlugin({
         const file = await job.stage('store', async () =>
           files.store(new TextEncoder().encode(job.input.text ?? 'done'), { ownerHash: job.record.ownerHash, contentType: 'text/plain', ttlSeconds: api.config.resultTtlSeconds }),
         );
-        return { results: [files.signedUrl(file, job.record.baseUrl)] };
+        return { results: [files.signedUrl(file, restLinks(api.config, job.record.baseUrl))] };
       },
     };
     api.jobKind(kind);
@@ -79,8 +81,8 @@ export const testPlugin = definePlugin({
       responses: { 202: { description: 'Queued', schema: 'JobSubmitted' } },
       async handler(ctx) {
         const { webhookUrl, ...input } = ctx.body as TestJobInput & { webhookUrl?: string };
-        const job = await jobs.submit({ kind: 'test-job', input, caller: ctx.caller!, webhookUrl, baseUrl: ctx.baseUrl, charged: ctx.caller!.countsKeyUsage });
-        return { status: 202, body: { jobId: job.id, status: 'queued', statusUrl: `${ctx.baseUrl}/api/v1/jobs/${job.id}` } };
+        const job = await jobs.submit({ kind: 'test-job', input, caller: ctx.caller!, webhookUrl, links: ctx.links, charged: ctx.caller!.countsKeyUsage });
+        return submissionAnswer(job.id, ctx.links, { estimatedProcessingTime: 1 });
       },
     });
 

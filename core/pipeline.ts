@@ -1,0 +1,219 @@
+import type { Kernel } from './kernel.ts';
+import type { AuthRequest, AuthResolver, Operation, OperationContext, OperationResult, RateLimitCategory, UploadSpec, UploadedFile } from './plugin.ts';
+import type { Caller } from './credentials.ts';
+import type { RateLimiter } from './ports/rate-limiter.ts';
+import type { Links } from './links.ts';
+import { FitroomError, envelope, isFitroomError, validationError, type ErrorDetail } from './errors.ts';
+
+/** Requests per minute per credential (or client address for anonymous calls), from the spec's limits. */
+export const RATE_LIMITS: Record<RateLimitCategory, number> = { submission: 50, status: 500, download: 300, health: 5000 };
+
+/** Object keys that could reach a prototype when a body is copied or merged: refused everywhere. */
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** A request as a connector hands it to the pipeline: transport already translated. */
+export interface InboundRequest {
+  params: Record<string, string>;
+  query: Record<string, string>;
+  /** Lower-case header names. */
+  headers: Readonly<Record<string, string | undefined>>;
+  cookie(name: string): string | undefined;
+  ip: string;
+  /** Whether the client is on this machine (development rate multiplier). */
+  loopback: boolean;
+  /** Reads the JSON body (undefined when the request has none); called after authentication. */
+  readJson(maxBytes: number): Promise<unknown>;
+  /** Streams a multipart file into the blob store; called after authentication. */
+  readUpload(spec: UploadSpec): Promise<UploadedFile>;
+  /** Base URL of the host that received the request. */
+  baseUrl: string;
+  links: Links;
+  requestId: string;
+}
+
+/** A cookie the response sets; the connector chooses its transport attributes (Secure, SameSite). */
+export interface ResponseCookie {
+  name: string;
+  value: string;
+  maxAgeSeconds: number;
+}
+
+/** What the pipeline answers: a result or an error envelope, with no transport in it. */
+export interface OperationResponse extends Omit<OperationResult, 'status' | 'headers'> {
+  status: number;
+  headers: Record<string, string>;
+  cookies: ResponseCookie[];
+}
+
+/** Bot verification as the pipeline uses it (core/bot-verification.ts implements it). */
+export interface BotCheck {
+  /** Name of the pass cookie. */
+  readonly passCookie: string;
+  check(input: { challengeToken?: string; passCookie?: string; ip: string }): Promise<{ ttlSeconds: number; setPass?: { name: string; value: string; maxAgeSeconds: number } }>;
+}
+
+export interface PipelineDeps {
+  kernel: Kernel;
+  rateLimiter: RateLimiter;
+  /** Absent when bot verification is off. */
+  botCheck?: BotCheck | null;
+  /** Maps infrastructure failures (a database that cannot be reached) to domain errors. */
+  classifyError?: (e: unknown) => FitroomError | null;
+  /** Where unexpected errors are reported (never to the client). */
+  logError?: (requestId: string, op: string, e: unknown) => void;
+}
+
+/**
+ * The one entry point of every connector: authenticate through the operation's schemes, apply the
+ * rate limit, check bots where the operation is browser-protected, validate, run the handler, count
+ * usage on success. Connectors translate their transport to an InboundRequest and the answer back.
+ */
+export class OperationPipeline {
+  readonly #d: PipelineDeps;
+  readonly #byId = new Map<string, Operation>();
+
+  constructor(deps: PipelineDeps) {
+    this.#d = deps;
+    for (const op of deps.kernel.operations) this.#byId.set(op.id, op);
+  }
+
+  operation(id: string): Operation {
+    const op = this.#byId.get(id);
+    if (!op) throw new Error(`Unknown operation ${id}`);
+    return op;
+  }
+
+  /** Runs one operation; never throws: failures come back as error envelopes. */
+  async invoke(op: Operation, req: InboundRequest): Promise<OperationResponse> {
+    const headers: Record<string, string> = {};
+    const cookies: ResponseCookie[] = [];
+    try {
+      const { caller, scheme, resolver } = await this.#authenticate(op, req);
+      await this.#rateLimit(op, req, caller, headers);
+      await this.#verifyBrowser(op, req, caller, headers, cookies);
+      const context = await this.#context(op, req, caller, scheme);
+      const result = await op.handler(context);
+      if (caller && resolver?.onSuccess) await resolver.onSuccess(caller, op);
+      const out: OperationResponse = { ...result, status: result.status ?? (result.body === undefined && !result.file && !result.text ? 204 : 200), headers: { 'X-Content-Type-Options': 'nosniff', ...headers, ...result.headers }, cookies };
+      return out;
+    } catch (raw) {
+      return this.failure(raw, req.requestId, op.id, headers);
+    }
+  }
+
+  /** The error envelope of a failure; unexpected errors are logged and never exposed. */
+  failure(raw: unknown, requestId: string, opId = '(none)', headers: Record<string, string> = {}): OperationResponse {
+    let err: FitroomError;
+    if (isFitroomError(raw)) err = raw;
+    else {
+      err = this.#d.classifyError?.(raw) ?? new FitroomError('INTERNAL_ERROR', `Internal server error (request ${requestId})`);
+      if (err.code === 'INTERNAL_ERROR') this.#d.logError?.(requestId, opId, raw);
+    }
+    return { status: err.status, body: envelope(err), headers: { ...headers, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' }, cookies: [] };
+  }
+
+  async #authenticate(op: Operation, req: InboundRequest): Promise<{ caller: Caller | null; scheme: string; resolver?: AuthResolver }> {
+    const { kernel } = this.#d;
+    const authReq: AuthRequest = { headers: req.headers, query: req.query, cookie: req.cookie, ip: req.ip, operationId: op.id };
+    for (const scheme of op.auth) {
+      if (scheme === 'none') continue;
+      const resolver = kernel.authResolvers.get(scheme);
+      if (!resolver) continue;
+      const out = await resolver.resolve(authReq);
+      if (out) return { caller: out.caller, scheme, resolver };
+    }
+    // A credential of a scheme this operation does not accept is refused, not silently ignored.
+    for (const [scheme, resolver] of kernel.authResolvers) {
+      if (!op.auth.includes(scheme) && resolver.claims?.(authReq)) {
+        throw new FitroomError('CREDENTIAL_NOT_ALLOWED', `${schemeLabel(scheme)} is not accepted by ${op.method} ${op.path}`);
+      }
+    }
+    if (op.auth.includes('none')) return { caller: null, scheme: 'none' };
+    throw kernel.authResolvers.get(op.auth[0])?.missing() ?? new FitroomError('HTTP_ERROR', 'Missing credentials');
+  }
+
+  async #rateLimit(op: Operation, req: InboundRequest, caller: Caller | null, headers: Record<string, string>) {
+    if (!op.rateLimit) return;
+    const dev = caller?.development || req.loopback;
+    const limit = RATE_LIMITS[op.rateLimit] * (dev ? this.#d.kernel.config.devRateMultiplier : 1);
+    const key = `${op.rateLimit}:${caller ? caller.ownerHash : `ip:${req.ip}`}`;
+    const d = await this.#d.rateLimiter.consume(key, limit, 60);
+    headers['X-RateLimit-Limit'] = String(d.limit);
+    headers['X-RateLimit-Remaining'] = String(d.remaining);
+    headers['X-RateLimit-Reset'] = String(d.resetAt);
+    if (!d.allowed) {
+      headers['Retry-After'] = String(Math.max(1, d.resetAt - Math.floor(Date.now() / 1000)));
+      throw new FitroomError('RATE_LIMITED', `Rate limit of ${d.limit} requests per minute exceeded`);
+    }
+  }
+
+  /**
+   * Browser-protected operations (spec, Authentication 5): requests with a storefront token, and
+   * requests a browser sends (`Origin` or `Sec-Fetch-Site`), need a single-use challenge token or a
+   * pass cookie. Server-to-server calls with a secret key are not browsers and are not asked.
+   */
+  async #verifyBrowser(op: Operation, req: InboundRequest, caller: Caller | null, headers: Record<string, string>, cookies: ResponseCookie[]) {
+    const bot = this.#d.botCheck;
+    if (!bot || !op.browserProtected) return;
+    const fromBrowser = caller?.kind === 'storefront' || req.headers.origin !== undefined || req.headers['sec-fetch-site'] !== undefined;
+    if (!fromBrowser) return;
+    const outcome = await bot.check({ challengeToken: req.headers['x-challenge-token'], passCookie: req.cookie(bot.passCookie), ip: req.ip });
+    headers['X-Service-Verification-TTL'] = String(outcome.ttlSeconds);
+    if (outcome.setPass) cookies.push(outcome.setPass);
+  }
+
+  async #context(op: Operation, req: InboundRequest, caller: Caller | null, scheme: string): Promise<OperationContext> {
+    const { kernel } = this.#d;
+    const details: ErrorDetail[] = [];
+    for (const [name, value] of Object.entries(req.params)) if (hasControlBytes(value)) details.push({ field: name, message: 'must not contain NUL or control characters' });
+    for (const [name, value] of Object.entries(req.query)) if (hasControlBytes(value)) details.push({ field: name, message: 'must not contain NUL or control characters' });
+    if (details.length) throw validationError(details);
+    for (const [name, schema] of Object.entries(op.params ?? {})) details.push(...kernel.validator.errors(schema, req.params[name], name));
+    for (const [name, q] of Object.entries(op.query ?? {})) {
+      if (req.query[name] === undefined) {
+        if (q.required) details.push({ field: name, message: 'is required' });
+      } else details.push(...kernel.validator.errors(q.schema, req.query[name], name));
+    }
+    if (details.length) throw validationError(details);
+
+    let body: unknown = undefined;
+    let upload: UploadedFile | undefined;
+    if (op.upload) {
+      upload = await req.readUpload(op.upload);
+      body = upload.fields;
+      assertNoPrototypeKeys(body);
+    } else if (op.body) {
+      body = await req.readJson(op.maxBodyBytes ?? kernel.config.maxJsonBytes);
+      assertNoPrototypeKeys(body);
+      kernel.validator.assert(op.body, body ?? null);
+    }
+    return { params: { ...req.params }, query: req.query, body, caller, authScheme: scheme, headers: req.headers, upload, ip: req.ip, baseUrl: req.baseUrl, links: req.links, requestId: req.requestId };
+  }
+}
+
+function schemeLabel(scheme: string): string {
+  return scheme === 'storefront' ? 'A storefront token' : `A credential of scheme "${scheme}"`;
+}
+
+// NUL and C0 controls never belong in a path segment or query value; refused before any lookup.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+function hasControlBytes(v: string): boolean {
+  return CONTROL.test(v);
+}
+
+/** Refuses `__proto__`, `constructor` and `prototype` keys at any depth (400 VALIDATION_ERROR). */
+export function assertNoPrototypeKeys(value: unknown): void {
+  const stack: { v: unknown; path: string }[] = [{ v: value, path: '' }];
+  while (stack.length) {
+    const { v, path } = stack.pop()!;
+    if (Array.isArray(v)) v.forEach((x, i) => stack.push({ v: x, path: `${path}[${i}]` }));
+    else if (v && typeof v === 'object') {
+      for (const k of Object.keys(v)) {
+        const p = path ? `${path}.${k}` : k;
+        if (PROTOTYPE_KEYS.has(k)) throw validationError([{ field: p, message: 'is a reserved key' }]);
+        stack.push({ v: (v as Record<string, unknown>)[k], path: p });
+      }
+    }
+  }
+}
