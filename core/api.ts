@@ -4,6 +4,7 @@ import { CORE_SCHEMAS, ref } from './schemas.ts';
 import { API_VERSION, buildOpenApi } from './openapi.ts';
 import { keyView, type KeyKind } from './credentials.ts';
 import { FitroomError } from './errors.ts';
+import { registerAuthSchemes } from './auth-schemes.ts';
 import { timingSafeEqual, createHash } from 'node:crypto';
 
 function safeEqual(a: string, b: string): boolean {
@@ -30,17 +31,7 @@ export const corePlugin = definePlugin({
     const kernel = api.get(TOKENS.kernel);
     const now = () => new Date().toISOString();
 
-    api.auth('apiKey', {
-      async resolve(req) {
-        const key = req.headers['x-api-key'];
-        if (key === undefined) return undefined;
-        return { caller: await credentials.resolveApiKey(key) };
-      },
-      missing: () => new FitroomError('HTTP_ERROR', 'Missing API key: send it in the X-API-Key header'),
-      async onSuccess(caller, op) {
-        if (op.billable) await credentials.countUsage(caller);
-      },
-    });
+    registerAuthSchemes(api);
     api.auth('admin', {
       async resolve(req) {
         const configured = api.config.adminKey;
@@ -121,8 +112,9 @@ export const corePlugin = definePlugin({
       summary: 'Job status',
       description: 'Only the credential that submitted the job sees it; anyone else gets the same 404 as for a job that does not exist. Poll shoe-3d jobs every 5-10 s; twin and fitting jobs at most once a second.',
       tags: ['Jobs'],
-      auth: ['apiKey'],
+      auth: ['apiKey', 'storefront'],
       rateLimit: 'status',
+      browserProtected: true,
       params: { jobId: JOB_ID },
       responses: { 200: { description: 'The job', schema: 'Job' }, 404: { description: 'No such job for this credential', schema: 'ErrorEnvelope' } },
       handler: async (ctx) => ({ body: await jobs.view(ctx.params.jobId, ctx.caller!), headers: NO_STORE }),

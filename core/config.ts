@@ -35,6 +35,14 @@ export interface FitroomConfig {
   ai: { geminiApiKey: string | null; falKey: string | null; meshyApiKey: string | null; tripoApiKey: string | null; modelChain: string[] | null; reconstructor: string };
   /** Multiplier for development keys and loopback clients (development only). */
   devRateMultiplier: number;
+  /** How long a client may take to send its headers, its whole request, or stay idle on a connection. */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; idleTimeoutMs: number };
+  /**
+   * Signed tokens (storefront `wfs1.`, account `wfa1.`, usage `wfu1.`): lifetimes, and the signing
+   * secrets by key id (the first signs, all verify; empty = one key derived from the database's
+   * signing secret). Usage tokens need their own handshake secret; without it they are disabled.
+   */
+  tokens: { storefrontTtlSeconds: number; accountTtlSeconds: number; secrets: { kid: string; secret: string }[]; usageHandshakeSecret: string | null };
 }
 
 export class ConfigError extends Error {
@@ -116,5 +124,33 @@ export function loadConfig(env: Env): FitroomConfig {
       reconstructor: str(env, 'FITROOM_RECONSTRUCTOR') ?? 'builtin',
     },
     devRateMultiplier: mode === 'development' ? 10 : 1,
+    http: {
+      headersTimeoutMs: int(env, 'HTTP_HEADERS_TIMEOUT_MS', 20_000, 100, 600_000),
+      requestTimeoutMs: int(env, 'HTTP_REQUEST_TIMEOUT_MS', 300_000, 100, 3_600_000),
+      idleTimeoutMs: int(env, 'HTTP_IDLE_TIMEOUT_MS', 60_000, 100, 3_600_000),
+    },
+    tokens: {
+      storefrontTtlSeconds: int(env, 'STOREFRONT_TOKEN_TTL_SECONDS', 900, 60, MAX_TOKEN_TTL_SECONDS),
+      accountTtlSeconds: int(env, 'ACCOUNT_TOKEN_TTL_SECONDS', 3600, 60, 24 * 3600),
+      secrets: tokenSecrets(env),
+      usageHandshakeSecret: str(env, 'USAGE_TOKEN_HANDSHAKE_SECRET'),
+    },
   };
+}
+
+/** The longest a storefront token may live, whatever is asked (documented in the OpenAPI document). */
+export const MAX_TOKEN_TTL_SECONDS = 3600;
+
+/** TOKEN_SECRETS: `kid:secret` pairs, comma-separated; the first signs new tokens, all verify. */
+function tokenSecrets(env: Env): { kid: string; secret: string }[] {
+  const out: { kid: string; secret: string }[] = [];
+  for (const item of list(env, 'TOKEN_SECRETS') ?? []) {
+    const i = item.indexOf(':');
+    const kid = i > 0 ? item.slice(0, i) : '';
+    const secret = i > 0 ? item.slice(i + 1) : '';
+    if (!/^[A-Za-z0-9_-]{1,16}$/.test(kid) || secret.length < 32) throw new ConfigError('TOKEN_SECRETS must be "kid:secret" pairs (kid of 1-16 letters, digits, _ or -; secret of at least 32 characters), comma-separated');
+    if (out.some((o) => o.kid === kid)) throw new ConfigError(`TOKEN_SECRETS: key id "${kid}" appears twice`);
+    out.push({ kid, secret });
+  }
+  return out;
 }

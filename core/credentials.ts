@@ -24,6 +24,8 @@ export interface Caller {
   countsKeyUsage: boolean;
   /** Submissions count toward the account's monthly AI quota. */
   countsAiQuota: boolean;
+  /** Analytics attribution from a usage token (X-Service-Usage-Account); changes nothing else. */
+  usageAccountId?: string;
 }
 
 export function sha256Hex(input: string | Uint8Array): string {
@@ -67,11 +69,29 @@ export class CredentialService {
     return { record };
   }
 
+  /** A key record that may still be used (active, unexpired, under its limit), or null. */
+  async active(id: string): Promise<ApiKeyRecord | null> {
+    const rec = await this.store.get(id);
+    if (!rec || !rec.isActive || (rec.expiresAt && rec.expiresAt.getTime() <= this.now().getTime()) || (rec.maxUsage > 0 && rec.usageCount >= rec.maxUsage)) return null;
+    return rec;
+  }
+
+  /** The first usable key of an account (the admin API mints account tokens in its name). */
+  async activeKeyOfAccount(accountId: string): Promise<ApiKeyRecord | null> {
+    const now = this.now().getTime();
+    return (await this.store.list()).find((r) => r.accountId === accountId && r.isActive && (!r.expiresAt || r.expiresAt.getTime() > now) && !(r.maxUsage > 0 && r.usageCount >= r.maxUsage)) ?? null;
+  }
+
   /** Resolves `X-API-Key` to a caller or throws 401 HTTP_ERROR. */
   async resolveApiKey(key: string | undefined | null): Promise<Caller> {
+    return callerFromKey(await this.resolveRecord(key));
+  }
+
+  /** The record behind `X-API-Key`, or 401 HTTP_ERROR. */
+  async resolveRecord(key: string | undefined | null): Promise<ApiKeyRecord> {
     const checked = await this.check(key);
     if ('refusal' in checked) throw new FitroomError('HTTP_ERROR', REFUSAL_MESSAGES[checked.refusal]);
-    return callerFromKey(checked.record);
+    return checked.record;
   }
 
   async create(input: CreateKeyInput): Promise<{ key: string; record: ApiKeyRecord }> {

@@ -115,18 +115,18 @@ export class OperationPipeline {
   async #authenticate(op: Operation, req: InboundRequest): Promise<{ caller: Caller | null; scheme: string; resolver?: AuthResolver }> {
     const { kernel } = this.#d;
     const authReq: AuthRequest = { headers: req.headers, query: req.query, cookie: req.cookie, ip: req.ip, operationId: op.id };
+    // A credential of a scheme this operation does not accept is refused, not silently ignored.
+    for (const [scheme, resolver] of kernel.authResolvers) {
+      if (!op.auth.includes(scheme) && resolver.claims?.(authReq)) {
+        throw new FitroomError('CREDENTIAL_NOT_ALLOWED', `${schemeLabel(scheme)} is not accepted by ${op.method} ${op.path}`);
+      }
+    }
     for (const scheme of op.auth) {
       if (scheme === 'none') continue;
       const resolver = kernel.authResolvers.get(scheme);
       if (!resolver) continue;
       const out = await resolver.resolve(authReq);
       if (out) return { caller: out.caller, scheme, resolver };
-    }
-    // A credential of a scheme this operation does not accept is refused, not silently ignored.
-    for (const [scheme, resolver] of kernel.authResolvers) {
-      if (!op.auth.includes(scheme) && resolver.claims?.(authReq)) {
-        throw new FitroomError('CREDENTIAL_NOT_ALLOWED', `${schemeLabel(scheme)} is not accepted by ${op.method} ${op.path}`);
-      }
     }
     if (op.auth.includes('none')) return { caller: null, scheme: 'none' };
     throw kernel.authResolvers.get(op.auth[0])?.missing() ?? new FitroomError('HTTP_ERROR', 'Missing credentials');
@@ -192,7 +192,9 @@ export class OperationPipeline {
 }
 
 function schemeLabel(scheme: string): string {
-  return scheme === 'storefront' ? 'A storefront token' : `A credential of scheme "${scheme}"`;
+  if (scheme === 'storefront') return 'A storefront token';
+  if (scheme === 'apiKey') return 'X-Service-Account or X-Service-Usage-Account';
+  return `A credential of scheme "${scheme}"`;
 }
 
 // NUL and C0 controls never belong in a path segment or query value; refused before any lookup.

@@ -27,6 +27,8 @@ import { SafeHttp } from '../../adapters/http/safe-http.ts';
 import { SharpImageCodec } from '../../adapters/sharp/image-codec.ts';
 import { createHttpApp } from './http.ts';
 import { OperationPipeline } from '../../core/pipeline.ts';
+import { USAGE_ATTRIBUTION } from '../../core/auth-schemes.ts';
+import { PostgresUsageAttributionStore } from '../../adapters/postgres/usage-attribution-store.ts';
 import { docsRoutes } from './docs.ts';
 import { registerAiProviders } from './providers.ts';
 import { bindPluginAdapters } from './adapters.ts';
@@ -89,6 +91,7 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
   services.provide(TOKENS.imageCodec, codec);
   services.provide(TOKENS.rateLimiter, rateLimiter);
   services.provide(TOKENS.queueProbe, new GraphileQueueProbe(pool));
+  services.provide(USAGE_ATTRIBUTION, new PostgresUsageAttributionStore(pool));
   services.provide(TOKENS.signingSecret, signingSecret);
   services.provide(TOKENS.jobs, new JobService(jobStore, kernel.jobKinds));
   services.provide(TOKENS.credentials, new CredentialService(services.get(TOKENS.credentialStore)));
@@ -105,9 +108,12 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
 
   const listenOn = (app: ReturnType<typeof createHttpApp>, port: number) =>
     new Promise<string>((resolve, reject) => {
-      const server = http.createServer(app.callback());
+      const server = http.createServer({ connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(config.http.headersTimeoutMs / 4))) }, app.callback());
+      // A slow or stalled client cannot hold a connection: headers, whole request and idle time are bounded.
       server.keepAliveTimeout = 65_000;
-      server.requestTimeout = 5 * 60_000;
+      server.headersTimeout = config.http.headersTimeoutMs;
+      server.requestTimeout = config.http.requestTimeoutMs;
+      server.timeout = config.http.idleTimeoutMs;
       server.once('error', reject);
       server.listen(port, config.bindHost, () => {
         servers.push(server);

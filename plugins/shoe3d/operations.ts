@@ -38,6 +38,7 @@ export function registerShoe3dOperations(d: OperationDeps): void {
       'Asynchronous: answers 202 with `jobId`; poll `GET /api/v1/jobs/{jobId}` every 5-10 s. The job moves queued → validating → processing → uploading → completed (or failed with `error`); `progress` is a number 0-100 that only grows. The result carries `glbUrl`, `viewerUrl` and `previewGrid`; packshot diagnostics are in the job trace. With `options.uploadToService` the final GLB must fit 20 MB (it is compressed first) and becomes an AR host object; upload failures: `attribution_unavailable`, `invalid_user_id`, `attribution_conflict`, `file_too_large`.',
     tags: ['Shoe 3D'],
     auth: ['apiKey'],
+    browserProtected: true,
     rateLimit: 'submission',
     billable: true,
     body: 'Shoe3dRequest',
@@ -106,6 +107,7 @@ export function registerShoe3dOperations(d: OperationDeps): void {
     description: `multipart/form-data with \`file\` (a .glb, at most ${GLB_INPUT_MAX_BYTES / 1048576} MB, enforced while streaming). The container and JSON are checked before anything else reads the file. Answers \`{url}\`, a signed URL usable as \`glbInput\`.`,
     tags: ['Shoe 3D'],
     auth: ['apiKey'],
+    browserProtected: true,
     rateLimit: 'submission',
     upload: { field: 'file', maxBytes: GLB_INPUT_MAX_BYTES },
     responses: {

@@ -45,12 +45,14 @@ export function tryOnOperations(deps: { service: TryOnService; jobs: JobService;
 
   const virtualFitting: Operation<VirtualFittingBody> = {
     ...submission,
+    auth: ['apiKey', 'storefront'],
+    browserProtected: true,
     id: 'createVirtualFitting',
     method: 'POST',
     path: '/api/v1/virtual-fitting',
     summary: 'Dress a digital twin or a person in garments',
     description:
-      'Identity by digitalTwinId, by faceImage plus one inline body source (a twin is created or reused), or by personImages. When a reusable result exists the answer is `completed` with `results` (use them, do not poll); otherwise `queued`. Stages: validate inputs, resolve identity, build garment grid, generate, store.',
+      'Accepts an API key or a storefront token (`wfs1.`). Browser-protected: a request with a storefront token, or from a browser, needs `X-Challenge-Token` or the pass cookie. Identity by digitalTwinId, by faceImage plus one inline body source (a twin is created or reused), or by personImages. When a reusable result exists the answer is `completed` with `results` (use them, do not poll); otherwise `queued`. Stages: validate inputs, resolve identity, build garment grid, generate, store.',
     body: 'VirtualFittingRequest',
     responses: { 202: { description: 'Queued: poll statusUrl', schema: 'TryOnResponse' }, 200: { description: 'A cached result: completed, with results', schema: 'TryOnResponse' }, ...ERRORS },
     handler: async (ctx) => service.submit(resolveVirtualFitting(ctx.body), ctx.caller!, ctx.links),
@@ -58,6 +60,7 @@ export function tryOnOperations(deps: { service: TryOnService; jobs: JobService;
 
   const clothing: Operation<ClothingRequestBody> = {
     ...submission,
+    browserProtected: true,
     id: 'createClothingTryOn',
     method: 'POST',
     path: '/api/v1/tryon/clothing',
