@@ -178,7 +178,7 @@ async function receiveUpload(ctx: Koa.Context, spec: UploadSpec, blobs: BlobStor
   }
   let bb: busboy.Busboy;
   try {
-    bb = busboy({ headers: ctx.req.headers, limits: { files: 1, fields: 20, fieldSize: 64 * 1024, parts: 30, fileSize: spec.maxBytes + 1 } });
+    bb = busboy({ headers: ctx.req.headers, limits: { files: 5, fields: 20, fieldSize: 64 * 1024, parts: 30, fileSize: spec.maxBytes + 1 } });
   } catch {
     throw malformed();
   }
@@ -186,6 +186,7 @@ async function receiveUpload(ctx: Koa.Context, spec: UploadSpec, blobs: BlobStor
   return await new Promise<UploadedFile>((resolve, reject) => {
     const fields: Record<string, string> = Object.create(null);
     let file: Promise<UploadedFile> | null = null;
+    let fileStream: Readable | null = null;
     let settled = false;
     const finish = (err: Error | null, value?: UploadedFile) => {
       if (settled) return;
@@ -193,7 +194,8 @@ async function receiveUpload(ctx: Koa.Context, spec: UploadSpec, blobs: BlobStor
       req.unpipe(bb);
       req.resume(); // drain what the client still sends so the answer can be written
       if (err) {
-        // a file already stored for a request that failed is removed
+        // a file still streaming stops (the blob store removes its partial write); one already stored is removed
+        fileStream?.destroy(err);
         if (file) file.then((f) => blobs.delete(f.blobKey), () => undefined).catch(() => undefined);
         reject(err);
       } else resolve(value!);
@@ -211,6 +213,7 @@ async function receiveUpload(ctx: Koa.Context, spec: UploadSpec, blobs: BlobStor
         return;
       }
       const key = `uploads/${randomUUID()}`;
+      fileStream = stream;
       file = blobs.putStream(key, stream, info.mimeType, spec.maxBytes).then(
         (size) => {
           if (streamError) throw streamError;
