@@ -90,6 +90,8 @@ function operationObject(op: Operation, opts: { arServerUrl?: string }) {
   }
   if ((op.body || op.upload || op.params || op.query) && !responses['400']) responses['400'] = errorResponse('Invalid request (VALIDATION_ERROR with details)');
   if (!op.auth.includes('none') && !responses['401']) responses['401'] = errorResponse('Missing or invalid credentials');
+  if (op.browserProtected && !responses['403']) responses['403'] = errorResponse('BOT_VERIFICATION_REQUIRED: a storefront or browser request without a valid X-Challenge-Token or pass cookie; CREDENTIAL_NOT_ALLOWED: a credential this operation does not accept');
+  else if (!op.auth.includes('none') && !responses['403']) responses['403'] = errorResponse('CREDENTIAL_NOT_ALLOWED: a credential this operation does not accept (a storefront token, or service headers without a service key)');
   if (op.rateLimit && !responses['429']) responses['429'] = errorResponse('Rate limit exceeded');
   if (!responses['500']) responses['500'] = errorResponse('Unexpected error (no internal detail is exposed)');
   const security = op.auth.flatMap((a) => SECURITY[a] ?? []);
@@ -113,6 +115,11 @@ function operationObject(op: Operation, opts: { arServerUrl?: string }) {
       },
     };
   if (op.rateLimit) out['x-rate-limit-category'] = op.rateLimit;
+  if (op.browserProtected) {
+    out['x-browser-protected'] = true;
+    out.parameters = [...parameters, { name: 'X-Challenge-Token', in: 'header', required: false, schema: { type: 'string' }, description: 'Single-use bot-verification token (from the challenge the widget solves). Needed on storefront and browser requests unless the pass cookie is valid; the answer then sets the pass cookie (one hour, bound to the client network) and `X-Service-Verification-TTL`.' }];
+    for (const r of Object.values(responses) as { headers?: Record<string, unknown> }[]) r.headers = { ...r.headers, 'X-Service-Verification-TTL': { description: 'Seconds the bot-verification pass remains valid (browser and storefront requests)', schema: { type: 'integer' } } };
+  }
   if (op.host === 'ar' && opts.arServerUrl) out.servers = [{ url: opts.arServerUrl }];
   if (op.host === 'ar') out['x-host'] = 'ar';
   return out;
