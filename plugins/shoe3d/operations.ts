@@ -92,7 +92,8 @@ export function registerShoe3dOperations(d: OperationDeps): void {
         ...(glbInput ? { glbInput } : {}),
         options,
         caller: snapshot(caller),
-        accountAttribution: caller.kind === 'account' || !!ctx.headers['x-service-account'],
+        // a verified account token (X-Service-Account); an unverifiable one never gets this far (401)
+        accountAttribution: caller.kind === 'account',
       };
       const job = await d.jobs.submit({ kind: SHOE3D_JOB, input, caller, webhookUrl: body.webhookUrl, links: ctx.links, charged: caller.countsKeyUsage });
       return submissionAnswer(job.id, ctx.links, { estimatedProcessingTime: d.jobs.kind(SHOE3D_JOB).estimatedSeconds ?? 120 });

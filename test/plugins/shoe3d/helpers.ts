@@ -74,12 +74,12 @@ export function glbDataUrl(glb: Uint8Array): string {
 }
 
 /** Polls a job quickly, recording every status and progress value seen. */
-export async function followJob(svc: TestService, key: string, jobId: string, timeoutMs = 60_000): Promise<{ job: any; statuses: string[]; progress: number[] }> {
+export async function followJob(svc: TestService, key: string, jobId: string, timeoutMs = 60_000, headers: Record<string, string> = {}): Promise<{ job: any; statuses: string[]; progress: number[] }> {
   const statuses: string[] = [];
   const progress: number[] = [];
   const t0 = Date.now();
   for (;;) {
-    const r = await svc.call('GET', `/api/v1/jobs/${jobId}`, { key });
+    const r = await svc.call('GET', `/api/v1/jobs/${jobId}`, { key, headers });
     if (r.status !== 200) throw new Error(`job read failed: ${r.status} ${r.text}`);
     if (statuses.at(-1) !== r.body.status) statuses.push(r.body.status);
     progress.push(r.body.progress);

@@ -32,7 +32,8 @@ function bindAll(store: ArObjectStore): ArObjectStore {
 async function submit(s: TestService, key: string, options: Record<string, unknown>, headers: Record<string, string> = {}) {
   const sub = await s.call('POST', '/api/v1/shoe-3d', { key, body: { images: [], glbInput, options: { uploadToService: true, ...options } }, headers });
   expect(sub.status).toBe(202);
-  return (await followJob(s, key, sub.body.jobId)).job;
+  // jobs submitted with an account token belong to the account: read them with the same headers
+  return (await followJob(s, key, sub.body.jobId, 60_000, headers)).job;
 }
 
 async function arObject(s: TestService, id: string) {
@@ -79,7 +80,9 @@ describe('shoe-3d upload to the AR host', () => {
 
   it('fails with attribution_conflict when a session id and an account attribution are both sent', async () => {
     const { key } = await svc.createKey({ kind: 'service' });
-    const job = await submit(svc, key, { sessionId: 'sess-1' }, { 'X-Service-Account': 'wfa1.example' });
+    const shop = await svc.createKey({ accountId: 'shop-attr' });
+    const minted = await svc.call('POST', '/api/v1/storefront/tokens', { key: shop.key, body: { type: 'account' } });
+    const job = await submit(svc, key, { sessionId: 'sess-1' }, { 'X-Service-Account': minted.body.token });
     expect(job.status).toBe('failed');
     expect(job.error).toMatch(/^attribution_conflict: /);
   });
