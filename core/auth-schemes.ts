@@ -5,6 +5,7 @@ import { FitroomError } from './errors.ts';
 import { callerFromKey, type Caller } from './credentials.ts';
 import { AccountTokens, TOKEN_PREFIX, accountCaller, accountOf, storefrontCaller, type TokenType } from './account-tokens.ts';
 import { token } from './plugin.ts';
+import ipaddr from 'ipaddr.js';
 import type { UsageAttributionStore } from './ports/usage-attribution-store.ts';
 
 export const ACCOUNT_TOKENS = token<AccountTokens>('AccountTokens');
@@ -71,6 +72,21 @@ export function registerAuthSchemes(api: PluginApi): AccountTokens {
     },
     claims: (req) => req.headers['x-api-key']?.startsWith(TOKEN_PREFIX.storefront) === true,
     missing: () => new FitroomError('HTTP_ERROR', 'Missing storefront token: send it in the X-API-Key header'),
+  });
+
+  // Operator routes (monitoring) answer only clients on the allowlist; no key is involved.
+  const allowed = api.config.operatorAllowlist.map((c) => ipaddr.parseCIDR(c));
+  api.auth('ipAllowlist', {
+    async resolve(req) {
+      let addr: ipaddr.IPv4 | ipaddr.IPv6;
+      try {
+        addr = ipaddr.process(req.ip);
+      } catch {
+        return undefined;
+      }
+      return allowed.some(([net, bits]) => net.kind() === addr.kind() && addr.match(net, bits)) ? { caller: null } : undefined;
+    },
+    missing: () => new FitroomError('FORBIDDEN', 'This route answers only clients on the operator allowlist (OPERATOR_ALLOWLIST)'),
   });
 
   registerTokenOperations(api, tokens);

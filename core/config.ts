@@ -17,6 +17,8 @@ export interface FitroomConfig {
   adminKey: string | null;
   /** CIDRs outbound fetches may reach besides public addresses (tests use loopback). */
   allowedPrivateNetworks: string[];
+  /** CIDRs whose clients may call the operator routes that use the IP allowlist (monitoring). */
+  operatorAllowlist: string[];
   workerConcurrency: number;
   /** A worker whose heartbeat is older than this is considered gone; its jobs are released. */
   workerDeadAfterSeconds: number;
@@ -82,6 +84,12 @@ function url(env: Env, name: string): string | null {
 
 const CIDR = /^(\d{1,3}(\.\d{1,3}){3}|[0-9a-fA-F:]+)\/\d{1,3}$/;
 
+function cidrs(env: Env, name: string): string[] | null {
+  const nets = list(env, name);
+  for (const n of nets ?? []) if (!CIDR.test(n)) throw new ConfigError(`${name}: "${n}" is not a CIDR (e.g. 10.0.0.0/8)`);
+  return nets;
+}
+
 export function loadConfig(env: Env): FitroomConfig {
   const nets = list(env, 'ALLOWED_PRIVATE_NETWORKS') ?? [];
   for (const n of nets) if (!CIDR.test(n)) throw new ConfigError(`ALLOWED_PRIVATE_NETWORKS: "${n}" is not a CIDR (e.g. 127.0.0.0/8)`);
@@ -98,6 +106,7 @@ export function loadConfig(env: Env): FitroomConfig {
     dataDir: str(env, 'DATA_DIR') ?? './.fitroom',
     adminKey: str(env, 'ADMIN_KEY'),
     allowedPrivateNetworks: nets,
+    operatorAllowlist: cidrs(env, 'OPERATOR_ALLOWLIST') ?? ['127.0.0.0/8', '::1/128'],
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 2, 1, 64),
     workerDeadAfterSeconds: int(env, 'WORKER_DEAD_AFTER_SECONDS', 30, 2, 3600),
     extraPlugins: list(env, 'FITROOM_PLUGINS') ?? [],

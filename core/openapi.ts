@@ -6,6 +6,7 @@ export const API_VERSION = '1.2.0';
 const SECURITY: Record<AuthScheme, Record<string, string[]>[] | null> = {
   apiKey: [{ ApiKey: [] }, { ApiKey: [], ServiceAccount: [] }],
   storefront: [{ StorefrontToken: [] }],
+  ipAllowlist: [{}],
   admin: [{ AdminKey: [] }],
   bearer: [{ Bearer: [] }, { DashboardSession: [] }, { LegacyToken: [] }],
   signedUrl: [{ SignedUrl: [] }],

@@ -187,3 +187,26 @@ describe('usage tokens (wfu1.) in X-Service-Usage-Account', () => {
     expect(refused.map((r) => r.status)).toEqual([403, 403, 403, 401]);
   });
 });
+
+describe('the IP allowlist scheme', () => {
+  it('lets allowlisted clients in without a key and answers 403 to others', async () => {
+    const { definePlugin } = await import('../../../core/plugin.ts');
+    const probe = definePlugin({
+      name: 'allowlist-probe',
+      setup(api) {
+        api.operation({ id: 'operatorProbe', method: 'GET', path: '/api/v1/operator-probe', summary: 'probe', auth: ['ipAllowlist'], responses: { 200: { description: 'ok' } }, handler: async () => ({ body: { ok: true } }) });
+      },
+    });
+    const open = await startTestService({ worker: false, plugins: [probe] });
+    const closed = await startTestService({ worker: false, plugins: [probe], env: { OPERATOR_ALLOWLIST: '10.0.0.0/8' } });
+    try {
+      expect((await open.call('GET', '/api/v1/operator-probe')).body).toEqual({ ok: true });
+      const refused = await closed.call('GET', '/api/v1/operator-probe');
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.code).toBe('FORBIDDEN');
+    } finally {
+      await open.close();
+      await closed.close();
+    }
+  });
+});
