@@ -86,7 +86,7 @@ export function registerAuthSchemes(api: PluginApi): AccountTokens {
       }
       return allowed.some(([net, bits]) => net.kind() === addr.kind() && addr.match(net, bits)) ? { caller: null } : undefined;
     },
-    missing: () => new FitroomError('FORBIDDEN', 'This route answers only clients on the operator allowlist (OPERATOR_ALLOWLIST)'),
+    missing: () => new FitroomError('FORBIDDEN', 'This route answers only clients whose address is in MONITORING_ALLOWED_IPS'),
   });
 
   registerTokenOperations(api, tokens);

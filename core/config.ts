@@ -17,7 +17,7 @@ export interface FitroomConfig {
   adminKey: string | null;
   /** CIDRs outbound fetches may reach besides public addresses (tests use loopback). */
   allowedPrivateNetworks: string[];
-  /** CIDRs whose clients may call the operator routes that use the IP allowlist (monitoring). */
+  /** CIDRs whose clients may call the operator routes that use the IP allowlist (monitoring); empty = nobody. */
   operatorAllowlist: string[];
   workerConcurrency: number;
   /** A worker whose heartbeat is older than this is considered gone; its jobs are released. */
@@ -106,7 +106,7 @@ export function loadConfig(env: Env): FitroomConfig {
     dataDir: str(env, 'DATA_DIR') ?? './.fitroom',
     adminKey: str(env, 'ADMIN_KEY'),
     allowedPrivateNetworks: nets,
-    operatorAllowlist: cidrs(env, 'OPERATOR_ALLOWLIST') ?? ['127.0.0.0/8', '::1/128'],
+    operatorAllowlist: cidrs(env, 'MONITORING_ALLOWED_IPS') ?? [],
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 2, 1, 64),
     workerDeadAfterSeconds: int(env, 'WORKER_DEAD_AFTER_SECONDS', 30, 2, 3600),
     extraPlugins: list(env, 'FITROOM_PLUGINS') ?? [],

@@ -197,16 +197,19 @@ describe('the IP allowlist scheme', () => {
         api.operation({ id: 'operatorProbe', method: 'GET', path: '/api/v1/operator-probe', summary: 'probe', auth: ['ipAllowlist'], responses: { 200: { description: 'ok' } }, handler: async () => ({ body: { ok: true } }) });
       },
     });
-    const open = await startTestService({ worker: false, plugins: [probe] });
-    const closed = await startTestService({ worker: false, plugins: [probe], env: { OPERATOR_ALLOWLIST: '10.0.0.0/8' } });
+    const open = await startTestService({ worker: false, plugins: [probe], env: { MONITORING_ALLOWED_IPS: '127.0.0.0/8,::1/128' } });
+    const closed = await startTestService({ worker: false, plugins: [probe], env: { MONITORING_ALLOWED_IPS: '10.0.0.0/8' } });
+    const unset = await startTestService({ worker: false, plugins: [probe] });
     try {
       expect((await open.call('GET', '/api/v1/operator-probe')).body).toEqual({ ok: true });
+      expect((await unset.call('GET', '/api/v1/operator-probe')).status).toBe(403);
       const refused = await closed.call('GET', '/api/v1/operator-probe');
       expect(refused.status).toBe(403);
       expect(refused.body.error.code).toBe('FORBIDDEN');
     } finally {
       await open.close();
       await closed.close();
+      await unset.close();
     }
   });
 });
