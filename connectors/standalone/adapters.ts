@@ -16,6 +16,10 @@ import { TRYON_STORE } from '../../core/tryon/tryon-store.ts';
 import { PostgresTryOnStore } from '../../adapters/postgres/tryon-store.ts';
 import { PERSON_ANALYZER } from '../../core/tryon/person-analyzer.ts';
 import { analyzePerson } from '../../adapters/builtin/body/twin-renderer.ts';
+import { PLATFORM_STORE } from '../../core/ports/platform-store.ts';
+import { PostgresPlatformStore } from '../../adapters/postgres/platform-store.ts';
+import { OWNER_DATA } from '../../core/ports/owner-data.ts';
+import { PostgresOwnerData } from '../../adapters/postgres/owner-data.ts';
 
 export interface AdapterContext {
   config: FitroomConfig;
@@ -36,4 +40,6 @@ export function bindPluginAdapters(ctx: AdapterContext): void {
   ctx.services.provide(AR_OBJECT_STORE, new PostgresArObjectStore(ctx.pool));
   ctx.services.provide(SHOE3D_ENGINE, new BuiltinShoe3dEngine());
   ctx.services.provide(AR_MODEL_PROCESSOR, new BuiltinArModelProcessor(ctx.services.get(TOKENS.imageCodec)));
+  ctx.services.provide(PLATFORM_STORE, new PostgresPlatformStore(ctx.pool));
+  ctx.services.provide(OWNER_DATA, new PostgresOwnerData(ctx.pool, ctx.blobs));
 }

@@ -25,7 +25,8 @@ import { startWorker, type WorkerHandle } from '../../adapters/graphile-worker/w
 import { FilesystemBlobStore } from '../../adapters/fs/blob-store.ts';
 import { SafeHttp } from '../../adapters/http/safe-http.ts';
 import { SharpImageCodec } from '../../adapters/sharp/image-codec.ts';
-import { createHttpApp } from './http.ts';
+import { createHttpApp, type HttpDeps } from './http.ts';
+import type Router from '@koa/router';
 import { OperationPipeline } from '../../core/pipeline.ts';
 import { USAGE_ATTRIBUTION } from '../../core/auth-schemes.ts';
 import { PostgresUsageAttributionStore } from '../../adapters/postgres/usage-attribution-store.ts';
@@ -66,7 +67,10 @@ class TsyringeServices implements ServiceContainer {
  * tokens in a fresh child container, and sets the plugins up. One code path for embedded and
  * external PostgreSQL: only the connection string differs.
  */
-export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: string; plugins: FitroomPlugin[]; poolSize?: number; migrate?: boolean }): Promise<Fitroom> {
+/** A connector's own routes on the API host (OAuth callbacks, platform webhooks, proxies), given the host's deps. */
+export type Mount = (router: Router, http: HttpDeps) => void;
+
+export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: string; plugins: FitroomPlugin[]; poolSize?: number; migrate?: boolean; mounts?: Mount[] }): Promise<Fitroom> {
   const pool = createPool(opts.databaseUrl, opts.poolSize ?? 20);
   if (opts.migrate !== false) await migrate(pool);
   const services = new TsyringeServices(rootContainer.createChildContainer());
@@ -138,7 +142,7 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
     get: (t) => services.get(t),
     async listen() {
       const pipeline = createPipeline();
-      const apiUrl = await listenOn(createHttpApp({ kernel, pipeline, blobs, host: 'api', extraRoutes: docsRoutes }), config.port);
+      const apiUrl = await listenOn(createHttpApp({ kernel, pipeline, blobs, host: 'api', extraRoutes: (r, d) => (docsRoutes(r), opts.mounts?.forEach((m) => m(r, d))) }), config.port);
       const apiPort = Number(new URL(apiUrl).port);
       const hasAr = kernel.operations.some((o) => o.host === 'ar');
       const arUrl = hasAr ? await listenOn(createHttpApp({ kernel, pipeline, blobs, host: 'ar', apiPort: () => apiPort }), config.arPort) : null;

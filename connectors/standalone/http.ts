@@ -21,8 +21,8 @@ export interface HttpDeps {
   host: 'api' | 'ar';
   /** The API host's port, for links in AR host answers when PUBLIC_URL is unset. */
   apiPort?: () => number | undefined;
-  /** Extra routes mounted before the operations (docs pages, static assets). */
-  extraRoutes?: (router: Router) => void;
+  /** Extra routes mounted before the operations (docs pages, connectors with routes of their own). */
+  extraRoutes?: (router: Router, deps: HttpDeps) => void;
 }
 
 interface State {
@@ -59,7 +59,7 @@ export function createHttpApp(deps: HttpDeps): Koa {
   });
 
   const router = new Router();
-  deps.extraRoutes?.(router);
+  deps.extraRoutes?.(router, deps);
   for (const op of kernel.operations.filter((o) => (o.host ?? 'api') === deps.host)) {
     const path = op.path.replace(/\{(\w+)\}/g, ':$1');
     const cors = op.cors || op.auth.includes('storefront');
@@ -93,7 +93,8 @@ function preflight(ctx: Koa.Context, op: Operation) {
   ctx.status = 204;
 }
 
-function inbound(ctx: RouterContext<State>, deps: HttpDeps): InboundRequest {
+/** The pipeline's view of a Koa request (also used by connectors mounted on the API host). */
+export function inbound(ctx: RouterContext<State> | Koa.Context, deps: HttpDeps): InboundRequest {
   const config = deps.kernel.config;
   const query: Record<string, string> = {};
   for (const [k, v] of Object.entries(ctx.query)) {
@@ -103,7 +104,7 @@ function inbound(ctx: RouterContext<State>, deps: HttpDeps): InboundRequest {
   const origin = `${ctx.protocol}://${ctx.host}`;
   const api = apiOrigin(config, { origin, host: deps.host, apiPort: deps.apiPort?.() });
   return {
-    params: { ...ctx.params },
+    params: { ...(ctx as RouterContext<State>).params },
     query,
     headers: ctx.headers as Record<string, string | undefined>,
     cookie: (n) => ctx.cookies.get(n),
@@ -113,11 +114,12 @@ function inbound(ctx: RouterContext<State>, deps: HttpDeps): InboundRequest {
     readUpload: (spec) => receiveUpload(ctx, spec, deps.blobs),
     baseUrl: deps.host === 'ar' ? (config.arPublicUrl ?? origin) : api,
     links: restLinks(config, api),
-    requestId: ctx.state.requestId,
+    requestId: (ctx.state as State).requestId,
   };
 }
 
-function write(ctx: Koa.Context, res: OperationResponse) {
+/** Writes a pipeline answer to a Koa response. */
+export function write(ctx: Koa.Context, res: OperationResponse) {
   for (const [k, v] of Object.entries(res.headers)) ctx.set(k, v);
   for (const c of res.cookies) {
     // A cross-site storefront needs SameSite=None, which browsers take only with Secure (https).

@@ -2,6 +2,7 @@ import { loadConfig, ConfigError } from '../../core/config.ts';
 import { createFitroom } from './compose.ts';
 import { openDatabase, resolveAdminKey } from './runtime.ts';
 import { standalonePlugins } from './plugins.ts';
+import { shopifyFromEnv } from '../shopify/index.ts';
 import { checkAiConfig } from './providers.ts';
 import type { FitroomPlugin } from '../../core/plugin.ts';
 import path from 'node:path';
@@ -20,11 +21,14 @@ async function main() {
   const config = loadConfig(process.env);
   if (role !== 'all' && !config.databaseUrl) throw new ConfigError(`Running the ${role} alone needs DATABASE_URL (an external PostgreSQL shared by all processes); use "npm start" for the all-in-one service on the embedded database`);
   checkAiConfig(config);
+  // connector settings are checked before anything starts
+  const shopify = shopifyFromEnv(process.env);
   const admin = resolveAdminKey(config);
   config.adminKey = admin.key;
   const db = await openDatabase(config, log);
   const extra = await loadPluginModules(config.extraPlugins);
-  const fitroom = await createFitroom(config, { databaseUrl: db.url, plugins: [...standalonePlugins(), ...extra] });
+  const fitroom = await createFitroom(config, { databaseUrl: db.url, plugins: [...standalonePlugins(), ...extra, ...shopify.plugins], mounts: shopify.mounts });
+  log(shopify.status);
 
   if (role !== 'worker') {
     const { apiUrl, arUrl } = await fitroom.listen();

@@ -5,7 +5,7 @@ import { loadConfig, type FitroomConfig } from '../../core/config.ts';
 import type { FitroomPlugin } from '../../core/plugin.ts';
 import type { KeyKind } from '../../core/credentials.ts';
 import { TOKENS } from '../../core/tokens.ts';
-import { createFitroom, type Fitroom } from '../../connectors/standalone/compose.ts';
+import { createFitroom, type Fitroom, type Mount } from '../../connectors/standalone/compose.ts';
 import { standalonePlugins } from '../../connectors/standalone/plugins.ts';
 import { createTestDatabase } from './database.ts';
 
@@ -31,7 +31,7 @@ export interface TestService {
  * A real service for a test file: its own cloned database, real HTTP servers on loopback ports,
  * a worker in the same process (unless `worker: false`), loopback reachable for outbound fetches.
  */
-export async function startTestService(opts: { plugins?: FitroomPlugin[]; env?: Record<string, string>; worker?: boolean; concurrency?: number; shareDatabaseWith?: TestService } = {}): Promise<TestService> {
+export async function startTestService(opts: { plugins?: FitroomPlugin[]; env?: Record<string, string>; worker?: boolean; concurrency?: number; shareDatabaseWith?: TestService; mounts?: Mount[] } = {}): Promise<TestService> {
   const db = opts.shareDatabaseWith ? { url: opts.shareDatabaseWith.dbUrl, drop: async () => undefined } : await createTestDatabase();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'fitroom-test-data-'));
   const config = loadConfig({
@@ -45,7 +45,7 @@ export async function startTestService(opts: { plugins?: FitroomPlugin[]; env?: 
     WEBHOOK_TIMEOUT_MS: '3000',
     ...opts.env,
   });
-  const fitroom = await createFitroom(config, { databaseUrl: db.url, plugins: [...standalonePlugins(), ...(opts.plugins ?? [])], poolSize: 8, migrate: false });
+  const fitroom = await createFitroom(config, { databaseUrl: db.url, plugins: [...standalonePlugins(), ...(opts.plugins ?? [])], poolSize: 8, migrate: false, mounts: opts.mounts });
   const { apiUrl, arUrl } = await fitroom.listen();
   if (opts.worker !== false) await fitroom.startWorker({ concurrency: opts.concurrency ?? 2, pollInterval: 200 });
   const credentials = fitroom.get(TOKENS.credentials);

@@ -1,0 +1,269 @@
+import type Router from '@koa/router';
+import type Koa from 'koa';
+import { randomUUID } from 'node:crypto';
+import type { Operation } from '../../core/plugin.ts';
+import type { OperationPipeline } from '../../core/pipeline.ts';
+import { restLinks, type Links } from '../../core/links.ts';
+import { FitroomError, validationError } from '../../core/errors.ts';
+import { inbound, write, type HttpDeps } from '../standalone/http.ts';
+import { COLLECTION_PRODUCTS_QUERY, METAFIELDS_SET, PRODUCT_IMAGES_QUERY, PRODUCTS_QUERY, adminGraphql, assertNoUserErrors } from './admin-api.ts';
+import { PLATFORM, PROXY_SCHEME, accountOf, exchangeToken, merchantOwner, newMediaRow, shopperOwner, type ShopifyConnector } from './shopify.ts';
+import { adminPage } from './admin-page.ts';
+
+/** The storefront operations the app proxy serves (the widget's calls), by method and API path. */
+const PROXIED = [
+  ['POST', '/api/v1/virtual-fitting'],
+  ['GET', '/api/v1/jobs/{jobId}'],
+  ['POST', '/api/v1/digital-twin'],
+  ['POST', '/api/v1/size-fitting'],
+  ['GET', '/api/v1/challenge'],
+  ['GET', '/widget/v1/fitroom.js'],
+] as const;
+
+const MAX_WEBHOOK_BYTES = 1024 * 1024;
+
+export interface ShopifyMountDeps {
+  connector: ShopifyConnector;
+  pipeline: OperationPipeline;
+  http: HttpDeps;
+}
+
+/**
+ * The Shopify app's HTTP side on the API host, under /shopify: OAuth install, webhooks, the app proxy
+ * (storefront operations through the core pipeline with the proxy's signature as credential) and the
+ * embedded admin with its JSON routes (session-token authenticated).
+ */
+export function mountShopify(router: Router, deps: ShopifyMountDeps): void {
+  const { connector: c, pipeline } = deps;
+  const { shopify } = c;
+  const fail = (ctx: Koa.Context, e: unknown) => write(ctx, pipeline.failure(e, (ctx.state as { requestId: string }).requestId ?? randomUUID(), 'shopify'));
+  const guarded = (fn: (ctx: Koa.Context) => Promise<void>) => async (ctx: Koa.Context) => {
+    try {
+      await fn(ctx);
+    } catch (e) {
+      if (ctx.respond === false) return;
+      fail(ctx, e);
+    }
+  };
+
+  // 1. Install: OAuth for an offline token. The library writes the redirect and its state cookies.
+  router.get('/shopify/auth', guarded(async (ctx) => {
+    const shop = shopify.utils.sanitizeShop(String(ctx.query.shop ?? ''));
+    if (!shop) throw validationError([{ field: 'shop', message: 'must be a shop domain such as name.myshopify.com' }]);
+    ctx.respond = false;
+    await shopify.auth.begin({ shop, callbackPath: '/shopify/auth/callback', isOnline: false, rawRequest: ctx.req, rawResponse: ctx.res });
+  }));
+  router.get('/shopify/auth/callback', guarded(async (ctx) => {
+    let session;
+    try {
+      ({ session } = await shopify.auth.callback({ rawRequest: ctx.req, rawResponse: ctx.res }));
+    } catch (e) {
+      throw new FitroomError('HTTP_ERROR', `The Shopify authorization could not be completed: ${(e as Error).message}`);
+    }
+    await c.completeInstall(session);
+    ctx.redirect(`https://${session.shop}/admin/apps/${c.settings.apiKey}`);
+  }));
+
+  // 2. Webhooks, HMAC-checked on the raw body, each delivery handled once.
+  router.post('/shopify/webhooks', guarded(async (ctx) => {
+    const rawBody = await readRaw(ctx.req, MAX_WEBHOOK_BYTES);
+    const check = await shopify.webhooks.validate({ rawBody, rawRequest: ctx.req, rawResponse: ctx.res });
+    if (!check.valid) throw new FitroomError('HTTP_ERROR', `Webhook refused: ${check.reason}`);
+    const { topic, domain, webhookId } = check as { topic: string; domain: string; webhookId: string };
+    if (!(await c.store.firstDelivery(PLATFORM, webhookId))) {
+      ctx.body = { success: true, duplicate: true };
+      return;
+    }
+    const payload = JSON.parse(rawBody) as Record<string, any>;
+    ctx.body = { success: true, ...(await handleWebhook(c, normalizeTopic(topic), domain, payload)) };
+  }));
+
+  // 3. The app proxy: the storefront's calls, signed by Shopify, answered by the core pipeline.
+  for (const [method, path] of PROXIED) {
+    const op = deps.http.kernel.operations.find((o) => o.method === method && o.path === path && (o.host ?? 'api') === 'api');
+    if (!op) continue;
+    const proxied: Operation = { ...op, auth: [PROXY_SCHEME] };
+    router.register(`/shopify/proxy${path.replace(/\{(\w+)\}/g, ':$1')}`, [method], async (ctx) => {
+      // the proxy scheme checks the signature over the exact query, duplicates included
+      ctx.request.headers['x-fitroom-proxy-query'] = ctx.querystring;
+      const req = inbound(ctx, deps.http);
+      const prefix = /^\/apps\/[a-z0-9_-]+$/i.test(String(ctx.query.path_prefix ?? '')) ? String(ctx.query.path_prefix) : '/apps/fitroom';
+      write(ctx, await pipeline.invoke(proxied, { ...req, links: proxyLinks(req.links, prefix) }));
+    });
+  }
+
+  // 4. The embedded admin page and its JSON routes.
+  router.get('/shopify/app', guarded(async (ctx) => {
+    const shop = shopify.utils.sanitizeShop(String(ctx.query.shop ?? ''));
+    ctx.set('Content-Security-Policy', `frame-ancestors https://admin.shopify.com${shop ? ` https://${shop}` : ''};`);
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = adminPage(c.settings.apiKey);
+  }));
+
+  const admin = (fn: (ctx: Koa.Context, shop: string) => Promise<unknown>) =>
+    guarded(async (ctx) => {
+      const auth = /^Bearer (.+)$/.exec(ctx.get('authorization'))?.[1];
+      if (!auth) throw new FitroomError('HTTP_ERROR', 'The admin routes need the App Bridge session token (Authorization: Bearer)');
+      let shop: string;
+      try {
+        const payload = await shopify.session.decodeSessionToken(auth);
+        shop = new URL(payload.dest).hostname;
+      } catch {
+        throw new FitroomError('HTTP_ERROR', 'The session token is invalid or expired');
+      }
+      const install = await c.store.getInstall(PLATFORM, shop);
+      if (!install || install.status !== 'installed') await exchangeToken(c, shop, auth).catch((e) => {
+        throw new FitroomError('PLATFORM_REAUTH_REQUIRED', `Shopify did not exchange the session token: ${(e as Error).message}`);
+      });
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = await fn(ctx, shop);
+    });
+  const gql = async <T>(shop: string, q: string, v: Record<string, unknown>) => adminGraphql<T>(shopify, await c.offlineSession(shop), q, v, { onReauth: () => c.markReauth(shop) });
+
+  router.get('/shopify/api/products', admin(async (ctx, shop) => {
+    const search = typeof ctx.query.q === 'string' ? ctx.query.q.slice(0, 200) : undefined;
+    const data = await gql<{ products: { nodes: unknown[] } }>(shop, PRODUCTS_QUERY, { first: 50, query: search ?? null });
+    const media = await c.store.media({ platform: PLATFORM, shop });
+    return { products: data.products.nodes, generations: media.map(mediaView) };
+  }));
+  router.post('/shopify/api/products/:id/3d', admin(async (ctx, shop) => ({ generation: await generate3d(c, ctx, shop, productGid(ctx.params.id, 'Product')) })));
+  router.post('/shopify/api/collections/:id/3d', admin(async (ctx, shop) => {
+    const data = await gql<{ collection: { products: { nodes: { id: string; images: { nodes: { url: string }[] } }[] } } | null }>(shop, COLLECTION_PRODUCTS_QUERY, { id: productGid(ctx.params.id, 'Collection') });
+    if (!data.collection) throw new FitroomError('NOT_FOUND', 'No such collection in this shop');
+    const generations = [];
+    const skipped = [];
+    for (const p of data.collection.products.nodes) {
+      if (!p.images.nodes.length) skipped.push({ productId: p.id, reason: 'no images' });
+      else generations.push(await generate3d(c, ctx, shop, p.id, p.images.nodes.map((i) => i.url)));
+    }
+    return { generations, skipped };
+  }));
+  router.get('/shopify/api/generations', admin(async (_ctx, shop) => {
+    await c.sweepMedia();
+    return { generations: (await c.store.media({ platform: PLATFORM, shop })).map(mediaView) };
+  }));
+  router.put('/shopify/api/products/:id/size-chart', admin(async (ctx, shop) => {
+    const body = (await readJson(ctx.req, 64 * 1024)) as { category?: string; sizeChart?: unknown };
+    // the chart the theme block sends to size fitting: validated exactly as POST /api/v1/size-fitting would
+    const probe = { digitalTwinId: '0'.repeat(64), products: [{ id: 'chart', category: body?.category, sizeChart: body?.sizeChart }] };
+    deps.http.kernel.validator.assert('SizeFittingRequest', probe);
+    const value = JSON.stringify({ category: body.category, sizeChart: body.sizeChart });
+    const data = await gql<{ metafieldsSet: { userErrors: { field: string[]; message: string }[] } }>(shop, METAFIELDS_SET, {
+      metafields: [{ ownerId: productGid(ctx.params.id, 'Product'), namespace: '$app:fitroom', key: 'size_chart', type: 'json', value }],
+    });
+    assertNoUserErrors('Shopify refused the size chart', data.metafieldsSet);
+    return { success: true };
+  }));
+  router.get('/shopify/api/data-requests', admin(async (_ctx, shop) => ({ exports: await c.store.dataExports(PLATFORM, shop) })));
+
+  async function generate3d(conn: ShopifyConnector, ctx: Koa.Context, shop: string, productId: string, known?: string[]) {
+    const install = await conn.installed(shop);
+    const images = known ?? (await gql<{ product: { images: { nodes: { url: string }[] } } | null }>(shop, PRODUCT_IMAGES_QUERY, { id: productId })).product?.images.nodes.map((i) => i.url);
+    if (!images) throw new FitroomError('NOT_FOUND', 'No such product in this shop');
+    if (!images.length) throw validationError([{ field: 'images', message: 'the product has no images to build a model from' }]);
+    const shoe3d = deps.http.kernel.operations.find((o) => o.method === 'POST' && o.path === '/api/v1/shoe-3d');
+    if (!shoe3d) throw new FitroomError('SERVICE_UNAVAILABLE', 'Shoe and bag 3D is not installed on this deployment');
+    // the same validation and job as POST /api/v1/shoe-3d, as the shop's own account
+    const links = restLinks(deps.http.kernel.config, c.settings.appUrl.origin);
+    const body = { images: images.slice(0, 4), options: { productType: 'auto' } };
+    deps.http.kernel.validator.assert(shoe3d.body!, body);
+    const res = await shoe3d.handler({ params: {}, query: {}, body, caller: conn.merchantCaller(install), authScheme: 'shopify', headers: {}, ip: ctx.ip, baseUrl: links.api, links, requestId: randomUUID() });
+    const jobId = (res.body as { jobId: string }).jobId;
+    const row = newMediaRow(shop, productId, jobId);
+    await conn.store.addMedia(row);
+    return { id: row.id, productId, jobId, status: 'generating' };
+  }
+}
+
+function mediaView(m: { id: string; productId: string; jobId: string; status: string; mediaId: string | null; error: string | null; updatedAt: Date }) {
+  return { id: m.id, productId: m.productId, jobId: m.jobId, status: m.status, mediaId: m.mediaId, error: m.error, updatedAt: m.updatedAt.toISOString() };
+}
+
+/** Numeric ids and gids both accepted; anything else is a validation error. */
+function productGid(id: string, type: 'Product' | 'Collection'): string {
+  if (/^\d{1,20}$/.test(id)) return `gid://shopify/${type}/${id}`;
+  if (new RegExp(`^gid://shopify/${type}/\\d{1,20}$`).test(id)) return id;
+  throw validationError([{ field: 'id', message: `must be a ${type} id` }]);
+}
+
+/** Status links stay on the shop's proxy path (same origin as the page); files stay on the API host. */
+function proxyLinks(base: Links, prefix: string): Links {
+  return { ...base, job: (jobId) => `${prefix}/api/v1/jobs/${encodeURIComponent(jobId)}` };
+}
+
+export function normalizeTopic(topic: string): string {
+  return topic.toUpperCase().replace(/[/.]/g, '_');
+}
+
+/** What each webhook topic does; returns counts for the log and the tests. */
+export async function handleWebhook(c: ShopifyConnector, topic: string, shop: string, payload: Record<string, any>): Promise<Record<string, unknown>> {
+  const install = await c.store.getInstall(PLATFORM, shop);
+  switch (topic) {
+    case 'APP_UNINSTALLED': {
+      if (!install) return { topic, ignored: 'unknown shop' };
+      // Stop pending work and revoke the shop's key; its data stays until shop/redact.
+      if (install.keyId) await c.credentials.revoke(install.keyId).catch(() => undefined);
+      const owners = await ownersOf(c, shop);
+      const summary = await c.ownerData.summarize(owners);
+      let cancelled = 0;
+      for (const j of summary.jobs.filter((x) => ['queued', 'validating', 'processing', 'uploading'].includes(x.status))) {
+        await c.jobs.cancel(j.id, { ...c.merchantCaller(install), ownerHash: j.ownerHash }).then(() => cancelled++, () => undefined);
+      }
+      await c.store.deleteSessions(PLATFORM, [c.shopify.session.getOfflineId(shop)]);
+      await c.store.saveInstall({ ...install, status: 'uninstalled', uninstalledAt: new Date() });
+      return { topic, cancelled };
+    }
+    case 'CUSTOMERS_DATA_REQUEST': {
+      const customer = String(payload.customer?.id ?? '');
+      if (!/^\d{1,20}$/.test(customer)) throw validationError([{ field: 'customer.id', message: 'is missing' }]);
+      const summary = await c.ownerData.summarize([shopperOwner(shop, customer)]);
+      const holds = { ...summary, jobs: summary.jobs.map(({ ownerHash: _o, ...j }) => j) };
+      const doc = { shop, customerId: customer, dataRequestId: payload.data_request?.id ?? null, generatedAt: new Date().toISOString(), holds };
+      const file = await c.files.store(new TextEncoder().encode(JSON.stringify(doc, null, 2)), { ownerHash: merchantOwner(shop), contentType: 'application/json', filename: `fitroom-customer-${customer}.json`, ttlSeconds: 30 * 86_400 });
+      await c.store.recordDataExport({ platform: PLATFORM, id: String(payload.data_request?.id ?? randomUUID()), shop, customerId: customer, fileId: file.id });
+      return { topic, jobs: summary.jobs.length, files: summary.files.length, twins: summary.twins.length, exportFileId: file.id };
+    }
+    case 'CUSTOMERS_REDACT': {
+      const customer = String(payload.customer?.id ?? '');
+      if (!/^\d{1,20}$/.test(customer)) throw validationError([{ field: 'customer.id', message: 'is missing' }]);
+      const erased = await c.ownerData.erase([shopperOwner(shop, customer)]);
+      await c.store.forgetCustomers(PLATFORM, shop, [customer]);
+      return { topic, erased };
+    }
+    case 'SHOP_REDACT': {
+      const erased = await c.ownerData.erase(await ownersOf(c, shop));
+      if (install?.keyId) await c.credentials.revoke(install.keyId).catch(() => undefined);
+      await c.store.deleteInstall(PLATFORM, shop);
+      return { topic, erased };
+    }
+    default:
+      return { topic, ignored: 'no handler' };
+  }
+}
+
+/** Every owner hash of a shop: its merchant account, its anonymous shoppers and each customer seen. */
+async function ownersOf(c: ShopifyConnector, shop: string): Promise<string[]> {
+  return [merchantOwner(shop), shopperOwner(shop), ...(await c.store.customers(PLATFORM, shop)).map((id) => shopperOwner(shop, id))];
+}
+
+async function readRaw(req: NodeJS.ReadableStream, max: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > max) throw new FitroomError('PAYLOAD_TOO_LARGE', `The webhook body is larger than ${max} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function readJson(req: NodeJS.ReadableStream, max: number): Promise<unknown> {
+  const text = await readRaw(req, max);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw validationError([{ field: '(body)', message: 'is not valid JSON' }], 'Malformed JSON body');
+  }
+}
+
+export { accountOf };
