@@ -3,7 +3,7 @@ import { TOKENS } from './tokens.ts';
 import { CORE_SCHEMAS, ref } from './schemas.ts';
 import { API_VERSION, buildOpenApi } from './openapi.ts';
 import { keyView, type KeyKind } from './credentials.ts';
-import { FitroomError } from './errors.ts';
+import { FitroomError, validationError } from './errors.ts';
 import { registerAuthSchemes } from './auth-schemes.ts';
 import { timingSafeEqual, createHash } from 'node:crypto';
 
@@ -200,6 +200,7 @@ export const corePlugin = definePlugin({
       handler: async (ctx) => {
         const b = ctx.body as { name: string; kind?: KeyKind; accountId?: string; expiresAt?: string; maxUsage?: number; monthlyQuota?: number };
         const expiresAt = b.expiresAt ? new Date(b.expiresAt) : null;
+        if (expiresAt && expiresAt.getTime() <= Date.now()) throw validationError([{ field: 'expiresAt', message: 'must be in the future' }]);
         const { key, record } = await credentials.create({ name: b.name, kind: b.kind ?? 'user', accountId: b.accountId ?? null, expiresAt, maxUsage: b.maxUsage, monthlyQuota: b.monthlyQuota ?? null });
         return { status: 201, body: { key, apiKey: keyView(record) }, headers: { 'Cache-Control': 'no-store' } };
       },

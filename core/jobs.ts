@@ -141,9 +141,13 @@ export function jobView(job: JobRecord, kind: Pick<JobKind, 'progress'> | undefi
     const twin = job.results?.[0]?.digitalTwinId ?? (job.result?.digitalTwinId as string | undefined);
     if (twin) view.digitalTwinId = twin;
   }
-  if (job.status === 'failed') view.error = job.error ?? 'The job failed';
+  if (job.status === 'failed') {
+    view.error = job.error ?? 'The job failed';
+    view.errorCode = job.errorCode ?? 'INTERNAL_ERROR';
+  }
   if (job.status === 'cancelled') {
     view.error = 'The job was cancelled';
+    view.errorCode = 'CANCELLED';
     view.cancelled = true;
   }
   return view;
@@ -241,7 +245,7 @@ export class JobService {
   async cancel(id: string, caller: Caller): Promise<void> {
     const job = await this.getOwned(id, caller);
     if (isTerminal(job.status)) throw new FitroomError('JOB_NOT_CANCELLABLE', `The job is already ${job.status === 'cancelled' ? 'cancelled' : job.status} and cannot be cancelled`);
-    const delivery = job.webhookUrl ? buildJobDelivery(job, 'job.failed', { error: 'The job was cancelled', cancelled: true }, this.kinds.get(job.kind)) : null;
+    const delivery = job.webhookUrl ? buildJobDelivery(job, 'job.failed', { error: 'The job was cancelled', errorCode: 'CANCELLED', cancelled: true }, this.kinds.get(job.kind)) : null;
     const updated = await this.store.transition(id, 'cancelled', RUNNING_STATUSES, { error: 'The job was cancelled', errorCode: 'CANCELLED' }, delivery);
     if (!updated) {
       const now = await this.store.get(id);
@@ -314,7 +318,7 @@ export class JobService {
 
   private async finishFailed(job: JobRecord, message: string, code: string) {
     const kind = this.kinds.get(job.kind);
-    const delivery = job.webhookUrl ? buildJobDelivery(job, 'job.failed', { error: message }, kind) : null;
+    const delivery = job.webhookUrl ? buildJobDelivery(job, 'job.failed', { error: message, errorCode: code }, kind) : null;
     const done = await this.store.transition(job.id, 'failed', RUNNING_STATUSES, { error: message, errorCode: code }, delivery);
     if (done?.charged) await this.store.markUncharged(job.id);
   }

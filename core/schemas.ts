@@ -68,7 +68,12 @@ export const CORE_SCHEMAS: Record<string, JsonSchema> = {
       result: { type: 'object', description: 'When completed. Shoe-3d: glbUrl, viewerUrl, previewGrid. Digital twin: digitalTwinId. Virtual fitting: imageUrl.', additionalProperties: true },
       results: { type: 'array', items: ref('JobResult') },
       digitalTwinId: TWIN_ID,
-      error: { type: 'string', description: 'When failed: the cause.' },
+      error: { type: 'string', description: 'When failed: the cause, in plain words.' },
+      errorCode: {
+        type: 'string',
+        description:
+          'When failed (a Fitroom extension of the Job resource): the machine-readable cause. `IMAGE_FETCH_FAILED` (an input URL could not be fetched), `IMAGE_INVALID` (an input is not a usable image, or no product or person could be found in it), `VALIDATION_ERROR` (an input rule checked while running), `INPUT_REFERENCE_LIMIT`, `QUOTA_EXCEEDED`, `SERVICE_UNAVAILABLE` (no backend can do this task), `PLATFORM_ERROR` / `PLATFORM_REAUTH_REQUIRED` (a commerce platform refused), the shoe-3d upload codes `attribution_unavailable`, `invalid_user_id`, `attribution_conflict`, `file_too_large`, `CANCELLED` (the submitter cancelled), `INTERNAL_ERROR` (unexpected; retrying may help). Branch on this, not on `error`.',
+      },
       cancelled: { type: 'boolean', description: 'Present and true when the submitter cancelled the job; its status is then `failed`.' },
       createdAt: { type: 'string', format: 'date-time' },
       updatedAt: { type: 'string', format: 'date-time' },
@@ -162,10 +167,10 @@ export const CORE_SCHEMAS: Record<string, JsonSchema> = {
     properties: {
       name: { type: 'string', minLength: 1, maxLength: 200 },
       kind: { enum: ['user', 'service', 'development'], default: 'user' },
-      accountId: { type: 'string', minLength: 1, maxLength: 200 },
-      expiresAt: { type: 'string', format: 'date-time' },
-      maxUsage: { type: 'integer', minimum: 0 },
-      monthlyQuota: { type: 'integer', minimum: 0 },
+      accountId: { type: 'string', minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9][A-Za-z0-9._:@-]*$', description: 'Letters, digits and . _ : @ -' },
+      expiresAt: { type: 'string', format: 'date-time', description: 'Must be in the future' },
+      maxUsage: { type: 'integer', minimum: 0, maximum: 2147483647 },
+      monthlyQuota: { type: 'integer', minimum: 0, maximum: 2147483647 },
     },
   },
   CreatedApiKey: {
@@ -188,6 +193,7 @@ export const CORE_SCHEMAS: Record<string, JsonSchema> = {
       results: { type: 'array', items: ref('JobResult') },
       digitalTwinId: TWIN_ID,
       error: { type: 'string' },
+      errorCode: { type: 'string', description: 'The failed job\'s machine-readable cause (see Job.errorCode).' },
       cancelled: { type: 'boolean', description: 'Present and true when the job failed because its submitter cancelled it.' },
     },
   },

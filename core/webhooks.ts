@@ -90,7 +90,7 @@ export function verifyWebhook(input: VerifyWebhookInput): VerifyWebhookResult {
 }
 
 /** Builds the signed delivery for a job reaching a terminal status. */
-export function buildJobDelivery(job: JobRecord, event: 'job.completed' | 'job.failed', extra: { result?: unknown; results?: unknown; error?: string; cancelled?: boolean }, kind: Pick<JobKind, 'name'> | undefined, now = new Date()): WebhookDelivery {
+export function buildJobDelivery(job: JobRecord, event: 'job.completed' | 'job.failed', extra: { result?: unknown; results?: unknown; error?: string; errorCode?: string; cancelled?: boolean }, kind: Pick<JobKind, 'name'> | undefined, now = new Date()): WebhookDelivery {
   const timestamp = now.toISOString();
   const payload: Record<string, unknown> = {
     event,
@@ -102,6 +102,7 @@ export function buildJobDelivery(job: JobRecord, event: 'job.completed' | 'job.f
   if (extra.result !== undefined && extra.result !== null) payload.result = extra.result;
   if (extra.results !== undefined && extra.results !== null) payload.results = extra.results;
   if (extra.error) payload.error = extra.error;
+  if (extra.errorCode) payload.errorCode = extra.errorCode;
   if (extra.cancelled) payload.cancelled = true;
   const digitalTwinId = (extra.results as { digitalTwinId?: string }[] | undefined)?.[0]?.digitalTwinId ?? (extra.result as { digitalTwinId?: string } | undefined)?.digitalTwinId;
   if (digitalTwinId) payload.digitalTwinId = digitalTwinId;

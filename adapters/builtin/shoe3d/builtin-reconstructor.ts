@@ -11,6 +11,7 @@ import { buildSilhouette, type Silhouette } from './silhouettes.ts';
 import { surfaceNets, type TriMesh } from './surface-nets.ts';
 import { bakeTexture, type Symmetry } from './texture-bake.ts';
 import { validateGlb } from './validate-glb.ts';
+import { FitroomError } from '../../../core/errors.ts';
 import { chooseAngles, frontBackSymmetryScore, mirrorSymmetryScore } from './view-angles.ts';
 
 /** Real-world size when the photos carry no scale: shoe length and bag width, metres. */
@@ -119,7 +120,7 @@ export class BuiltinProductReconstructor implements ProductReconstructor {
       }
       await abort();
     }
-    if (sils.length === 0) throw Object.assign(new Error('no view shows an object'), { code: 'IMAGE_INVALID' });
+    if (sils.length === 0) throw new FitroomError('IMAGE_INVALID', 'No photo shows a product that stands out from its background: send packshots of one shoe or bag on a plain, light background, filling a good part of the frame');
     progress(0.05);
     const choice = chooseAngles(sils, given);
     const angles = choice.angles;
@@ -166,7 +167,7 @@ export class BuiltinProductReconstructor implements ProductReconstructor {
     // 2. mesh, smooth, back onto the surface, simplify
     let mesh = surfaceNets(grid);
     await abort();
-    if (mesh.indices.length === 0) throw Object.assign(new Error('the silhouettes do not intersect'), { code: 'IMAGE_INVALID' });
+    if (mesh.indices.length === 0) throw new FitroomError('IMAGE_INVALID', 'The photos do not show one consistent object from different sides (their outlines do not overlap): send views of the same product, each from a different side');
     taubinSmooth(mesh, 4);
     projectToSurface(mesh, field, step * 0.5, step * 0.5, 1);
     taubinSmooth(mesh, 1);

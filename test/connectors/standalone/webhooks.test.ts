@@ -185,7 +185,7 @@ describe('webhooks through the HTTP API', () => {
     const [req] = await receiver.waitFor(1, (r) => r.path === '/hooks/failed' && JSON.parse(r.body.toString()).jobId === jobId);
     const raw = req.body.toString('utf8');
     const payload = JSON.parse(raw);
-    expect(payload).toEqual({ event: 'job.failed', jobId, kind: 'test-job', status: 'failed', error: 'The test input asked to fail', timestamp: payload.timestamp });
+    expect(payload).toEqual({ event: 'job.failed', jobId, kind: 'test-job', status: 'failed', error: 'The test input asked to fail', errorCode: 'VALIDATION_ERROR', timestamp: payload.timestamp });
     expect(req.headers['x-webhook-event']).toBe('job.failed');
     expect(req.headers['x-webhook-timestamp']).toBe(payload.timestamp);
     const signature = String(req.headers['x-webhook-signature']);
@@ -201,7 +201,7 @@ describe('webhooks through the HTTP API', () => {
     expect((await svc.call('DELETE', `/api/v1/jobs/${jobId}`, { key })).status).toBe(200);
     const [req] = await receiver.waitFor(1, (r) => r.path === '/hooks/cancelled' && JSON.parse(r.body.toString()).jobId === jobId);
     const payload = JSON.parse(req.body.toString('utf8'));
-    expect(payload).toEqual({ event: 'job.failed', jobId, kind: 'test-job', status: 'failed', error: 'The job was cancelled', cancelled: true, timestamp: payload.timestamp });
+    expect(payload).toEqual({ event: 'job.failed', jobId, kind: 'test-job', status: 'failed', error: 'The job was cancelled', errorCode: 'CANCELLED', cancelled: true, timestamp: payload.timestamp });
     expect(await octokitVerify(sha256Hex(key), canonical(payload), String(req.headers['x-webhook-signature']))).toBe(true);
   });
 
