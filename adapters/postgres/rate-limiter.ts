@@ -18,8 +18,9 @@ interface WindowState {
  * Fixed-window counters in PostgreSQL (rate-limiter-flexible), shared by every API process.
  * A request is an atomic upsert when this process's view of the shared count is older than
  * `flushMs` (100 ms); in between, requests are granted against that count plus this process's own
- * pending points, written back within the interval. One process is exact; with several, a key can
- * overshoot by what the other processes granted within one interval.
+ * pending points, written back within the interval. Decisions for one key are serialized in the
+ * process, so one process is exact under any concurrency; with several processes, a key can
+ * overshoot by what the other processes granted within one interval (100 ms).
  */
 export class PostgresRateLimiter implements RateLimiter {
   private readonly pool: Pool;
@@ -27,6 +28,7 @@ export class PostgresRateLimiter implements RateLimiter {
   private readonly limiters = new Map<string, RateLimiterPostgres>();
   private readonly windows = new Map<string, WindowState & { limiter: RateLimiterPostgres }>();
   private timer: NodeJS.Timeout | null = null;
+  private readonly locks = new Map<string, Promise<void>>();
   private flushing: Promise<void> | null = null;
 
   constructor(pool: Pool, opts: { flushMs?: number } = {}) {
@@ -44,8 +46,29 @@ export class PostgresRateLimiter implements RateLimiter {
     return l;
   }
 
-  async consume(key: string, limit: number, windowSeconds: number): Promise<RateDecision> {
+  /**
+   * Decisions for one key are taken one at a time in this process, so a request never decides on a
+   * count that another request of this process is about to change (exact within one process).
+   */
+  consume(key: string, limit: number, windowSeconds: number): Promise<RateDecision> {
     const id = `${limit}/${windowSeconds}:${key}`;
+    return this.serial(id, () => this.decide(id, key, limit, windowSeconds));
+  }
+
+  private serial<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    const run = (this.locks.get(id) ?? Promise.resolve()).then(fn);
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.locks.set(id, tail);
+    void tail.then(() => {
+      if (this.locks.get(id) === tail) this.locks.delete(id);
+    });
+    return run;
+  }
+
+  private async decide(id: string, key: string, limit: number, windowSeconds: number): Promise<RateDecision> {
     const now = Date.now();
     const w = this.windows.get(id);
     if (w && now < w.resetAt && now - w.syncedAt < this.flushMs) {
@@ -81,30 +104,33 @@ export class PostgresRateLimiter implements RateLimiter {
     this.timer.unref();
   }
 
-  /** Writes pending points and refreshes the shared counts. */
+  /** Writes pending points and refreshes the shared counts (each key in turn with its decisions). */
   async flush(): Promise<void> {
-    const now = Date.now();
-    for (const [id, w] of this.windows) {
-      if (now >= w.resetAt) {
-        // Points granted in a window that has ended no longer matter.
-        this.windows.delete(id);
-        continue;
-      }
-      if (w.pending === 0) continue;
-      const points = w.pending;
-      w.pending = 0;
-      w.inFlight += points;
-      const key = id.slice(id.indexOf(':') + 1);
-      try {
-        const res = await w.limiter.penalty(key, points);
-        w.consumed = Math.max(w.consumed, res.consumedPoints);
-        w.syncedAt = Date.now();
-      } catch (e) {
-        w.pending += points;
-        console.error('[rate-limit] flush failed:', (e as Error).message);
-      } finally {
-        w.inFlight -= points;
-      }
+    for (const id of [...this.windows.keys()]) {
+      await this.serial(id, async () => {
+        const w = this.windows.get(id);
+        if (!w) return;
+        if (Date.now() >= w.resetAt) {
+          // Points granted in a window that has ended no longer matter.
+          this.windows.delete(id);
+          return;
+        }
+        if (w.pending === 0) return;
+        const points = w.pending;
+        w.pending = 0;
+        w.inFlight += points;
+        const key = id.slice(id.indexOf(':') + 1);
+        try {
+          const res = await w.limiter.penalty(key, points);
+          w.consumed = Math.max(w.consumed, res.consumedPoints);
+          w.syncedAt = Date.now();
+        } catch (e) {
+          w.pending += points;
+          console.error('[rate-limit] flush failed:', (e as Error).message);
+        } finally {
+          w.inFlight -= points;
+        }
+      });
     }
   }
 
