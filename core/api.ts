@@ -5,6 +5,7 @@ import { API_VERSION, buildOpenApi } from './openapi.ts';
 import { keyView, type KeyKind } from './credentials.ts';
 import { FitroomError, validationError } from './errors.ts';
 import { registerAuthSchemes } from './auth-schemes.ts';
+import { DATABASE_HEALTH, type DatabaseHealth } from './ports/database-health.ts';
 import { timingSafeEqual, createHash } from 'node:crypto';
 
 function safeEqual(a: string, b: string): boolean {
@@ -29,6 +30,7 @@ export const corePlugin = definePlugin({
     const credentials = api.get(TOKENS.credentials);
     const probe = api.get(TOKENS.queueProbe);
     const kernel = api.get(TOKENS.kernel);
+    const database: DatabaseHealth = api.has(DATABASE_HEALTH) ? api.get(DATABASE_HEALTH) : { check: async () => ({ ok: true, latencyMs: 0 }) };
     const now = () => new Date().toISOString();
 
     registerAuthSchemes(api);
@@ -58,8 +60,13 @@ export const corePlugin = definePlugin({
       tags: ['Health'],
       auth: ['none'],
       rateLimit: 'health',
-      responses: { 200: { description: 'The service is up', schema: 'HealthResponse' } },
-      handler: async () => ({ body: { status: 'ok', timestamp: now(), version: API_VERSION } }),
+      description: 'Answers 200 while the service and its database answer; 503 `DATABASE_UNAVAILABLE` while the database cannot be reached (load balancers take the instance out; it comes back by itself).',
+      responses: { 200: { description: 'The service is up', schema: 'HealthResponse' }, 503: { description: 'DATABASE_UNAVAILABLE', schema: 'ErrorEnvelope' } },
+      handler: async () => {
+        const db = await database.check();
+        if (!db.ok) throw new FitroomError('DATABASE_UNAVAILABLE', `The database cannot be reached (${db.error}); the service reconnects by itself`);
+        return { body: { status: 'ok', timestamp: now(), version: API_VERSION }, headers: { 'Cache-Control': 'no-store' } };
+      },
     });
 
     api.operation({
@@ -84,8 +91,9 @@ export const corePlugin = definePlugin({
         } catch (e) {
           modal = { warm: false, error: (e as Error).message, provider: first?.id ?? 'none' };
         }
-        const q = await probe.ping(5000);
-        return { body: { status: 'ok', timestamp: now(), modal, queue: { warm: q.warm, roundTripMs: q.roundTripMs } } };
+        const db = await database.check();
+        const q = db.ok ? await probe.ping(5000) : { warm: false, roundTripMs: null };
+        return { body: { status: db.ok ? 'ok' : 'degraded', timestamp: now(), modal, queue: { warm: q.warm, roundTripMs: q.roundTripMs }, database: { reachable: db.ok, latencyMs: db.latencyMs, ...(db.error ? { error: db.error } : {}) } } };
       },
     });
 

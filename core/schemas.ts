@@ -125,7 +125,7 @@ export const CORE_SCHEMAS: Record<string, JsonSchema> = {
     type: 'object',
     required: ['status', 'timestamp', 'modal', 'queue'],
     properties: {
-      status: { const: 'ok' },
+      status: { enum: ['ok', 'degraded'], description: '`degraded` while the database cannot be reached (see `database`).' },
       timestamp: { type: 'string', format: 'date-time' },
       modal: {
         type: 'object',
@@ -134,6 +134,7 @@ export const CORE_SCHEMAS: Record<string, JsonSchema> = {
         properties: { warm: { type: 'boolean' }, responseTimeMs: { type: 'number' }, error: { type: 'string' }, provider: { type: 'string' } },
       },
       queue: { type: 'object', required: ['warm'], properties: { warm: { type: 'boolean' }, roundTripMs: { type: ['number', 'null'] } } },
+      database: { type: 'object', required: ['reachable'], properties: { reachable: { type: 'boolean' }, latencyMs: { type: 'number' }, error: { type: 'string' } } },
     },
   },
   QueueWarmupResponse: {

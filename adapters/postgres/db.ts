@@ -13,11 +13,61 @@ const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '
 pg.types.setTypeParser(20, (v) => Number(v));
 
 export function createPool(connectionString: string, max = 10): Pool {
-  const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000 });
+  // query_timeout: a server that stops answering (frozen, partitioned) fails queries instead of hanging them
+  const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000, query_timeout: 20_000 });
   // An idle client losing its connection must not crash the process; the pool replaces it.
-  pool.on('error', (err) => console.error('[postgres] idle client error:', err.message));
-  pool.on('connect', (client) => client.on('error', (err) => console.error('[postgres] client error:', err.message)));
+  // (Once the pool is ending, the server shutting down its last connections is expected, not news.)
+  pool.on('error', (err) => pool.ending || console.error('[postgres] idle client error:', err.message));
+  pool.on('connect', (client) => client.on('error', (err) => pool.ending || console.error('[postgres] client error:', err.message)));
   return pool;
+}
+
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', '57P01', '57P02', '57P03', '53300']);
+
+/** Whether an error means the database cannot be reached right now (not that a query was wrong). */
+export function isDatabaseUnavailable(e: unknown): boolean {
+  const err = e as { code?: string; message?: string } | null;
+  if (!err || typeof err !== 'object') return false;
+  if (err.code && (UNAVAILABLE_CODES.has(err.code) || err.code.startsWith('08'))) return true;
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED|Query read timeout/i.test(err.message ?? '');
+}
+
+/** `select 1` with a short timeout, remembered for a second so health checks stay cheap. */
+export class PoolHealth {
+  private readonly pool: Pool;
+  private last: { at: number; result: { ok: boolean; latencyMs: number; error?: string } } | null = null;
+  private pending: Promise<{ ok: boolean; latencyMs: number; error?: string }> | null = null;
+  constructor(pool: Pool) {
+    this.pool = pool;
+  }
+
+  check() {
+    if (this.last && Date.now() - this.last.at < 1000) return Promise.resolve(this.last.result);
+    this.pending ??= this.probe().then((result) => {
+      this.last = { at: Date.now(), result };
+      this.pending = null;
+      return result;
+    });
+    return this.pending;
+  }
+
+  private async probe() {
+    const t0 = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.pool.query('select 1'),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error('no answer within 1.5 s')), 1500);
+        }),
+      ]);
+      return { ok: true, latencyMs: Math.round((performance.now() - t0) * 10) / 10 };
+    } catch (e) {
+      return { ok: false, latencyMs: Math.round(performance.now() - t0), error: (e as Error).message };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 }
 
 export async function withTransaction<T>(pool: Pool, fn: (c: PoolClient) => Promise<T>): Promise<T> {

@@ -2,6 +2,14 @@ import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Pool } from './db.ts';
 import type { RateDecision, RateLimiter } from '../../core/ports/rate-limiter.ts';
 
+/** How long a decision waits for the shared count before it falls back to this process's own. */
+const DB_DECISION_TIMEOUT_MS = 1000;
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('rate-limit store did not answer')), ms)))]).finally(() => clearTimeout(timer));
+}
+
 interface WindowState {
   /** Points the database had counted at the last sync (all processes). */
   consumed: number;
@@ -85,13 +93,22 @@ export class PostgresRateLimiter implements RateLimiter {
     const limiter = w?.limiter ?? this.limiter(limit, windowSeconds);
     const state = (consumed: number, ms: number) => ({ limiter, consumed, pending: 0, inFlight: 0, resetAt: now + ms, syncedAt: now });
     try {
-      const res = await limiter.consume(key, 1 + carried);
+      const res = await withTimeout(limiter.consume(key, 1 + carried), DB_DECISION_TIMEOUT_MS);
       this.windows.set(id, state(res.consumedPoints, res.msBeforeNext));
       return { allowed: true, limit, remaining: res.remainingPoints, resetAt: Math.ceil((now + res.msBeforeNext) / 1000) };
     } catch (e) {
-      if (!(e instanceof RateLimiterRes)) throw e;
-      this.windows.set(id, state(e.consumedPoints, e.msBeforeNext));
-      return { allowed: false, limit, remaining: 0, resetAt: Math.ceil((now + e.msBeforeNext) / 1000) };
+      if (e instanceof RateLimiterRes) {
+        this.windows.set(id, state(e.consumedPoints, e.msBeforeNext));
+        return { allowed: false, limit, remaining: 0, resetAt: Math.ceil((now + e.msBeforeNext) / 1000) };
+      }
+      // The database is slow or gone: decide on this process's own count (an insurance limiter, as
+      // rate-limiter-flexible recommends) and write the points back once it answers again.
+      const local = w && now < w.resetAt ? w : { ...state(0, windowSeconds * 1000), pending: 0 };
+      const used = local.consumed + local.inFlight + carried;
+      const allowed = used < limit;
+      this.windows.set(id, { ...local, pending: carried + (allowed ? 1 : 0), syncedAt: now });
+      if (carried || allowed) this.scheduleFlush();
+      return { allowed, limit, remaining: allowed ? limit - used - 1 : 0, resetAt: Math.ceil(local.resetAt / 1000) };
     }
   }
 
@@ -121,12 +138,13 @@ export class PostgresRateLimiter implements RateLimiter {
         w.inFlight += points;
         const key = id.slice(id.indexOf(':') + 1);
         try {
-          const res = await w.limiter.penalty(key, points);
+          const res = await withTimeout(w.limiter.penalty(key, points), DB_DECISION_TIMEOUT_MS);
           w.consumed = Math.max(w.consumed, res.consumedPoints);
           w.syncedAt = Date.now();
         } catch (e) {
           w.pending += points;
-          console.error('[rate-limit] flush failed:', (e as Error).message);
+          console.error('[rate-limit] write-back failed (kept for the next one):', (e as Error).message);
+          this.scheduleFlush();
         } finally {
           w.inFlight -= points;
         }

@@ -12,7 +12,9 @@ import { CredentialService } from '../../core/credentials.ts';
 import { FileService } from '../../core/files.ts';
 import { WebhookSender } from '../../core/webhooks.ts';
 import { ImageLoader } from '../../core/image-loader.ts';
-import { createPool, migrate, type Pool } from '../../adapters/postgres/db.ts';
+import { createPool, isDatabaseUnavailable, migrate, PoolHealth, type Pool } from '../../adapters/postgres/db.ts';
+import { DATABASE_HEALTH } from '../../core/ports/database-health.ts';
+import { FitroomError } from '../../core/errors.ts';
 import { PostgresJobStore } from '../../adapters/postgres/job-store.ts';
 import { PostgresCredentialStore } from '../../adapters/postgres/credential-store.ts';
 import { PostgresFileStore } from '../../adapters/postgres/file-store.ts';
@@ -95,6 +97,7 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
   services.provide(TOKENS.imageCodec, codec);
   services.provide(TOKENS.rateLimiter, rateLimiter);
   services.provide(TOKENS.queueProbe, new GraphileQueueProbe(pool));
+  services.provide(DATABASE_HEALTH, new PoolHealth(pool));
   services.provide(USAGE_ATTRIBUTION, new PostgresUsageAttributionStore(pool));
   services.provide(TOKENS.signingSecret, signingSecret);
   services.provide(TOKENS.jobs, new JobService(jobStore, kernel.jobKinds));
@@ -132,6 +135,8 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
       kernel,
       rateLimiter,
       botCheck: services.has(TOKENS.botCheck) ? services.get(TOKENS.botCheck) : null,
+      // a database that cannot be reached is a 503 the client may retry, not an internal error
+      classifyError: (e) => (isDatabaseUnavailable(e) ? new FitroomError('DATABASE_UNAVAILABLE', 'The database cannot be reached right now; retry in a few seconds') : null),
       logError: (requestId, op, e) => console.error(`[http] ${requestId} ${op} unexpected error:`, e),
     });
 

@@ -42,13 +42,16 @@ async function main() {
   else if (admin.file) log(`admin key is in ${admin.file}`);
   else if (!admin.key) log('admin API disabled: set ADMIN_KEY to enable /admin/v1');
 
-  let stopping = false;
+  let stoppingSince = 0;
   const stop = async (signal: string) => {
-    if (stopping) {
+    if (stoppingSince) {
+      // Ctrl-C reaches node twice (the terminal's process group, and npm forwarding it): a repeat
+      // within 2 s is the same request; a later one means "now", leaving PostgreSQL to the next start.
+      if (Date.now() - stoppingSince < 2000) return;
       log(`${signal} again: exiting now`);
       process.exit(1);
     }
-    stopping = true;
+    stoppingSince = Date.now();
     log(`${signal}: draining`);
     try {
       await fitroom.close();
@@ -81,7 +84,10 @@ async function loadPluginModules(specs: string[]): Promise<FitroomPlugin[]> {
 }
 
 main().catch((e) => {
+  const err = e as NodeJS.ErrnoException & { port?: number };
   if (e instanceof ConfigError) console.error(`[fitroom] configuration error: ${e.message}`);
-  else console.error('[fitroom] failed to start:', e);
+  else if (err?.code === 'EADDRINUSE') console.error(`[fitroom] failed to start: port ${err.port} is already in use; stop the other process or choose PORT / AR_PORT`);
+  else if (e instanceof Error) console.error(`[fitroom] failed to start: ${e.message}`, process.env.FITROOM_DEBUG ? e : '');
+  else console.error(`[fitroom] failed to start: ${String(e)}`);
   process.exit(1);
 });

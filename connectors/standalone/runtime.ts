@@ -21,7 +21,30 @@ export async function openDatabase(config: FitroomConfig, log: (l: string) => vo
   const dir = path.resolve(config.dataDir);
   mkdirSync(dir, { recursive: true, mode: 0o755 });
   const t0 = Date.now();
-  const db = await startEmbeddedPostgres({ dir: path.join(dir, 'postgres'), log: (l) => (process.env.FITROOM_DEBUG ? log(`[postgres] ${l}`) : undefined) });
+  // If the cluster dies while the service runs, it is started again (same port and data) with backoff;
+  // after 5 failed restarts in a row the process exits non-zero so that a supervisor takes over.
+  let failures = 0;
+  const restartLater = (err: Error, restart: () => Promise<void>) => {
+    const delay = Math.min(30_000, 500 * 2 ** failures);
+    log(`${err.message}; restarting it in ${delay} ms`);
+    setTimeout(() => {
+      restart().then(
+        () => {
+          failures = 0;
+          log('embedded PostgreSQL restarted');
+        },
+        (e: Error) => {
+          failures++;
+          if (failures >= 5) {
+            console.error(`[fitroom] embedded PostgreSQL cannot be restarted (${e.message}); exiting`);
+            process.exit(1);
+          }
+          restartLater(e, restart);
+        },
+      );
+    }, delay).unref();
+  };
+  const db = await startEmbeddedPostgres({ dir: path.join(dir, 'postgres'), log: (l) => (process.env.FITROOM_DEBUG ? log(`[postgres] ${l}`) : undefined), onUnexpectedExit: restartLater });
   const url = db.urlFor('fitroom');
   const admin = await import('pg').then((m) => new m.default.Client(db.adminUrl));
   await admin.connect();
