@@ -1,3 +1,4 @@
+import os from 'node:os';
 /**
  * Deployment configuration, read once at start from environment variables. Every setting and its
  * default is listed here and in the README's configuration table.
@@ -45,6 +46,19 @@ export interface FitroomConfig {
    * signing secret). Usage tokens need their own handshake secret; without it they are disabled.
    */
   tokens: { storefrontTtlSeconds: number; accountTtlSeconds: number; secrets: { kid: string; secret: string }[]; usageHandshakeSecret: string | null };
+}
+
+/**
+ * Jobs one worker process runs at once when WORKER_CONCURRENCY is unset, from memory: a worker
+ * process stays under 1.5 GB RSS (about 350 MB of its own, up to 550 MB per heavy job within the
+ * per-job decoded-pixel budget, measured by `npm run bench`), and all workers of a machine under
+ * half its memory.
+ */
+export function autoConcurrency(totalMemBytes: number): number {
+  const mb = totalMemBytes / 1048576;
+  const perProcess = Math.floor((1536 - 350) / 550);
+  const byMachine = Math.floor((mb * 0.5 - 350) / 550);
+  return Math.max(1, Math.min(perProcess, byMachine));
 }
 
 export class ConfigError extends Error {
@@ -107,7 +121,7 @@ export function loadConfig(env: Env): FitroomConfig {
     adminKey: str(env, 'ADMIN_KEY'),
     allowedPrivateNetworks: nets,
     operatorAllowlist: cidrs(env, 'MONITORING_ALLOWED_IPS') ?? [],
-    workerConcurrency: int(env, 'WORKER_CONCURRENCY', 2, 1, 64),
+    workerConcurrency: int(env, 'WORKER_CONCURRENCY', autoConcurrency(os.totalmem()), 1, 64),
     workerDeadAfterSeconds: int(env, 'WORKER_DEAD_AFTER_SECONDS', 30, 2, 3600),
     extraPlugins: list(env, 'FITROOM_PLUGINS') ?? [],
     maxJsonBytes: int(env, 'MAX_JSON_BYTES', 40 * 1024 * 1024, 1024),

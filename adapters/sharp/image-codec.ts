@@ -3,6 +3,8 @@ import type { EncodedImage, RasterImage } from '../../core/images.ts';
 import type { DecodeLimits, ImageCodec } from '../../core/ports/image-codec.ts';
 import { FitroomError } from '../../core/errors.ts';
 
+// One libvips thread per decode (jobs already run side by side) and no operation cache: memory
+// follows the images in flight, not what was decoded before.
 sharp.concurrency(1);
 sharp.cache(false);
 
@@ -22,7 +24,11 @@ export class SharpImageCodec implements ImageCodec {
     if (meta.width * meta.height > limits.maxPixels) throw new FitroomError('IMAGE_INVALID', `image has more than ${limits.maxPixels} pixels`);
     try {
       let img = sharp(bytes, { limitInputPixels: limits.maxPixels, failOn: 'error', animated: false }).rotate().toColourspace('srgb').ensureAlpha();
-      if (limits.maxSide && Math.max(meta.width, meta.height) > limits.maxSide) img = img.resize({ width: limits.maxSide, height: limits.maxSide, fit: 'inside' });
+      // The decoded size is bounded by side and by area; libvips shrinks while decoding (no full-size copy).
+      const area = limits.maxDecodedPixels && meta.width * meta.height > limits.maxDecodedPixels ? Math.sqrt(limits.maxDecodedPixels / (meta.width * meta.height)) : 1;
+      const side = limits.maxSide ? Math.min(1, limits.maxSide / Math.max(meta.width, meta.height)) : 1;
+      const scale = Math.min(area, side);
+      if (scale < 1) img = img.resize({ width: Math.max(1, Math.floor(meta.width * scale)), height: Math.max(1, Math.floor(meta.height * scale)), fit: 'fill' });
       const { data, info } = await img.raw().toBuffer({ resolveWithObject: true });
       return { width: info.width, height: info.height, data: new Uint8Array(data.buffer, data.byteOffset, data.length) };
     } catch (e) {

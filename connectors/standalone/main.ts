@@ -3,6 +3,7 @@ import { createFitroom } from './compose.ts';
 import { openDatabase, resolveAdminKey } from './runtime.ts';
 import { standalonePlugins } from './plugins.ts';
 import { shopifyFromEnv } from '../shopify/index.ts';
+import { superviseWorker } from './worker-process.ts';
 import { checkAiConfig } from './providers.ts';
 import type { FitroomPlugin } from '../../core/plugin.ts';
 import path from 'node:path';
@@ -14,7 +15,7 @@ import { pathToFileURL } from 'node:url';
  * another worker after the grace period), then the database closes.
  */
 const role = process.argv[2] ?? 'all';
-const log = (l: string) => console.log(`[fitroom] ${l}`);
+const log = (l: string) => console.log(`[fitroom${process.env.FITROOM_WORKER_CHILD ? ' worker' : ''}] ${l}`);
 
 async function main() {
   if (!['all', 'api', 'worker'].includes(role)) throw new ConfigError(`Unknown role "${role}": use all, api or worker`);
@@ -28,19 +29,24 @@ async function main() {
   const db = await openDatabase(config, log);
   const extra = await loadPluginModules(config.extraPlugins);
   const fitroom = await createFitroom(config, { databaseUrl: db.url, plugins: [...standalonePlugins(), ...extra, ...shopify.plugins], mounts: shopify.mounts });
-  log(shopify.status);
 
   if (role !== 'worker') {
     const { apiUrl, arUrl } = await fitroom.listen();
     log(`API host on ${apiUrl} (docs at ${apiUrl}/docs)${arUrl ? `, AR host on ${arUrl}` : ''}`);
   }
-  if (role !== 'api') {
+  if (!process.env.FITROOM_WORKER_CHILD) log(shopify.status);
+  // All-in-one: jobs run in a supervised child process, so heavy work never blocks this event loop
+  // (FITROOM_WORKER=inline keeps them in this process, for debugging).
+  const workerChild = role === 'all' && process.env.FITROOM_WORKER !== 'inline' ? superviseWorker({ databaseUrl: db.url, log }) : null;
+  if (workerChild) log(`worker process ${await workerChild.ready} running the jobs`);
+  else if (role !== 'api') {
     await fitroom.startWorker();
     log(`worker running (concurrency ${config.workerConcurrency})`);
+    process.send?.({ type: 'worker-ready' });
   }
   if (admin.generated) log(`generated admin key (kept in ${admin.file}): ${admin.key}`);
   else if (admin.file) log(`admin key is in ${admin.file}`);
-  else if (!admin.key) log('admin API disabled: set ADMIN_KEY to enable /admin/v1');
+  else if (!admin.key && !process.env.FITROOM_WORKER_CHILD) log('admin API disabled: set ADMIN_KEY to enable /admin/v1');
 
   let stoppingSince = 0;
   const stop = async (signal: string) => {
@@ -54,6 +60,7 @@ async function main() {
     stoppingSince = Date.now();
     log(`${signal}: draining`);
     try {
+      await workerChild?.stop();
       await fitroom.close();
       await db.stop();
       log('stopped');

@@ -35,7 +35,8 @@ export function registerAiProviders(config: FitroomConfig, services: ServiceCont
   else missing.push('meshy (MESHY_API_KEY)');
   if (ai.tripoApiKey) reconstructors.push(new TripoProductReconstructor({ apiKey: ai.tripoApiKey }));
   else missing.push('tripo (TRIPO_API_KEY)');
-  if (missing.length > 0) log(`AI vendors without credentials, left out: ${missing.join(', ')}`);
+  // said once: the all-in-one service's worker process runs with the same settings
+  if (missing.length > 0 && !process.env.FITROOM_WORKER_CHILD) log(`AI vendors without credentials, left out: ${missing.join(', ')}`);
   // the classical try-on engine needs no credentials: always present, last in the default chain
   imageModels.push(new BuiltinTryOnProvider(new SharpImageCodec()));
   reconstructors.push(new BuiltinProductReconstructor());

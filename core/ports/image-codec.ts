@@ -6,6 +6,8 @@ export interface DecodeLimits {
   maxPixels: number;
   /** Decoded images larger than this on either side are scaled down (aspect kept). */
   maxSide?: number;
+  /** Decoded images with more pixels than this are scaled down (aspect kept): a job's memory budget. */
+  maxDecodedPixels?: number;
 }
 
 /**

@@ -11,6 +11,7 @@ import type { ImageCodec } from '../../core/ports/image-codec.ts';
 import type { ProductReconstructor } from '../../core/ports/product-reconstructor.ts';
 import type { PackshotCleanup, PackshotSingleShoe, Shoe3dEngine, Shoe3dTimeouts } from '../../core/ports/shoe3d-engine.ts';
 import { restLinks } from '../../core/links.ts';
+import type { DecodeLimits } from '../../core/ports/image-codec.ts';
 import { resolveOwner } from './ownership.ts';
 
 export const SHOE3D_JOB = 'shoe-3d';
@@ -21,6 +22,11 @@ export const AR_LIBRARY_MAX_BYTES = 20 * 1024 * 1024;
 export const GLB_INPUT_MAX_BYTES = 30 * 1024 * 1024;
 /** Photos are decoded no larger than this on either side. */
 const IMAGE_LIMITS = { maxPixels: 40_000_000, maxSide: 2048 };
+/**
+ * Decoded pixels for all of a job's photos together (four 2048² views): more photos are each decoded
+ * smaller, so a job's memory does not grow with their number (12 × 6300² photos stay within 16 MP).
+ */
+export const JOB_DECODED_PIXELS = 4 * 2048 * 2048;
 /** The AR host's autofit job kind (plugins/ar-host), queued for uploaded models. */
 const AR_AUTOFIT_JOB = 'ar-autofit';
 
@@ -110,7 +116,8 @@ async function runShoe3d(job: RunningJob<Shoe3dJobInput>, d: Shoe3dDeps) {
       owner = resolveOwner({ sessionId: options.sessionId, accountAttribution: job.input.accountAttribution, accountId: job.record.accountId, credentialId: job.record.credentialId });
     }
     const rasters: RasterImage[] = [];
-    for (let i = 0; i < job.input.images.length; i++) rasters.push(await loadImage(d, job.input.images[i], `images[${i}]`, signal));
+    const limits = { ...IMAGE_LIMITS, maxDecodedPixels: Math.floor(JOB_DECODED_PIXELS / Math.max(1, job.input.images.length)) };
+    for (let i = 0; i < job.input.images.length; i++) rasters.push(await loadImage(d, job.input.images[i], `images[${i}]`, signal, limits));
     let glb: Uint8Array | null = null;
     if (job.input.glbInput) glb = await loadGlb(d, job.input.glbInput, job.record.ownerHash, signal);
     job.note({ images: rasters.map((r) => `${r.width}x${r.height}`), ...(glb ? { glbInput: glb.byteLength } : {}), ...(owner ? { owner: owner.kind } : {}) });
@@ -257,11 +264,11 @@ async function runShoe3d(job: RunningJob<Shoe3dJobInput>, d: Shoe3dDeps) {
   };
 }
 
-async function loadImage(d: Shoe3dDeps, src: StoredSource, label: string, signal: AbortSignal): Promise<RasterImage> {
-  if (src.url) return (await d.images.load(src.url, label, IMAGE_LIMITS, signal)).raster;
+async function loadImage(d: Shoe3dDeps, src: StoredSource, label: string, signal: AbortSignal, limits: DecodeLimits): Promise<RasterImage> {
+  if (src.url) return (await d.images.load(src.url, label, limits, signal)).raster;
   const bytes = await readStash(d, src.fileId!);
   try {
-    return await d.codec.decode(bytes, IMAGE_LIMITS);
+    return await d.codec.decode(bytes, limits);
   } catch (e) {
     throw new FitroomError('IMAGE_INVALID', `Could not decode ${label}: ${(e as Error).message}`);
   }
