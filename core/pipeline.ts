@@ -181,10 +181,10 @@ export class OperationPipeline {
     if (op.upload) {
       upload = await req.readUpload(op.upload);
       body = upload.fields;
-      assertNoPrototypeKeys(body);
+      assertSafeJson(body);
     } else if (op.body) {
       body = await req.readJson(op.maxBodyBytes ?? kernel.config.maxJsonBytes);
-      assertNoPrototypeKeys(body);
+      assertSafeJson(body);
       kernel.validator.assert(op.body, body ?? null);
     }
     return { params: { ...req.params }, query: req.query, body, caller, authScheme: scheme, headers: req.headers, upload, ip: req.ip, baseUrl: req.baseUrl, links: req.links, requestId: req.requestId };
@@ -204,16 +204,23 @@ function hasControlBytes(v: string): boolean {
   return CONTROL.test(v);
 }
 
-/** Refuses `__proto__`, `constructor` and `prototype` keys at any depth (400 VALIDATION_ERROR). */
-export function assertNoPrototypeKeys(value: unknown): void {
+/**
+ * Refuses, at any depth, `__proto__`, `constructor` and `prototype` keys (they could reach a
+ * prototype when a body is copied or merged) and NUL characters in keys or strings (no store can
+ * keep them: PostgreSQL text and jsonb refuse U+0000). 400 VALIDATION_ERROR naming the field.
+ */
+export function assertSafeJson(value: unknown): void {
   const stack: { v: unknown; path: string }[] = [{ v: value, path: '' }];
   while (stack.length) {
     const { v, path } = stack.pop()!;
-    if (Array.isArray(v)) v.forEach((x, i) => stack.push({ v: x, path: `${path}[${i}]` }));
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) throw validationError([{ field: path || '(body)', message: 'must not contain NUL characters' }]);
+    } else if (Array.isArray(v)) v.forEach((x, i) => stack.push({ v: x, path: `${path}[${i}]` }));
     else if (v && typeof v === 'object') {
       for (const k of Object.keys(v)) {
         const p = path ? `${path}.${k}` : k;
         if (PROTOTYPE_KEYS.has(k)) throw validationError([{ field: p, message: 'is a reserved key' }]);
+        if (k.includes('\u0000')) throw validationError([{ field: path || '(body)', message: 'has a key with a NUL character' }]);
         stack.push({ v: (v as Record<string, unknown>)[k], path: p });
       }
     }
