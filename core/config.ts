@@ -46,6 +46,8 @@ export interface FitroomConfig {
    * signing secret). Usage tokens need their own handshake secret; without it they are disabled.
    */
   tokens: { storefrontTtlSeconds: number; accountTtlSeconds: number; secrets: { kid: string; secret: string }[]; usageHandshakeSecret: string | null };
+  /** Bot verification of browser-protected requests (BOT_VERIFIER): builtin proof of work, a vendor, or off. */
+  bot: { verifier: 'altcha' | 'turnstile' | 'hcaptcha' | 'off'; secretKey: string | null; siteKey: string | null };
 }
 
 /**
@@ -158,7 +160,21 @@ export function loadConfig(env: Env): FitroomConfig {
       secrets: tokenSecrets(env),
       usageHandshakeSecret: str(env, 'USAGE_TOKEN_HANDSHAKE_SECRET'),
     },
+    bot: botSettings(env),
   };
+}
+
+function botSettings(env: Env): FitroomConfig['bot'] {
+  const verifier = (str(env, 'BOT_VERIFIER') ?? 'altcha').toLowerCase();
+  if (!['altcha', 'turnstile', 'hcaptcha', 'off'].includes(verifier)) throw new ConfigError(`BOT_VERIFIER must be altcha, turnstile, hcaptcha or off, got "${verifier}"`);
+  if (verifier === 'turnstile' || verifier === 'hcaptcha') {
+    const prefix = verifier === 'turnstile' ? 'TURNSTILE' : 'HCAPTCHA';
+    const secretKey = str(env, `${prefix}_SECRET_KEY`);
+    const siteKey = str(env, `${prefix}_SITE_KEY`);
+    if (!secretKey || !siteKey) throw new ConfigError(`BOT_VERIFIER=${verifier} needs ${prefix}_SECRET_KEY and ${prefix}_SITE_KEY`);
+    return { verifier, secretKey, siteKey };
+  }
+  return { verifier: verifier as 'altcha' | 'off', secretKey: null, siteKey: null };
 }
 
 /** The longest a storefront token may live, whatever is asked (documented in the OpenAPI document). */

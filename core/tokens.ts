@@ -16,7 +16,8 @@ import type { CredentialService } from './credentials.ts';
 import type { FileService } from './files.ts';
 import type { ImageLoader } from './image-loader.ts';
 import type { Kernel } from './kernel.ts';
-import type { BotCheck } from './pipeline.ts';
+import type { BotVerification } from './bot-verification.ts';
+import type { ChallengeReplayStore } from './ports/challenge-verifier.ts';
 
 /** Tokens of the ports and services the kernel binds. Plugins define tokens for their own ports. */
 export const TOKENS = {
@@ -42,5 +43,6 @@ export const TOKENS = {
   /** Secret for signed URLs and session cookies, shared by all processes (stored in the database). */
   signingSecret: token<string>('SigningSecret'),
   /** Bot verification of browser-protected requests; unbound when BOT_VERIFIER=off. */
-  botCheck: token<BotCheck>('BotCheck'),
+  botCheck: token<BotVerification>('BotVerification'),
+  challengeReplay: token<ChallengeReplayStore>('ChallengeReplayStore'),
 };

@@ -15,6 +15,13 @@ import { ImageLoader } from '../../core/image-loader.ts';
 import { createPool, isDatabaseUnavailable, migrate, PoolHealth, type Pool } from '../../adapters/postgres/db.ts';
 import { DATABASE_HEALTH } from '../../core/ports/database-health.ts';
 import { FitroomError } from '../../core/errors.ts';
+import { BotVerification } from '../../core/bot-verification.ts';
+import type { ChallengeVerifier } from '../../core/ports/challenge-verifier.ts';
+import { PostgresChallengeReplayStore } from '../../adapters/postgres/challenge-replay-store.ts';
+import { AltchaVerifier } from '../../adapters/altcha/verifier.ts';
+import { TurnstileVerifier } from '../../adapters/turnstile/verifier.ts';
+import { HcaptchaVerifier } from '../../adapters/hcaptcha/verifier.ts';
+import { createHmac } from 'node:crypto';
 import { PostgresJobStore } from '../../adapters/postgres/job-store.ts';
 import { PostgresCredentialStore } from '../../adapters/postgres/credential-store.ts';
 import { PostgresFileStore } from '../../adapters/postgres/file-store.ts';
@@ -98,6 +105,9 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
   services.provide(TOKENS.rateLimiter, rateLimiter);
   services.provide(TOKENS.queueProbe, new GraphileQueueProbe(pool));
   services.provide(DATABASE_HEALTH, new PoolHealth(pool));
+  const replay = new PostgresChallengeReplayStore(pool);
+  services.provide(TOKENS.challengeReplay, replay);
+  if (config.bot.verifier !== 'off') services.provide(TOKENS.botCheck, new BotVerification({ verifier: challengeVerifier(config, signingSecret), replay, signingSecret }));
   services.provide(USAGE_ATTRIBUTION, new PostgresUsageAttributionStore(pool));
   services.provide(TOKENS.signingSecret, signingSecret);
   services.provide(TOKENS.jobs, new JobService(jobStore, kernel.jobKinds));
@@ -178,4 +188,12 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
       await pool.end();
     },
   };
+}
+
+/** The configured bot-verification backend (BOT_VERIFIER). */
+function challengeVerifier(config: FitroomConfig, signingSecret: string): ChallengeVerifier {
+  const b = config.bot;
+  if (b.verifier === 'turnstile') return new TurnstileVerifier({ secretKey: b.secretKey!, siteKey: b.siteKey! });
+  if (b.verifier === 'hcaptcha') return new HcaptchaVerifier({ secretKey: b.secretKey!, siteKey: b.siteKey! });
+  return new AltchaVerifier({ hmacKey: createHmac('sha256', signingSecret).update('fitroom altcha v1').digest('hex') });
 }

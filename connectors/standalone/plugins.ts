@@ -4,8 +4,9 @@ import { twinsPlugin } from '../../plugins/twins/index.ts';
 import { arHostPlugin } from '../../plugins/ar-host/index.ts';
 import { shoe3dPlugin } from '../../plugins/shoe3d/index.ts';
 import { tryonPlugin } from '../../plugins/tryon/index.ts';
+import { storefrontPlugin } from '../../plugins/storefront/index.ts';
 
 /** The capabilities the standalone service installs, in the order they are listed in the README. */
 export function standalonePlugins(): FitroomPlugin[] {
-  return [corePlugin, twinsPlugin, tryonPlugin, shoe3dPlugin, arHostPlugin];
+  return [corePlugin, twinsPlugin, tryonPlugin, shoe3dPlugin, arHostPlugin, storefrontPlugin];
 }

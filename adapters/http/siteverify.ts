@@ -1,0 +1,22 @@
+import { createHash } from 'node:crypto';
+import type { ChallengeVerdict } from '../../core/ports/challenge-verifier.ts';
+
+/**
+ * The siteverify contract Cloudflare Turnstile and hCaptcha share: a form POST of the secret, the
+ * token (`response`) and the client address, answered with `{success, "error-codes", challenge_ts,
+ * hostname}`. A vendor that does not answer refuses the request (fail closed), with the reason.
+ */
+export async function siteverify(url: string, fields: Record<string, string>, token: string, timeoutMs = 5000): Promise<ChallengeVerdict> {
+  let body: { success?: boolean; 'error-codes'?: string[]; challenge_ts?: string };
+  try {
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields), signal: AbortSignal.timeout(timeoutMs) });
+    if (!res.ok) return { ok: false, reason: `the verification service answered HTTP ${res.status}` };
+    body = (await res.json()) as typeof body;
+  } catch (e) {
+    return { ok: false, reason: `the verification service could not be reached (${(e as Error).message})` };
+  }
+  if (body.success !== true) return { ok: false, reason: `the challenge was refused (${(body['error-codes'] ?? ['unknown']).join(', ')})` };
+  // vendor tokens are valid for 300 s after they were issued; remember them that long
+  const issued = body.challenge_ts ? Date.parse(body.challenge_ts) : Date.now();
+  return { ok: true, id: `${new URL(url).hostname}:${createHash('sha256').update(token).digest('hex')}`, expiresAt: new Date((Number.isFinite(issued) ? issued : Date.now()) + 300_000) };
+}

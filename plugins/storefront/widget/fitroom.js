@@ -1,0 +1,240 @@
+/*! Fitroom storefront widget v1 (Apache-2.0). Try-on, size and 3D panels for product pages; no key in the page. */
+/* global document, window, location, FileReader, Image, crypto, TextEncoder, btoa, fetch, setTimeout, URL */
+(() => {
+  'use strict';
+  const script = document.currentScript;
+  if (!script) return;
+  const d = script.dataset;
+  const API = (d.fitroomApi || new URL(script.src).origin).replace(/\/$/, '');
+  const TOKEN_URL = d.tokenUrl || null;
+  const SIZE_URL = d.sizeUrl || null;
+  const STAGES = { queued: 'Waiting for a free slot', validating: 'Checking the photos', 'validate inputs': 'Checking the photos', 'resolve identity': 'Preparing your model', 'build garment grid': 'Preparing the garment', generate: 'Dressing you', store: 'Almost done', processing: 'Working on it' };
+  let shopperPhoto = null;
+
+  const css = `.fr-btn{font:inherit;padding:.6em 1.2em;border-radius:.5em;border:1px solid #222;background:#222;color:#fff;cursor:pointer}
+.fr-btn[disabled]{opacity:.5;cursor:default}.fr-btn.fr-alt{background:#fff;color:#222}
+dialog.fr-dialog{border:0;border-radius:.8em;padding:1.2em;max-width:min(32em,92vw);box-shadow:0 .5em 2em rgba(0,0,0,.3);font:inherit}
+dialog.fr-dialog::backdrop{background:rgba(0,0,0,.45)}.fr-dialog h2{margin:0 0 .6em;font-size:1.2em}
+.fr-row{display:flex;flex-direction:column;gap:.25em;margin:.6em 0}.fr-row input,.fr-row select{font:inherit;padding:.4em}
+.fr-status{min-height:1.4em;margin:.6em 0;color:#444}.fr-error{color:#a40000}.fr-result img{max-width:100%;border-radius:.5em}
+.fr-actions{display:flex;gap:.6em;justify-content:flex-end;margin-top:.8em}.fr-spin{display:inline-block;width:1em;height:1em;border:.15em solid #ccc;border-top-color:#222;border-radius:50%;animation:fr-r 1s linear infinite;vertical-align:-.15em;margin-right:.4em}
+@keyframes fr-r{to{transform:rotate(360deg)}}.fr-size-result{margin-top:.6em}.fr-3d model-viewer{width:100%;height:22em}`;
+  const style = document.createElement('style');
+  style.textContent = css;
+  document.head.append(style);
+
+  const el = (tag, attrs = {}, ...kids) => {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs)) {
+      if (k === 'text') e.textContent = v;
+      else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+      else if (v !== false && v != null) e.setAttribute(k, v === true ? '' : v);
+    }
+    e.append(...kids);
+    return e;
+  };
+  let uid = 0;
+  const field = (label, input) => {
+    input.id ||= `fr-f${++uid}`;
+    return el('div', { class: 'fr-row' }, el('label', { for: input.id, text: label }), input);
+  };
+
+  /** An accessible modal: labelled, focus kept inside, Escape and the close button close it. */
+  function dialog(title, body, onClose) {
+    const titleId = `fr-t${++uid}`;
+    const dlg = el('dialog', { class: 'fr-dialog', 'aria-labelledby': titleId, 'aria-modal': 'true' }, el('h2', { id: titleId, text: title }), body);
+    const opener = document.activeElement;
+    dlg.addEventListener('close', () => {
+      dlg.remove();
+      onClose?.();
+      if (opener && opener.focus) opener.focus();
+    });
+    dlg.addEventListener('keydown', (ev) => {
+      if (ev.key !== 'Tab') return;
+      const f = [...dlg.querySelectorAll('button,input,select,a[href],[tabindex]:not([tabindex="-1"])')].filter((x) => !x.disabled && x.offsetParent !== null);
+      if (!f.length) return;
+      const [first, last] = [f[0], f[f.length - 1]];
+      const wrapTo = ev.shiftKey ? (document.activeElement === first ? last : null) : document.activeElement === last ? first : null;
+      if (wrapTo) {
+        ev.preventDefault();
+        wrapTo.focus();
+      }
+    });
+    document.body.append(dlg);
+    dlg.showModal();
+    return dlg;
+  }
+
+  const readFile = (file) =>
+    new Promise((res, rej) => {
+      const r = new FileReader();
+      r.onload = () => res(r.result);
+      r.onerror = () => rej(new Error('The photo could not be read'));
+      r.readAsDataURL(file);
+    });
+
+  /** Photos are sent at most 1600 px on their long side (smaller requests, same result). */
+  async function shrink(dataUrl) {
+    const img = new Image();
+    img.src = dataUrl;
+    await img.decode();
+    const s = Math.min(1, 1600 / Math.max(img.naturalWidth, img.naturalHeight));
+    if (s === 1) return dataUrl;
+    const c = el('canvas', { width: Math.round(img.naturalWidth * s), height: Math.round(img.naturalHeight * s) });
+    c.getContext('2d').drawImage(img, 0, 0, c.width, c.height);
+    return c.toDataURL('image/jpeg', 0.9);
+  }
+
+  async function api(path, init = {}) {
+    const res = await fetch(path.startsWith('http') || path.startsWith('/apps/') ? path : API + path, { credentials: 'include', ...init });
+    const body = await res.json().catch(() => ({}));
+    if (!res.ok) throw new Error(body.error ? body.error.message : `HTTP ${res.status}`);
+    return body;
+  }
+
+  /** Proof of work (ALTCHA): the number whose SHA-256 with the salt is the challenge. */
+  async function solve(c) {
+    const enc = new TextEncoder();
+    const hex = (buf) => [...new Uint8Array(buf)].map((b) => b.toString(16).padStart(2, '0')).join('');
+    for (let start = 0; start <= c.maxnumber; start += 500) {
+      const batch = [];
+      for (let n = start; n < Math.min(start + 500, c.maxnumber + 1); n++) batch.push(crypto.subtle.digest('SHA-256', enc.encode(c.salt + n)).then((h) => (hex(h) === c.challenge ? n : -1)));
+      const found = (await Promise.all(batch)).find((n) => n >= 0);
+      if (found !== undefined) return btoa(JSON.stringify({ algorithm: c.algorithm, challenge: c.challenge, number: found, salt: c.salt, signature: c.signature }));
+    }
+    throw new Error('The verification challenge could not be solved');
+  }
+
+  async function challengeToken() {
+    const c = await api('/api/v1/challenge');
+    if (c.verifier === 'off') return null;
+    if (c.verifier !== 'altcha') throw new Error(`This shop verifies visitors with ${c.verifier}, which this widget version does not render`);
+    return solve(c.challenge);
+  }
+
+  async function storefrontToken() {
+    if (!TOKEN_URL) return null; // behind an app proxy the shop's signature is the credential
+    const r = await fetch(TOKEN_URL, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const b = await r.json().catch(() => ({}));
+    if (!r.ok || !b.token) throw new Error('The shop could not start a try-on session');
+    return b.token;
+  }
+
+  function tryOnDialog(host) {
+    const photo = el('input', { type: 'file', accept: 'image/*', capture: 'user', required: true });
+    const whole = el('input', { type: 'checkbox', checked: true });
+    const height = el('input', { type: 'number', min: 140, max: 210, value: 170, inputmode: 'numeric' });
+    const size = el('select', {}, ...['XS', 'S', 'M', 'L', 'XL', 'XXL', '3XL'].map((s) => el('option', { value: s, text: s, selected: s === 'M' })));
+    const gender = el('select', {}, el('option', { value: 'female', text: 'Women\'s fit' }), el('option', { value: 'male', text: 'Men\'s fit' }));
+    const measures = el('div', { hidden: true }, field('Height (cm)', height), field('Usual size', size), field('Fit', gender));
+    whole.addEventListener('change', () => (measures.hidden = whole.checked));
+    const status = el('div', { class: 'fr-status', role: 'status', 'aria-live': 'polite' });
+    const result = el('div', { class: 'fr-result' });
+    const go = el('button', { class: 'fr-btn', type: 'submit', text: 'Try it on' });
+    const close = el('button', { class: 'fr-btn fr-alt', type: 'button', text: 'Close', onclick: () => dlg.close() });
+    const form = el('form', {}, field('Your photo', photo), el('div', { class: 'fr-row' }, el('label', {}, whole, ' The photo shows me from head to toe')), measures, status, result, el('div', { class: 'fr-actions' }, close, go));
+    const dlg = dialog('Try it on', form);
+    const say = (text, busy, error) => {
+      status.replaceChildren(...(busy ? [el('span', { class: 'fr-spin', 'aria-hidden': 'true' })] : []), text);
+      status.classList.toggle('fr-error', !!error);
+    };
+    form.addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      if (!photo.files[0]) return say('Choose a photo first', false, true);
+      go.disabled = true;
+      result.replaceChildren();
+      try {
+        say('Reading your photo…', true);
+        shopperPhoto = await shrink(await readFile(photo.files[0]));
+        say('Checking that you are human…', true);
+        const [challenge, token] = await Promise.all([challengeToken(), storefrontToken()]);
+        const headers = { 'content-type': 'application/json', ...(token ? { 'x-api-key': token } : {}), ...(challenge ? { 'x-challenge-token': challenge } : {}) };
+        const slot = { top: 'topGarment', bottom: 'bottomGarment', fullBody: 'fullBodyGarment' }[host.dataset.category || 'top'] || 'topGarment';
+        const identity = whole.checked ? { personImages: [shopperPhoto] } : { faceImage: shopperPhoto, clothingSize: { height: Number(height.value), size: size.value }, gender: gender.value };
+        say('Sending…', true);
+        let job = await api('/api/v1/virtual-fitting', { method: 'POST', headers, body: JSON.stringify({ ...identity, [slot]: new URL(host.dataset.garmentUrl, location.href).href }) });
+        const pollHeaders = token ? { 'x-api-key': token } : {};
+        for (let i = 0; job.status !== 'completed' && job.status !== 'failed' && i < 600; i++) {
+          const stage = job.progress && job.progress.stage ? job.progress.stage : job.status;
+          say(`${STAGES[stage] || 'Working on it'}…`, true);
+          await new Promise((r) => setTimeout(r, 1000));
+          job = await api(job.statusUrl || `/api/v1/jobs/${job.jobId}`, { headers: pollHeaders });
+        }
+        if (job.status !== 'completed') throw new Error(job.error || 'The try-on did not finish');
+        say('Here you are.');
+        result.append(el('img', { src: job.results[0].url, alt: 'You wearing this garment' }));
+      } catch (e) {
+        say(e.message, false, true);
+      } finally {
+        go.disabled = false;
+      }
+    });
+    photo.focus();
+  }
+
+  function sizePanel(host) {
+    const out = el('div', { class: 'fr-size-result', role: 'status', 'aria-live': 'polite' });
+    const height = el('input', { type: 'number', min: 140, max: 210, value: 170, inputmode: 'numeric' });
+    const chest = el('input', { type: 'number', min: 70, max: 160, placeholder: 'optional', inputmode: 'numeric' });
+    const waist = el('input', { type: 'number', min: 55, max: 170, placeholder: 'optional', inputmode: 'numeric' });
+    const size = el('select', {}, el('option', { value: '', text: '— or your measurements —' }), ...['XS', 'S', 'M', 'L', 'XL', 'XXL', '3XL'].map((s) => el('option', { value: s, text: s })));
+    const gender = el('select', {}, el('option', { value: 'female', text: 'Women\'s fit' }), el('option', { value: 'male', text: 'Men\'s fit' }));
+    const photo = el('input', { type: 'file', accept: 'image/*', capture: 'user' });
+    const go = el('button', { class: 'fr-btn', type: 'submit', text: 'Find my size' });
+    const form = el('form', {}, field('Height (cm)', height), field('Usual size', size), field('Chest (cm)', chest), field('Waist (cm)', waist), field('Fit', gender), field('A photo of your face (kept with your fit profile)', photo), out, el('div', { class: 'fr-actions' }, el('button', { class: 'fr-btn fr-alt', type: 'button', text: 'Close', onclick: () => dlg.close() }), go));
+    const dlg = dialog('Find my size', form);
+    form.addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      go.disabled = true;
+      out.classList.remove('fr-error');
+      out.replaceChildren(el('span', { class: 'fr-spin', 'aria-hidden': 'true' }), 'Working out your size…');
+      try {
+        if (!SIZE_URL) throw new Error('This shop has not set up size recommendations');
+        const face = photo.files[0] ? await shrink(await readFile(photo.files[0])) : shopperPhoto;
+        if (!face) throw new Error('Add a photo of your face (or try something on first)');
+        const m = { height: Number(height.value) };
+        if (chest.value) m.chest = Number(chest.value);
+        if (waist.value) m.waist = Number(waist.value);
+        const body = { faceImage: face, gender: gender.value, productId: host.dataset.productId, ...(size.value ? { clothingSize: { height: m.height, size: size.value } } : { bodyMeasurements: m }) };
+        const r = await fetch(SIZE_URL, { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const b = await r.json().catch(() => ({}));
+        if (!r.ok) throw new Error(b.error ? b.error.message : 'No recommendation right now');
+        const rec = (b.products || [])[0];
+        if (!b.available || !rec || !rec.recommendedSize) throw new Error('No size could be recommended for this product');
+        out.replaceChildren(el('strong', { text: `Your size: ${rec.recommendedSize}` }), ...(rec.reason ? [el('p', { text: rec.reason })] : []));
+      } catch (e) {
+        out.classList.add('fr-error');
+        out.replaceChildren(e.message);
+      } finally {
+        go.disabled = false;
+      }
+    });
+  }
+
+  let viewer = null;
+  function view3d(host) {
+    const box = el('div', { class: 'fr-3d' });
+    const dlg = dialog('See it in 3D', el('div', {}, box, el('div', { class: 'fr-actions' }, el('button', { class: 'fr-btn fr-alt', type: 'button', text: 'Close', onclick: () => dlg.close() }))));
+    viewer ??= new Promise((res, rej) => document.head.append(el('script', { type: 'module', src: `${API}/widget/v1/model-viewer.min.js`, onload: res, onerror: () => rej(new Error('The 3D viewer could not be loaded')) })));
+    viewer.then(
+      () => box.append(el('model-viewer', { src: host.dataset.glbUrl, alt: host.dataset.alt || 'The product in 3D', ar: true, 'ar-modes': 'webxr scene-viewer quick-look', 'camera-controls': true, 'touch-action': 'pan-y', 'shadow-intensity': '1' })),
+      (e) => box.append(e.message),
+    );
+  }
+
+  const mount = (selector, label, open) => {
+    for (const host of document.querySelectorAll(selector)) {
+      if (host.dataset.fitroomMounted) continue;
+      host.dataset.fitroomMounted = '1';
+      host.append(el('button', { class: 'fr-btn', type: 'button', text: host.dataset.label || label, onclick: () => open(host) }));
+    }
+  };
+  const init = () => {
+    mount('[data-fitroom-tryon]', 'Try it on', tryOnDialog);
+    mount('[data-fitroom-size]', 'Find my size', sizePanel);
+    mount('[data-fitroom-3d]', 'View in 3D', view3d);
+  };
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', init);
+  else init();
+  window.Fitroom = { init, version: 'v1' };
+})();
