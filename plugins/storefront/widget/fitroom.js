@@ -13,10 +13,10 @@
 
   const css = `.fr-btn{font:inherit;padding:.6em 1.2em;border-radius:.5em;border:1px solid #222;background:#222;color:#fff;cursor:pointer}
 .fr-btn[disabled]{opacity:.5;cursor:default}.fr-btn.fr-alt{background:#fff;color:#222}
-dialog.fr-dialog{border:0;border-radius:.8em;padding:1.2em;max-width:min(32em,92vw);box-shadow:0 .5em 2em rgba(0,0,0,.3);font:inherit}
+dialog.fr-dialog{border:0;border-radius:.8em;padding:1.2em;max-width:min(32em,92vw);max-height:92vh;overflow:auto;box-shadow:0 .5em 2em rgba(0,0,0,.3);font:inherit}
 dialog.fr-dialog::backdrop{background:rgba(0,0,0,.45)}.fr-dialog h2{margin:0 0 .6em;font-size:1.2em}
 .fr-row{display:flex;flex-direction:column;gap:.25em;margin:.6em 0}.fr-row input,.fr-row select{font:inherit;padding:.4em}
-.fr-status{min-height:1.4em;margin:.6em 0;color:#444}.fr-error{color:#a40000}.fr-result img{max-width:100%;border-radius:.5em}
+.fr-status{min-height:1.4em;margin:.6em 0;color:#444}.fr-error{color:#a40000}.fr-result img{max-width:100%;max-height:62vh;display:block;margin:auto;border-radius:.5em}
 .fr-actions{display:flex;gap:.6em;justify-content:flex-end;margin-top:.8em}.fr-spin{display:inline-block;width:1em;height:1em;border:.15em solid #ccc;border-top-color:#222;border-radius:50%;animation:fr-r 1s linear infinite;vertical-align:-.15em;margin-right:.4em}
 @keyframes fr-r{to{transform:rotate(360deg)}}.fr-size-result{margin-top:.6em}.fr-3d model-viewer{width:100%;height:22em}`;
   const style = document.createElement('style');
