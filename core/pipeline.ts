@@ -157,9 +157,16 @@ export class OperationPipeline {
     if (!bot || !op.browserProtected) return;
     const fromBrowser = caller?.kind === 'storefront' || req.headers.origin !== undefined || req.headers['sec-fetch-site'] !== undefined;
     if (!fromBrowser) return;
-    const outcome = await bot.check({ challengeToken: req.headers['x-challenge-token'], passCookie: req.cookie(bot.passCookie), ip: req.ip });
+    // Behind a platform's app proxy cookies do not travel (Shopify strips them): a page that asks for
+    // it gets the pass in a header and sends it back in one.
+    const passInHeader = req.headers['x-service-verification-pass-mode'] === 'header';
+    const pass = req.cookie(bot.passCookie) ?? (passInHeader ? req.headers['x-service-verification-pass'] : undefined);
+    const outcome = await bot.check({ challengeToken: req.headers['x-challenge-token'], passCookie: pass, ip: req.ip });
     headers['X-Service-Verification-TTL'] = String(outcome.ttlSeconds);
-    if (outcome.setPass) cookies.push(outcome.setPass);
+    if (outcome.setPass) {
+      cookies.push(outcome.setPass);
+      if (passInHeader) headers['X-Service-Verification-Pass'] = outcome.setPass.value;
+    }
   }
 
   async #context(op: Operation, req: InboundRequest, caller: Caller | null, scheme: string): Promise<OperationContext> {

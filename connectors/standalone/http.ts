@@ -34,8 +34,8 @@ function isLoopback(ip: string): boolean {
   return v === '::1' || (isIP(v) === 4 && v.startsWith('127.'));
 }
 
-const CORS_HEADERS = 'Content-Type, X-API-Key, X-Challenge-Token';
-const CORS_EXPOSED = 'X-Request-Id, X-Service-Verification-TTL, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After';
+const CORS_HEADERS = 'Content-Type, X-API-Key, X-Challenge-Token, X-Service-Verification-Pass, X-Service-Verification-Pass-Mode';
+const CORS_EXPOSED = 'X-Request-Id, X-Service-Verification-TTL, X-Service-Verification-Pass, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After';
 
 /**
  * The Koa app of one host: routes from the operation table, each translating the HTTP request into
