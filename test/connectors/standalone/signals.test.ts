@@ -61,7 +61,7 @@ async function npmStart(): Promise<{ proc: ChildProcess; dataDir: string; output
   await new Promise<void>((resolve, reject) => {
     const onData = (c: Buffer) => {
       output.push(c.toString());
-      if (/worker running/.test(output.join(''))) resolve();
+      if (/worker process \d+ running/.test(output.join(''))) resolve();
     };
     proc.stdout!.on('data', onData);
     proc.stderr!.on('data', onData);
