@@ -243,7 +243,7 @@ async function runShoe3d(job: RunningJob<Shoe3dJobInput>, d: Shoe3dDeps) {
     return { glb: out, glbUrl: d.files.signedUrl(glbRec, links), previewUrl: d.files.signedUrl(pngRec, links) };
   });
 
-  const arBase = arBaseUrl(d.config, job.record.baseUrl);
+  const arBase = restLinks(d.config, job.record.baseUrl).ar;
   let arObject: { id: string; color_id: string; viewer_url: string } | null = null;
   if (options.uploadToService) {
     arObject = await job.stage('upload to AR host', async () => {
@@ -368,20 +368,6 @@ async function uploadToArHost(d: Shoe3dDeps, job: RunningJob<Shoe3dJobInput>, gl
   throw new FitroomError('attribution_unavailable', 'attribution_unavailable: The AR library is temporarily unavailable; retry the submission');
 }
 
-/** The AR host's public base: configured, else the API host with the AR port, else relative. */
-function arBaseUrl(config: FitroomConfig, apiBase: string): string {
-  if (config.arPublicUrl) return config.arPublicUrl.replace(/\/$/, '');
-  if (config.arPort > 0) {
-    try {
-      const u = new URL(apiBase);
-      u.port = String(config.arPort);
-      return u.origin;
-    } catch {
-      return '';
-    }
-  }
-  return '';
-}
 
 /** Numeric progress that only grows; writes are serialised and coalesced. */
 function monotonicProgress(job: RunningJob<unknown>) {

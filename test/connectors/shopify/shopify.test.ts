@@ -18,6 +18,7 @@ import { loadShopifySettings } from '../../../connectors/shopify/settings.ts';
 import { shopifyPlugin, PLATFORM, shopperOwner, merchantOwner, type ShopifyConnector } from '../../../connectors/shopify/shopify.ts';
 import { mountShopify } from '../../../connectors/shopify/routes.ts';
 import { ConfigError } from '../../../core/config.ts';
+import { signProxyQuery as signShopifyProxy } from './support.ts';
 
 const SHOP = 'test-shop.myshopify.com';
 const API_KEY = 'testApiKey';
@@ -66,14 +67,8 @@ function signOAuthQuery(params: Record<string, string>): string {
   return new URLSearchParams({ ...params, hmac: createHmac('sha256', SECRET).update(message).digest('hex') }).toString();
 }
 
-/** An app proxy query as Shopify signs it: sorted `k=v` (repeated values joined with `,`) concatenated, hex HMAC-SHA256. */
 function signProxyQuery(pairs: [string, string][]): string {
-  const grouped = new Map<string, string[]>();
-  for (const [k, v] of pairs) grouped.set(k, [...(grouped.get(k) ?? []), v]);
-  const message = [...grouped.keys()].sort().map((k) => `${k}=${grouped.get(k)!.join(',')}`).join('');
-  const q = new URLSearchParams(pairs);
-  q.append('signature', createHmac('sha256', SECRET).update(message).digest('hex'));
-  return q.toString();
+  return signShopifyProxy(SECRET, pairs);
 }
 
 function proxyParams(customer: string | null, at = Math.floor(Date.now() / 1000)): [string, string][] {

@@ -5,7 +5,6 @@
  * a size from the product's chart, all through the proxy and the core pipeline.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,6 +18,7 @@ import { loadShopifySettings } from '../../../connectors/shopify/settings.ts';
 import { shopifyPlugin, shopperOwner } from '../../../connectors/shopify/shopify.ts';
 import { mountShopify } from '../../../connectors/shopify/routes.ts';
 import { CHROMIUM, SHOTS, launchChromium } from '../../plugins/ar-host/browser.ts';
+import { signProxyQuery } from './support.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const SHOP = 'theme-shop.myshopify.com';
@@ -35,14 +35,7 @@ let store: http.Server;
 let storeUrl: string;
 let browser: Browser;
 
-function sign(pairs: [string, string][]): string {
-  const grouped = new Map<string, string[]>();
-  for (const [k, v] of pairs) grouped.set(k, [...(grouped.get(k) ?? []), v]);
-  const message = [...grouped.keys()].sort().map((k) => `${k}=${grouped.get(k)!.join(',')}`).join('');
-  const q = new URLSearchParams(pairs);
-  q.append('signature', createHmac('sha256', SECRET).update(message).digest('hex'));
-  return q.toString();
-}
+const sign = (pairs: [string, string][]) => signProxyQuery(SECRET, pairs);
 
 /** What the product-fitroom block and the app embed render for this product. */
 function productPage(): string {
