@@ -1,3 +1,4 @@
+/* global process, console, fetch, URL, setTimeout */
 // A merchant's backend for the Fitroom storefront widget: it keeps the Fitroom key on the server,
 // mints short-lived storefront tokens for the product page, and answers the size panel with its
 // own size chart. Plain Node (18+), no dependencies: `node examples/storefront/server.mjs`.
