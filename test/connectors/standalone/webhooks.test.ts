@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
@@ -101,6 +102,7 @@ describe('webhooks through the HTTP API', () => {
   let retryJob: string;
   let recoverJob: string;
   let blockedJob: string;
+  let downJob: string;
 
   beforeAll(async () => {
     receiver.setResponder((r) => {
@@ -114,6 +116,14 @@ describe('webhooks through the HTTP API', () => {
     retryJob = await submit({ mode: 'complete', webhookUrl: `${receiver.url}/always-500` });
     recoverJob = await submit({ mode: 'complete', webhookUrl: `${receiver.url}/recover` });
     blockedJob = await submit({ mode: 'complete', webhookUrl: `${blockedReceiver.url}/hook` });
+    // a receiver that is down: nothing listens on this port (a listener opened and closed at once)
+    const closed = await new Promise<number>((resolve) => {
+      const srv = net.createServer().listen(0, '127.0.0.1', () => {
+        const port = (srv.address() as net.AddressInfo).port;
+        srv.close(() => resolve(port));
+      });
+    });
+    downJob = await submit({ mode: 'complete', webhookUrl: `https://127.0.0.1:${closed}/hook` });
   });
 
   it('delivers job.completed signed with sha256=<lowercase hex> over the canonical JSON, keyed by SHA-256 of the API key', async () => {
@@ -274,6 +284,14 @@ describe('webhooks through the HTTP API', () => {
     if (d.state === 'pending') expect(await queuedRetries(d.id)).toBe(1);
     expect(blockedReceiver.connections()).toBe(0);
     expect(blockedReceiver.deliveries).toHaveLength(0);
+  });
+
+  it('records each attempt at a receiver that is down (connection refused), 3 in all, and the job stays completed', async () => {
+    const d = await waitForDelivery(downJob, (x) => x.state === 'failed', 30_000);
+    expect(d.attempts).toHaveLength(3);
+    for (const a of d.attempts) expect(a.error).toMatch(/ECONNREFUSED|refused|connect/i);
+    expect((await waitForJob(svc, key, downJob)).status).toBe('completed');
+    expect((await svc.call('GET', '/api/v1/health')).status).toBe(200);
   });
 
   it('retries a receiver answering 500: exactly 3 recorded attempts with backoff, and the job stays completed', async () => {
