@@ -350,3 +350,68 @@ describe('uninstall and redaction', () => {
     expect(again.keyId).not.toBe(inst.keyId);
   }, 150_000);
 });
+
+describe('the embedded admin', () => {
+  it('exchanges a first session token for the offline token, then lists products', async () => {
+    const shop = 'exchange-shop.myshopify.com';
+    let exchange: Record<string, string> | null = null;
+    nock(`https://${shop}`)
+      .post('/admin/oauth/access_token')
+      .reply(200, async (req: Request) => {
+        exchange = (await req.json()) as Record<string, string>;
+        return { access_token: 'shpat_exchanged', scope: 'read_products,write_products,write_app_proxy' };
+      });
+    nock(`https://${shop}`).post(GRAPHQL).reply(200, { data: { products: { nodes: [{ id: 'gid://shopify/Product/1', title: 'Boot', images: { nodes: [] }, media: { nodes: [] }, sizeChart: null }] } } });
+    const token = (await getJwt('exchange-shop', API_KEY, SECRET)).token;
+    const r = await fetch(`${svc.api}/shopify/api/products`, { headers: { authorization: `Bearer ${token}` } });
+    const body = await r.json();
+    expect(r.status, JSON.stringify(body)).toBe(200);
+    expect(body.products[0].title).toBe('Boot');
+    expect(exchange!.grant_type).toBe('urn:ietf:params:oauth:grant-type:token-exchange');
+    expect(exchange!.subject_token).toBe(token);
+    expect(exchange!.requested_token_type).toBe('urn:shopify:params:oauth:token-type:offline-access-token');
+    expect((await c.offlineSession(shop)).accessToken).toBe('shpat_exchanged');
+    expect((await c.store.getInstall(PLATFORM, shop))!.status).toBe('installed');
+    // no or a forged session token: 401 in the envelope
+    expect((await fetch(`${svc.api}/shopify/api/products`)).status).toBe(401);
+    expect((await fetch(`${svc.api}/shopify/api/products`, { headers: { authorization: 'Bearer abc.def.ghi' } })).status).toBe(401);
+  });
+
+  it('stores a valid size chart as the product metafield and refuses an invalid one before calling Shopify', async () => {
+    if (!(await c.store.getInstall(PLATFORM, SHOP)) || (await c.store.getInstall(PLATFORM, SHOP))!.status !== 'installed') await install();
+    const token = await sessionToken();
+    let sent: any = null;
+    graphql({ FitroomSizeChart: [(v) => ((sent = v), { data: { metafieldsSet: { metafields: [{ id: 'gid://shopify/Metafield/1', namespace: 'app--1--fitroom', key: 'size_chart' }], userErrors: [] } } })] });
+    const chart = { category: 'top', sizeChart: { version: 1, basis: 'body', unit: 'cm', sizes: [{ label: 'M', measurements: { chest: { min: 92, max: 100 } } }] } };
+    const ok = await fetch(`${svc.api}/shopify/api/products/111/size-chart`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(chart) });
+    expect(ok.status).toBe(200);
+    expect(sent.metafields[0]).toMatchObject({ ownerId: 'gid://shopify/Product/111', namespace: '$app:fitroom', key: 'size_chart', type: 'json' });
+    expect(JSON.parse(sent.metafields[0].value)).toEqual(chart);
+    sent = null;
+    const bad = await fetch(`${svc.api}/shopify/api/products/111/size-chart`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ category: 'top', sizeChart: { version: 2, basis: 'garment', unit: 'cm', sizes: [] } }) });
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).error.code).toBe('VALIDATION_ERROR');
+    expect(sent).toBeNull();
+  });
+
+  it('digitizes a collection: a generation per product with images, the others skipped with the reason', async () => {
+    if ((await c.store.getInstall(PLATFORM, SHOP))?.status !== 'installed') await install();
+    graphql({
+      FitroomCollection: [
+        () => ({
+          data: { collection: { id: 'gid://shopify/Collection/9', title: 'Sneakers', products: { nodes: [
+            { id: 'gid://shopify/Product/301', title: 'Runner', images: { nodes: [0, 1, 2, 3].map((i) => ({ url: `${imageBase}/${i}.png` })) } },
+            { id: 'gid://shopify/Product/302', title: 'No photos', images: { nodes: [] } },
+          ] } } },
+        }),
+      ],
+    });
+    const r = await fetch(`${svc.api}/shopify/api/collections/9/3d`, { method: 'POST', headers: { authorization: `Bearer ${await sessionToken()}` } });
+    const body = await r.json();
+    expect(r.status, JSON.stringify(body)).toBe(200);
+    expect(body.generations.map((g: { productId: string }) => g.productId)).toEqual(['gid://shopify/Product/301']);
+    expect(body.skipped).toEqual([{ productId: 'gid://shopify/Product/302', reason: 'no images' }]);
+    const listed = await fetch(`${svc.api}/shopify/api/generations`, { headers: { authorization: `Bearer ${await sessionToken()}` } });
+    expect((await listed.json()).generations.some((g: { productId: string }) => g.productId === 'gid://shopify/Product/301')).toBe(true);
+  });
+});
