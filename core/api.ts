@@ -192,7 +192,8 @@ export const corePlugin = definePlugin({
       tags: ['Meta'],
       auth: ['none'],
       responses: { 200: { description: 'OpenAPI document' } },
-      handler: async (ctx) => ({ body: buildOpenApi(kernel, { serverUrl: ctx.baseUrl, arServerUrl: api.config.arPublicUrl ?? undefined }) }),
+      // each host's operations under its own server, so that /docs sends AR host calls to the AR host
+      handler: async (ctx) => ({ body: buildOpenApi(kernel, { serverUrl: ctx.links.api, arServerUrl: ctx.links.ar || undefined }) }),
     });
 
     // Admin API: X-Admin-Key. Keys are shown in plaintext only in the create and rotate answers.

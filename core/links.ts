@@ -19,9 +19,9 @@ export interface Links {
 }
 
 /** The REST links of this API version for an API origin; the AR origin follows from the configuration. */
-export function restLinks(config: Pick<FitroomConfig, 'arPublicUrl' | 'arPort'>, apiOrigin: string): Links {
+export function restLinks(config: Pick<FitroomConfig, 'arPublicUrl' | 'arPort'>, apiOrigin: string, arPort?: number): Links {
   const api = apiOrigin.replace(/\/$/, '');
-  const ar = arOrigin(config, api);
+  const ar = arOrigin(arPort ? { ...config, arPort } : config, api);
   return {
     api,
     ar,

@@ -42,7 +42,7 @@ export function buildOpenApi(kernel: Kernel, opts: { serverUrl?: string; arServe
         'Digital twins, virtual fitting, size fitting, shoe and bag photos to GLB, jobs, webhooks and files, plus the companion AR host. Builtin engines are classical computer vision and geometry (no AI weights); vendor AI backends are used when configured.',
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
-    servers: [{ url: opts.serverUrl ?? '/', description: 'API host' }, ...(opts.arServerUrl ? [{ url: opts.arServerUrl, description: 'AR host' }] : [])],
+    servers: [{ url: opts.serverUrl ?? '/', description: 'API host: X-API-Key (or a storefront token where listed)' }, ...(opts.arServerUrl ? [{ url: opts.arServerUrl, description: 'AR host: Authorization: Bearer <API key or session token>, or the dashboard session cookie' }] : [])],
     paths,
     webhooks: {
       'job.completed': webhookItem('A job with a webhookUrl reached `completed`.', 'JobWebhookPayload'),

@@ -157,10 +157,12 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
     get: (t) => services.get(t),
     async listen() {
       const pipeline = createPipeline();
-      const apiUrl = await listenOn(createHttpApp({ kernel, pipeline, blobs, host: 'api', extraRoutes: (r, d) => (docsRoutes(r), opts.mounts?.forEach((m) => m(r, d))) }), config.port);
+      let arPort: number | undefined;
+      const apiUrl = await listenOn(createHttpApp({ kernel, pipeline, blobs, host: 'api', arPort: () => arPort, extraRoutes: (r, d) => (docsRoutes(r), opts.mounts?.forEach((m) => m(r, d))) }), config.port);
       const apiPort = Number(new URL(apiUrl).port);
       const hasAr = kernel.operations.some((o) => o.host === 'ar');
       const arUrl = hasAr ? await listenOn(createHttpApp({ kernel, pipeline, blobs, host: 'ar', apiPort: () => apiPort }), config.arPort) : null;
+      if (arUrl) arPort = Number(new URL(arUrl).port);
       return { apiUrl, arUrl };
     },
     async startWorker(o = {}) {

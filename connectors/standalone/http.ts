@@ -21,6 +21,8 @@ export interface HttpDeps {
   host: 'api' | 'ar';
   /** The API host's port, for links in AR host answers when PUBLIC_URL is unset. */
   apiPort?: () => number | undefined;
+  /** The AR host's port (known once it listens), for links to it when AR_PUBLIC_URL is unset. */
+  arPort?: () => number | undefined;
   /** Extra routes mounted before the operations (docs pages, connectors with routes of their own). */
   extraRoutes?: (router: Router, deps: HttpDeps) => void;
 }
@@ -113,7 +115,7 @@ export function inbound(ctx: RouterContext<State> | Koa.Context, deps: HttpDeps)
     readJson: (maxBytes) => readJson(ctx, maxBytes),
     readUpload: (spec) => receiveUpload(ctx, spec, deps.blobs),
     baseUrl: deps.host === 'ar' ? (config.arPublicUrl ?? origin) : api,
-    links: restLinks(config, api),
+    links: restLinks(config, api, deps.host === 'ar' ? Number(new URL(origin).port) || undefined : deps.arPort?.()),
     requestId: (ctx.state as State).requestId,
   };
 }

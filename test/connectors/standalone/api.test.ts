@@ -270,3 +270,17 @@ describe('CLI', () => {
     expect(bad.stderr).toMatch(/--kind must be one of/);
   });
 });
+
+describe('the OpenAPI servers', () => {
+  it('lists the AR host as a second server and puts each AR operation under it', async () => {
+    const svc = await startTestService({ worker: false });
+    try {
+      const doc = (await svc.call('GET', '/api/v1/openapi.json')).body;
+      expect(doc.servers.map((s: { url: string }) => s.url)).toEqual([svc.api, svc.ar]);
+      expect(doc.paths['/tryon/api/upload_shoe'].post.servers).toEqual([{ url: svc.ar }]);
+      expect(doc.paths['/api/v1/jobs/{jobId}'].get.servers).toBeUndefined();
+    } finally {
+      await svc.close();
+    }
+  });
+});
