@@ -190,13 +190,22 @@ function newJob(s: SubmitInput): NewJob {
   };
 }
 
+/** What a worker's log sees of a job: its start, each stage's end, and how it finished. */
+export interface JobObserver {
+  started?(e: { jobId: string; kind: string; attempt: number }): void;
+  stage?(e: { jobId: string; kind: string; stage: string; outcome: 'ok' | 'failed' | 'cancelled' | 'interrupted'; ms: number; error?: string }): void;
+  finished?(e: { jobId: string; kind: string; status: 'completed' | 'failed' | 'retrying'; ms: number; error?: string; errorCode?: string }): void;
+}
+
 /** Owns every job transition: submission, reads with the ownership rule, cancellation, running. */
 export class JobService {
   private readonly store: JobStore;
   private readonly kinds: ReadonlyMap<string, JobKind<any>>;
-  constructor(store: JobStore, kinds: ReadonlyMap<string, JobKind<any>>) {
+  private readonly observer: JobObserver;
+  constructor(store: JobStore, kinds: ReadonlyMap<string, JobKind<any>>, observer: JobObserver = {}) {
     this.store = store;
     this.kinds = kinds;
+    this.observer = observer;
   }
 
   kind(name: string): JobKind<any> {
@@ -289,21 +298,30 @@ export class JobService {
     const onWorkerAbort = () => controller.abort(new Error('worker shutting down'));
     workerSignal.addEventListener('abort', onWorkerAbort, { once: true });
     const unregister = onAbortRegister?.(jobId, () => controller.abort(new JobCancelled('cancelled')));
-    const running = new RunningJobImpl(this.store, job, kind, attempt, controller.signal);
+    const running = new RunningJobImpl(this.store, job, kind, attempt, controller.signal, this.observer);
+    const t0 = performance.now();
+    const ms = () => Math.round(performance.now() - t0);
+    this.observer.started?.({ jobId, kind: job.kind, attempt });
     try {
       const outcome = await kind.run(running);
       running.throwIfCancelled();
       const delivery = job.webhookUrl ? buildJobDelivery(job, 'job.completed', { ...outcome }, kind) : null;
       await this.store.transition(jobId, 'completed', RUNNING_STATUSES, { progress: 100, stage: 'completed', result: outcome.result ?? null, results: outcome.results ?? null }, delivery);
+      this.observer.finished?.({ jobId, kind: job.kind, status: 'completed', ms: ms() });
     } catch (err) {
       await running.closeOpenStage(err);
       const current = await this.store.get(jobId);
       if (!current || isTerminal(current.status)) return; // cancelled (or finished elsewhere): never completed later
       if (workerSignal.aborted) throw new Error(`Job ${jobId} interrupted by worker shutdown; released for retry`, { cause: err });
       const retryable = isFitroomError(err) ? err.retryable : !(err instanceof JobCancelled) && (err as { retryable?: boolean })?.retryable !== false;
-      if (retryable && attempt < maxAttempts) throw err;
+      if (retryable && attempt < maxAttempts) {
+        this.observer.finished?.({ jobId, kind: job.kind, status: 'retrying', ms: ms(), error: (err as Error)?.message });
+        throw err;
+      }
       const code = isFitroomError(err) ? err.code : ((err as { code?: string })?.code ?? 'INTERNAL_ERROR');
       await this.finishFailed(current, publicMessage(err), String(code));
+      // the log keeps the real cause even when the client is told only "internal error"
+      this.observer.finished?.({ jobId, kind: job.kind, status: 'failed', ms: ms(), error: (err as Error)?.message ?? String(err), errorCode: String(code) });
     } finally {
       workerSignal.removeEventListener('abort', onWorkerAbort);
       unregister?.();
@@ -347,7 +365,11 @@ class RunningJobImpl<I> implements RunningJob<I> {
   private current: { seq: number; detail: Record<string, unknown> } | null = null;
   private currentStatus: StageDef['status'] = 'processing';
 
-  constructor(store: JobStore, record: JobRecord, kind: JobKind<I>, attempt: number, signal: AbortSignal) {
+  private readonly observer: JobObserver;
+  private stageStarted = 0;
+  private stageName = '';
+  constructor(store: JobStore, record: JobRecord, kind: JobKind<I>, attempt: number, signal: AbortSignal, observer: JobObserver = {}) {
+    this.observer = observer;
     this.store = store;
     this.record = record;
     this.kind = kind;
@@ -370,12 +392,15 @@ class RunningJobImpl<I> implements RunningJob<I> {
     const seq = await this.store.startTrace(this.id, { seq: 0, stage: name, status: def.status, attempt: this.attempt, startedAt: new Date().toISOString() });
     this.current = { seq, detail: {} };
     this.currentStatus = def.status;
+    this.stageStarted = performance.now();
+    this.stageName = name;
     const signal = opts.timeoutMs ? AbortSignal.any([this.signal, AbortSignal.timeout(opts.timeoutMs)]) : this.signal;
     try {
       const value = await abortable(fn(signal), signal, name, opts.timeoutMs);
       this.throwIfCancelled();
       await this.store.endTrace(this.id, seq, 'ok', this.current.detail);
       this.current = null;
+      this.observer.stage?.({ jobId: this.id, kind: this.kind.name, stage: name, outcome: 'ok', ms: Math.round(performance.now() - this.stageStarted) });
       return value;
     } catch (err) {
       await this.closeOpenStage(err);
@@ -390,6 +415,7 @@ class RunningJobImpl<I> implements RunningJob<I> {
     const outcome = this.signal.aborted ? (this.signal.reason instanceof JobCancelled ? 'cancelled' : 'interrupted') : 'failed';
     const message = isFitroomError(err) ? err.message : publicMessage(err);
     await this.store.endTrace(this.id, seq, outcome, { ...detail, ...(outcome === 'failed' ? { error: message } : {}) }).catch(() => undefined);
+    this.observer.stage?.({ jobId: this.id, kind: this.kind.name, stage: this.stageName, outcome, ms: Math.round(performance.now() - this.stageStarted), error: (err as Error)?.message });
   }
 
   async progress(pct: number) {

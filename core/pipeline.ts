@@ -43,6 +43,8 @@ export interface OperationResponse extends Omit<OperationResult, 'status' | 'hea
   status: number;
   headers: Record<string, string>;
   cookies: ResponseCookie[];
+  /** Who called (for the connector's request log): the caller kind, or the scheme for anonymous calls. */
+  caller?: string;
 }
 
 /** Bot verification as the pipeline uses it (core/bot-verification.ts implements it). */
@@ -94,7 +96,7 @@ export class OperationPipeline {
       const context = await this.#context(op, req, caller, scheme);
       const result = await op.handler(context);
       if (caller && resolver?.onSuccess) await resolver.onSuccess(caller, op);
-      const out: OperationResponse = { ...result, status: result.status ?? (result.body === undefined && !result.file && !result.text ? 204 : 200), headers: { 'X-Content-Type-Options': 'nosniff', ...headers, ...result.headers }, cookies };
+      const out: OperationResponse = { ...result, status: result.status ?? (result.body === undefined && !result.file && !result.text ? 204 : 200), headers: { 'X-Content-Type-Options': 'nosniff', ...headers, ...result.headers }, cookies, caller: caller?.kind ?? scheme };
       return out;
     } catch (raw) {
       return this.failure(raw, req.requestId, op.id, headers);

@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
 import type { Pool } from '../postgres/db.ts';
 import { quietLogger } from '../postgres/db.ts';
+import { Logger } from 'graphile-worker';
 import { JOB_TASK } from '../postgres/job-store.ts';
 import { WEBHOOK_TASK } from '../postgres/webhook-store.ts';
 import { PING_TASK, PING_CHANNEL } from './queue-probe.ts';
@@ -10,6 +11,7 @@ import type { Kernel } from '../../core/kernel.ts';
 import type { JobService } from '../../core/jobs.ts';
 import { RUNNING_STATUSES } from '../../core/jobs.ts';
 import type { JobStore } from '../../core/ports/job-store.ts';
+import type { Logger as PinoLogger } from 'pino';
 import type { WebhookSender } from '../../core/webhooks.ts';
 
 
@@ -25,6 +27,17 @@ export interface WorkerOptions {
   pollInterval?: number;
   /** Seconds without a heartbeat after which a worker is considered gone. */
   deadAfterSeconds: number;
+  /** Where the queue's own messages go (job outcomes are logged by the job service). */
+  log?: PinoLogger;
+}
+
+/** graphile-worker's messages into the service log: a failed job task is already logged with its cause. */
+function queueLogger(log: PinoLogger): Logger {
+  return new Logger(() => (level: string, message: string) => {
+    if (/^Failed task \d+ \(fitroom_job/.test(message)) return log.debug({ queue: true }, message.split('\n')[0]);
+    if (level === 'error' || level === 'warning') log.warn({ queue: true }, message.split('\n')[0]);
+    else log.debug({ queue: true }, message);
+  });
 }
 
 export interface WorkerHandle {
@@ -109,7 +122,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     pollInterval: o.pollInterval ?? 2000,
     taskList,
     parsedCronItems: parseCronItems(crons.map((c) => ({ task: c.task, match: c.pattern, options: { backfillPeriod: 0 } }))),
-    logger: quietLogger(),
+    logger: o.log ? queueLogger(o.log) : quietLogger(),
     events: events as never,
     gracefulShutdownAbortTimeout: 20_000,
   });

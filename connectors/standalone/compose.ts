@@ -15,6 +15,7 @@ import { ImageLoader } from '../../core/image-loader.ts';
 import { createPool, isDatabaseUnavailable, migrate, PoolHealth, type Pool } from '../../adapters/postgres/db.ts';
 import { DATABASE_HEALTH } from '../../core/ports/database-health.ts';
 import { FitroomError } from '../../core/errors.ts';
+import { createLogger, jobLog, type Logger } from '../../adapters/pino/logger.ts';
 import { BotVerification } from '../../core/bot-verification.ts';
 import type { ChallengeVerifier } from '../../core/ports/challenge-verifier.ts';
 import { PostgresChallengeReplayStore } from '../../adapters/postgres/challenge-replay-store.ts';
@@ -79,7 +80,8 @@ class TsyringeServices implements ServiceContainer {
 /** A connector's own routes on the API host (OAuth callbacks, platform webhooks, proxies), given the host's deps. */
 export type Mount = (router: Router, http: HttpDeps) => void;
 
-export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: string; plugins: FitroomPlugin[]; poolSize?: number; migrate?: boolean; mounts?: Mount[] }): Promise<Fitroom> {
+export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: string; plugins: FitroomPlugin[]; poolSize?: number; migrate?: boolean; mounts?: Mount[]; logger?: Logger }): Promise<Fitroom> {
+  const log = opts.logger ?? createLogger({ level: process.env.LOG_LEVEL ?? 'warn' });
   const pool = createPool(opts.databaseUrl, opts.poolSize ?? 20);
   if (opts.migrate !== false) await migrate(pool);
   const services = new TsyringeServices(rootContainer.createChildContainer());
@@ -110,7 +112,7 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
   if (config.bot.verifier !== 'off') services.provide(TOKENS.botCheck, new BotVerification({ verifier: challengeVerifier(config, signingSecret), replay, signingSecret }));
   services.provide(USAGE_ATTRIBUTION, new PostgresUsageAttributionStore(pool));
   services.provide(TOKENS.signingSecret, signingSecret);
-  services.provide(TOKENS.jobs, new JobService(jobStore, kernel.jobKinds));
+  services.provide(TOKENS.jobs, new JobService(jobStore, kernel.jobKinds, jobLog(log)));
   services.provide(TOKENS.credentials, new CredentialService(services.get(TOKENS.credentialStore)));
   services.provide(TOKENS.files, new FileService(blobs, services.get(TOKENS.fileStore), signingSecret));
   services.provide(TOKENS.images, new ImageLoader(outbound, codec, config.fetch.maxBytes));
@@ -147,7 +149,7 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
       botCheck: services.has(TOKENS.botCheck) ? services.get(TOKENS.botCheck) : null,
       // a database that cannot be reached is a 503 the client may retry, not an internal error
       classifyError: (e) => (isDatabaseUnavailable(e) ? new FitroomError('DATABASE_UNAVAILABLE', 'The database cannot be reached right now; retry in a few seconds') : null),
-      logError: (requestId, op, e) => console.error(`[http] ${requestId} ${op} unexpected error:`, e),
+      logError: (requestId, op, e) => log.error({ reqId: requestId, op, err: e }, 'unexpected error'),
     });
 
   return {
@@ -158,10 +160,10 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
     async listen() {
       const pipeline = createPipeline();
       let arPort: number | undefined;
-      const apiUrl = await listenOn(createHttpApp({ kernel, pipeline, blobs, host: 'api', arPort: () => arPort, extraRoutes: (r, d) => (docsRoutes(r), opts.mounts?.forEach((m) => m(r, d))) }), config.port);
+      const apiUrl = await listenOn(createHttpApp({ kernel, pipeline, blobs, host: 'api', log, arPort: () => arPort, extraRoutes: (r, d) => (docsRoutes(r), opts.mounts?.forEach((m) => m(r, d))) }), config.port);
       const apiPort = Number(new URL(apiUrl).port);
       const hasAr = kernel.operations.some((o) => o.host === 'ar');
-      const arUrl = hasAr ? await listenOn(createHttpApp({ kernel, pipeline, blobs, host: 'ar', apiPort: () => apiPort }), config.arPort) : null;
+      const arUrl = hasAr ? await listenOn(createHttpApp({ kernel, pipeline, blobs, host: 'ar', log, apiPort: () => apiPort }), config.arPort) : null;
       if (arUrl) arPort = Number(new URL(arUrl).port);
       return { apiUrl, arUrl };
     },
@@ -175,6 +177,7 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
         concurrency: o.concurrency ?? config.workerConcurrency,
         pollInterval: o.pollInterval,
         deadAfterSeconds: config.workerDeadAfterSeconds,
+        log,
         extraCrons: [{ task: 'fitroom_purge_rate_limits', pattern: '*/10 * * * *', run: () => rateLimiter.purge() }],
       });
       workers.push(w);

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
 import type { Kernel } from '../../core/kernel.ts';
+import type { Logger } from '../../adapters/pino/logger.ts';
 import type { Operation, UploadSpec, UploadedFile } from '../../core/plugin.ts';
 import type { InboundRequest, OperationPipeline, OperationResponse } from '../../core/pipeline.ts';
 import { apiOrigin, restLinks } from '../../core/links.ts';
@@ -23,12 +24,17 @@ export interface HttpDeps {
   apiPort?: () => number | undefined;
   /** The AR host's port (known once it listens), for links to it when AR_PUBLIC_URL is unset. */
   arPort?: () => number | undefined;
+  /** One line per request (never a key, token or body). */
+  log?: Logger;
   /** Extra routes mounted before the operations (docs pages, connectors with routes of their own). */
   extraRoutes?: (router: Router, deps: HttpDeps) => void;
 }
 
 interface State {
   requestId: string;
+  /** For the request log. */
+  operation?: string;
+  caller?: string;
 }
 
 function isLoopback(ip: string): boolean {
@@ -52,6 +58,10 @@ export function createHttpApp(deps: HttpDeps): Koa {
   app.use(async (ctx, next) => {
     ctx.state.requestId = randomUUID();
     ctx.set('X-Request-Id', ctx.state.requestId);
+    const t0 = performance.now();
+    ctx.res.once('finish', () =>
+      deps.log?.info({ reqId: ctx.state.requestId, host: deps.host, op: ctx.state.operation, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - t0), caller: ctx.state.caller }, 'request'),
+    );
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new FitroomError('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
@@ -67,7 +77,9 @@ export function createHttpApp(deps: HttpDeps): Koa {
     const cors = op.cors || op.auth.includes('storefront');
     router.register(path, [op.method], async (ctx: RouterContext<State>) => {
       if (cors) allowOrigin(ctx);
+      ctx.state.operation = op.id;
       const res = await pipeline.invoke(op, inbound(ctx, deps));
+      ctx.state.caller = res.caller;
       write(ctx, res);
     }, { name: op.id });
     if (cors) router.register(path, ['OPTIONS'], (ctx: RouterContext<State>) => preflight(ctx, op));

