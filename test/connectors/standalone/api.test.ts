@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { ADMIN_KEY, startTestService, waitForJob, type TestService } from '../../support/harness.ts';
 import { testPlugin } from '../../support/test-plugin.ts';
+import { TOKENS } from '../../../core/tokens.ts';
 
 let svc: TestService;
 
@@ -268,6 +269,24 @@ describe('CLI', () => {
     const bad = spawnSync('node_modules/.bin/node', ['connectors/standalone/cli.ts', 'keys', 'create', '--name', 'x', '--kind', 'root'], { env: { ...process.env, DATABASE_URL: svc.dbUrl }, encoding: 'utf8' });
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(/--kind must be one of/);
+  });
+
+  it('helps, rotates and revokes', async () => {
+    const cli = (...args: string[]) => spawnSync('node_modules/.bin/node', ['connectors/standalone/cli.ts', ...args], { env: { ...process.env, DATABASE_URL: svc.dbUrl }, encoding: 'utf8' });
+    const help = cli('--help');
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/keys revoke ID/);
+    expect(cli('nonsense').status).toBe(2);
+    const { key, id } = await svc.createKey();
+    const rotated = cli('keys', 'rotate', id);
+    expect(rotated.status, rotated.stderr).toBe(0);
+    const fresh = rotated.stdout.trim();
+    expect((await svc.call('GET', '/api/v1/warmup', { key })).status).toBe(401);
+    expect((await svc.call('GET', '/api/v1/warmup', { key: fresh })).status).toBe(200);
+    const newId = (await svc.fitroom.get(TOKENS.credentials).list()).find((k) => k.rotatedFrom === id)!.id;
+    expect(cli('keys', 'revoke', newId).status).toBe(0);
+    expect((await svc.call('GET', '/api/v1/warmup', { key: fresh })).status).toBe(401);
+    expect(cli('keys', 'revoke').stderr).toMatch(/needs the key's id/);
   });
 });
 
