@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ChallengeVerdict } from '../../core/ports/challenge-verifier.ts';
+import type { ChallengeVerdict, ChallengeVerifier } from '../../core/ports/challenge-verifier.ts';
 
 /**
  * The siteverify contract Cloudflare Turnstile and hCaptcha share: a form POST of the secret, the
@@ -19,4 +19,30 @@ export async function siteverify(url: string, fields: Record<string, string>, to
   // vendor tokens are valid for 300 s after they were issued; remember them that long
   const issued = body.challenge_ts ? Date.parse(body.challenge_ts) : Date.now();
   return { ok: true, id: `${new URL(url).hostname}:${createHash('sha256').update(token).digest('hex')}`, expiresAt: new Date((Number.isFinite(issued) ? issued : Date.now()) + 300_000) };
+}
+
+/** A vendor widget checked through siteverify: the page renders the vendor's widget with the site key. */
+export abstract class SiteverifyVerifier implements ChallengeVerifier {
+  abstract readonly id: 'turnstile' | 'hcaptcha';
+  readonly #url: string;
+  readonly #script: string;
+  protected readonly secretKey: string;
+  protected readonly siteKey: string;
+  constructor(opts: { url: string; script: string; secretKey: string; siteKey: string }) {
+    this.#url = opts.url;
+    this.#script = opts.script;
+    this.secretKey = opts.secretKey;
+    this.siteKey = opts.siteKey;
+  }
+
+  async challenge() {
+    return { siteKey: this.siteKey, script: this.#script };
+  }
+
+  /** The form fields of one check; vendors add their own to secret, response and remoteip. */
+  protected abstract fields(token: string, ip: string): Record<string, string>;
+
+  verify(token: string, ctx: { ip: string }): Promise<ChallengeVerdict> {
+    return siteverify(this.#url, this.fields(token, ctx.ip), token);
+  }
 }

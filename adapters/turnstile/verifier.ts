@@ -1,24 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { ChallengeVerdict, ChallengeVerifier } from '../../core/ports/challenge-verifier.ts';
-import { siteverify } from '../http/siteverify.ts';
+import { SiteverifyVerifier } from '../http/siteverify.ts';
 
 /** Cloudflare Turnstile (developers.cloudflare.com/turnstile/get-started/server-side-validation). */
-export class TurnstileVerifier implements ChallengeVerifier {
+export class TurnstileVerifier extends SiteverifyVerifier {
   readonly id = 'turnstile' as const;
   static readonly URL = 'https://challenges.cloudflare.com/turnstile/v0/siteverify';
-  readonly #secret: string;
-  readonly #siteKey: string;
   constructor(opts: { secretKey: string; siteKey: string }) {
-    this.#secret = opts.secretKey;
-    this.#siteKey = opts.siteKey;
+    super({ ...opts, url: TurnstileVerifier.URL, script: 'https://challenges.cloudflare.com/turnstile/v0/api.js' });
   }
 
-  async challenge() {
-    return { siteKey: this.#siteKey, script: 'https://challenges.cloudflare.com/turnstile/v0/api.js' };
-  }
-
-  verify(token: string, ctx: { ip: string }): Promise<ChallengeVerdict> {
-    // the idempotency key lets a retried call after a network error not count as a second use
-    return siteverify(TurnstileVerifier.URL, { secret: this.#secret, response: token, remoteip: ctx.ip, idempotency_key: randomUUID() }, token);
+  // the idempotency key lets a retried call after a network error not count as a second use
+  protected fields(token: string, ip: string) {
+    return { secret: this.secretKey, response: token, remoteip: ip, idempotency_key: randomUUID() };
   }
 }
