@@ -337,8 +337,10 @@ export class JobService {
   private async finishFailed(job: JobRecord, message: string, code: string) {
     const kind = this.kinds.get(job.kind);
     const delivery = job.webhookUrl ? buildJobDelivery(job, 'job.failed', { error: message, errorCode: code }, kind) : null;
-    const done = await this.store.transition(job.id, 'failed', RUNNING_STATUSES, { error: message, errorCode: code }, delivery);
-    if (done?.charged) await this.store.markUncharged(job.id);
+    // Refund first (idempotent: only a charged job is refunded, once): a client that sees `failed`
+    // must also see the usage given back.
+    if (job.charged) await this.store.markUncharged(job.id);
+    await this.store.transition(job.id, 'failed', RUNNING_STATUSES, { error: message, errorCode: code }, delivery);
   }
 }
 

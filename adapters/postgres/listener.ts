@@ -26,8 +26,9 @@ export class PgListener {
     if (!set) {
       set = new Set();
       this.handlers.set(channel, set);
-      await this.ensure();
-      await this.client?.query(`listen ${channel}`);
+      // Not reachable right now: the retry listens to every registered channel once connected.
+      await this.ensure().catch(() => this.scheduleRetry());
+      await this.client?.query(`listen ${channel}`).catch(() => undefined);
     }
     set.add(handler);
     return () => void set.delete(handler);
@@ -63,6 +64,11 @@ export class PgListener {
     client.on('error', lost);
     client.on('end', lost);
     await client.connect();
+    if (this.stopped) {
+      // closed while connecting: this connection is not wanted any more
+      await client.end().catch(() => undefined);
+      return;
+    }
     for (const ch of this.handlers.keys()) await client.query(`listen ${ch}`);
     this.client = client;
   }
