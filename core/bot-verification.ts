@@ -2,7 +2,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import ipaddr from 'ipaddr.js';
 import { FitroomError } from './errors.ts';
 import type { BotCheck } from './pipeline.ts';
-import type { ChallengeReplayStore, ChallengeVerifier } from './ports/challenge-verifier.ts';
+import type { ChallengeVerifier } from './ports/challenge-verifier.ts';
+import type { ChallengeReplayStore } from './ports/challenge-replay-store.ts';
 
 /** The pass lasts one hour from verification; use never extends it (spec, Authentication 5). */
 export const PASS_SECONDS = 3600;
@@ -12,18 +13,22 @@ export const PASS_COOKIE = 'fitroom_pass';
  * Bot verification for browser-protected requests: a single-use challenge token (X-Challenge-Token),
  * checked by the configured verifier and claimed in the replay store, mints a signed pass cookie
  * bound to the client's network (IPv4 /24, IPv6 /64) that stands in for a token for one hour.
+ * Passes carry the key id (`kid`) of the secret that signed them, so secrets rotate like account
+ * tokens (TOKEN_SECRETS: the first signs, every one verifies; without it one key derived from the
+ * deployment's signing secret).
  */
 export class BotVerification implements BotCheck {
   readonly passCookie = PASS_COOKIE;
   readonly verifier: ChallengeVerifier;
   readonly #replay: ChallengeReplayStore;
-  readonly #key: Buffer;
+  readonly #keys: { kid: string; key: Buffer }[];
   readonly #now: () => Date;
 
-  constructor(opts: { verifier: ChallengeVerifier; replay: ChallengeReplayStore; signingSecret: string; now?: () => Date }) {
+  constructor(opts: { verifier: ChallengeVerifier; replay: ChallengeReplayStore; signingSecret: string; secrets?: { kid: string; secret: string }[]; now?: () => Date }) {
     this.verifier = opts.verifier;
     this.#replay = opts.replay;
-    this.#key = createHmac('sha256', opts.signingSecret).update('fitroom bot pass v1').digest();
+    const derive = (secret: string) => createHmac('sha256', secret).update('fitroom bot pass v1').digest();
+    this.#keys = opts.secrets?.length ? opts.secrets.map((s) => ({ kid: s.kid, key: derive(s.secret) })) : [{ kid: 'd1', key: derive(opts.signingSecret) }];
     this.#now = opts.now ?? (() => new Date());
   }
 
@@ -35,7 +40,7 @@ export class BotVerification implements BotCheck {
       if (!verdict.ok) throw refuse(verdict.reason ?? 'the challenge token is invalid');
       const id = verdict.id ?? input.challengeToken;
       if (!(await this.#replay.claim(id, verdict.expiresAt ?? new Date(now.getTime() + 600_000)))) throw refuse('the challenge token was already used: solve a new challenge');
-      const value = this.#sign({ v: 1, at: Math.floor(now.getTime() / 1000), net: network(input.ip) });
+      const value = this.#sign({ v: 1, kid: this.#keys[0].kid, at: Math.floor(now.getTime() / 1000), net: network(input.ip) });
       return { ttlSeconds: PASS_SECONDS, setPass: { name: PASS_COOKIE, value, maxAgeSeconds: PASS_SECONDS } };
     }
     const pass = input.passCookie ? this.#read(input.passCookie) : null;
@@ -46,23 +51,27 @@ export class BotVerification implements BotCheck {
     throw refuse(pass ? 'the verification pass has expired or belongs to another network: solve a new challenge' : 'this request needs a solved challenge (X-Challenge-Token) or a valid verification pass');
   }
 
-  #sign(claims: { v: 1; at: number; net: string }): string {
+  #sign(claims: { v: 1; kid: string; at: number; net: string }): string {
     const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
-    return `${payload}.${createHmac('sha256', this.#key).update(payload).digest('base64url')}`;
+    return `${payload}.${createHmac('sha256', this.#keys[0].key).update(payload).digest('base64url')}`;
   }
 
   #read(cookie: string): { at: number; net: string } | null {
     const [payload, sig, extra] = cookie.split('.');
-    if (!payload || !sig || extra !== undefined) return null;
-    const expected = Buffer.from(createHmac('sha256', this.#key).update(payload).digest('base64url'));
-    const given = Buffer.from(sig);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+    if (!payload || !sig || extra !== undefined || payload.length > 512) return null;
+    let c: { v?: unknown; kid?: unknown; at?: unknown; net?: unknown };
     try {
-      const c = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { v?: number; at?: number; net?: string };
-      return c.v === 1 && Number.isInteger(c.at) && typeof c.net === 'string' ? { at: c.at!, net: c.net } : null;
+      c = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as typeof c;
     } catch {
       return null;
     }
+    // the key id picks the key; the signature is checked before any claim is believed
+    const key = this.#keys.find((k) => k.kid === c?.kid)?.key;
+    if (!key) return null;
+    const expected = Buffer.from(createHmac('sha256', key).update(payload).digest('base64url'));
+    const given = Buffer.from(sig);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+    return c.v === 1 && Number.isInteger(c.at) && typeof c.net === 'string' ? { at: c.at as number, net: c.net } : null;
   }
 }
 

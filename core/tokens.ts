@@ -17,7 +17,7 @@ import type { FileService } from './files.ts';
 import type { ImageLoader } from './image-loader.ts';
 import type { Kernel } from './kernel.ts';
 import type { BotVerification } from './bot-verification.ts';
-import type { ChallengeReplayStore } from './ports/challenge-verifier.ts';
+import type { ChallengeReplayStore } from './ports/challenge-replay-store.ts';
 
 /** Tokens of the ports and services the kernel binds. Plugins define tokens for their own ports. */
 export const TOKENS = {

@@ -26,11 +26,13 @@ export abstract class SiteverifyVerifier implements ChallengeVerifier {
   abstract readonly id: 'turnstile' | 'hcaptcha';
   readonly #url: string;
   readonly #script: string;
+  readonly #maxTokenLength: number;
   protected readonly secretKey: string;
   protected readonly siteKey: string;
-  constructor(opts: { url: string; script: string; secretKey: string; siteKey: string }) {
+  constructor(opts: { url: string; script: string; secretKey: string; siteKey: string; maxTokenLength?: number }) {
     this.#url = opts.url;
     this.#script = opts.script;
+    this.#maxTokenLength = opts.maxTokenLength ?? 8192;
     this.secretKey = opts.secretKey;
     this.siteKey = opts.siteKey;
   }
@@ -42,7 +44,9 @@ export abstract class SiteverifyVerifier implements ChallengeVerifier {
   /** The form fields of one check; vendors add their own to secret, response and remoteip. */
   protected abstract fields(token: string, ip: string): Record<string, string>;
 
-  verify(token: string, ctx: { ip: string }): Promise<ChallengeVerdict> {
+  async verify(token: string, ctx: { ip: string }): Promise<ChallengeVerdict> {
+    // a token longer than the vendor ever issues is refused without spending a siteverify call
+    if (token.length > this.#maxTokenLength) return { ok: false, reason: 'the challenge token is too long' };
     return siteverify(this.#url, this.fields(token, ctx.ip), token);
   }
 }

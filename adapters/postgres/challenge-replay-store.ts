@@ -1,5 +1,5 @@
 import type { Pool } from './db.ts';
-import type { ChallengeReplayStore } from '../../core/ports/challenge-verifier.ts';
+import type { ChallengeReplayStore } from '../../core/ports/challenge-replay-store.ts';
 
 export class PostgresChallengeReplayStore implements ChallengeReplayStore {
   private readonly pool: Pool;

@@ -109,7 +109,7 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
   services.provide(DATABASE_HEALTH, new PoolHealth(pool));
   const replay = new PostgresChallengeReplayStore(pool);
   services.provide(TOKENS.challengeReplay, replay);
-  if (config.bot.verifier !== 'off') services.provide(TOKENS.botCheck, new BotVerification({ verifier: challengeVerifier(config, signingSecret), replay, signingSecret }));
+  if (config.bot.verifier !== 'off') services.provide(TOKENS.botCheck, new BotVerification({ verifier: challengeVerifier(config, signingSecret), replay, signingSecret, secrets: config.tokens.secrets }));
   services.provide(USAGE_ATTRIBUTION, new PostgresUsageAttributionStore(pool));
   services.provide(TOKENS.signingSecret, signingSecret);
   services.provide(TOKENS.jobs, new JobService(jobStore, kernel.jobKinds, jobLog(log)));

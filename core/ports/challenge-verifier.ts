@@ -20,10 +20,3 @@ export interface ChallengeVerifier {
   challenge(): Promise<Record<string, unknown>>;
   verify(token: string, ctx: { ip: string }): Promise<ChallengeVerdict>;
 }
-
-/** ChallengeReplayStore: remembers used challenge ids until they expire (postgres adapter). */
-export interface ChallengeReplayStore {
-  /** True the first time an id is claimed, false for every later claim (any process). */
-  claim(id: string, expiresAt: Date): Promise<boolean>;
-  purgeExpired(now: Date): Promise<number>;
-}
