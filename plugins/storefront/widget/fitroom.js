@@ -18,7 +18,7 @@ dialog.fr-dialog::backdrop{background:rgba(0,0,0,.45)}.fr-dialog h2{margin:0 0 .
 .fr-row{display:flex;flex-direction:column;gap:.25em;margin:.6em 0}.fr-row input,.fr-row select{font:inherit;padding:.4em}
 .fr-status{min-height:1.4em;margin:.6em 0;color:#444}.fr-error{color:#a40000}.fr-result img{max-width:100%;max-height:62vh;display:block;margin:auto;border-radius:.5em}
 .fr-actions{display:flex;gap:.6em;justify-content:flex-end;margin-top:.8em}.fr-spin{display:inline-block;width:1em;height:1em;border:.15em solid #ccc;border-top-color:#222;border-radius:50%;animation:fr-r 1s linear infinite;vertical-align:-.15em;margin-right:.4em}
-@keyframes fr-r{to{transform:rotate(360deg)}}.fr-size-result{margin-top:.6em}.fr-3d model-viewer{width:100%;height:22em}`;
+@keyframes fr-r{to{transform:rotate(360deg)}}.fr-size-result{margin-top:.6em}.fr-check:empty{display:none}.fr-check{margin:.6em 0}.fr-3d model-viewer{width:100%;height:22em}`;
   const style = document.createElement('style');
   style.textContent = css;
   document.head.append(style);
@@ -110,11 +110,28 @@ dialog.fr-dialog::backdrop{background:rgba(0,0,0,.45)}.fr-dialog h2{margin:0 0 .
     throw new Error('The verification challenge could not be solved');
   }
 
-  async function challengeToken() {
+  /** The vendor's script, loaded once from the address the challenge route names. */
+  const vendorScripts = {};
+  const loadVendor = (v, src) =>
+    (vendorScripts[v] ??= new Promise((res, rej) => document.head.append(el('script', { src, async: true, onload: () => (window[v] ? res(window[v]) : rej(new Error('The verification could not be loaded'))), onerror: () => rej(new Error('The verification could not be loaded')) }))));
+
+  /**
+   * A single-use X-Challenge-Token: a proof of work solved here (altcha), or the token of the
+   * vendor widget (Turnstile, hCaptcha) rendered into `box`; both vendors share render(el, params).
+   */
+  async function challengeToken(box) {
     const c = await api('/api/v1/challenge');
     if (c.verifier === 'off') return null;
-    if (c.verifier !== 'altcha') throw new Error(`This shop verifies visitors with ${c.verifier}, which this widget version does not render`);
-    return solve(c.challenge);
+    if (c.verifier === 'altcha') return solve(c.challenge);
+    if (c.verifier !== 'turnstile' && c.verifier !== 'hcaptcha') throw new Error('This shop\'s visitor check is not supported by this widget');
+    const vendor = await loadVendor(c.verifier, c.script);
+    const slot = el('div');
+    box.replaceChildren(slot);
+    try {
+      return await new Promise((res, rej) => vendor.render(slot, { sitekey: c.siteKey, callback: res, 'error-callback': () => rej(new Error('The visitor check failed; try again')), 'expired-callback': () => rej(new Error('The visitor check expired; try again')) }));
+    } finally {
+      box.replaceChildren();
+    }
   }
 
   async function storefrontToken() {
@@ -135,9 +152,10 @@ dialog.fr-dialog::backdrop{background:rgba(0,0,0,.45)}.fr-dialog h2{margin:0 0 .
     whole.addEventListener('change', () => (measures.hidden = whole.checked));
     const status = el('div', { class: 'fr-status', role: 'status', 'aria-live': 'polite' });
     const result = el('div', { class: 'fr-result' });
+    const check = el('div', { class: 'fr-check' });
     const go = el('button', { class: 'fr-btn', type: 'submit', text: 'Try it on' });
     const close = el('button', { class: 'fr-btn fr-alt', type: 'button', text: 'Close', onclick: () => dlg.close() });
-    const form = el('form', {}, field('Your photo', photo), el('div', { class: 'fr-row' }, el('label', {}, whole, ' The photo shows me from head to toe')), measures, status, result, el('div', { class: 'fr-actions' }, close, go));
+    const form = el('form', {}, field('Your photo', photo), el('div', { class: 'fr-row' }, el('label', {}, whole, ' The photo shows me from head to toe')), measures, check, status, result, el('div', { class: 'fr-actions' }, close, go));
     const dlg = dialog('Try it on', form);
     const say = (text, busy, error) => {
       status.replaceChildren(...(busy ? [el('span', { class: 'fr-spin', 'aria-hidden': 'true' })] : []), text);
@@ -152,7 +170,7 @@ dialog.fr-dialog::backdrop{background:rgba(0,0,0,.45)}.fr-dialog h2{margin:0 0 .
         say('Reading your photo…', true);
         shopperPhoto = await shrink(await readFile(photo.files[0]));
         say('Checking that you are human…', true);
-        const [challenge, token] = await Promise.all([challengeToken(), storefrontToken()]);
+        const [challenge, token] = await Promise.all([challengeToken(check), storefrontToken()]);
         const headers = { 'content-type': 'application/json', ...(token ? { 'x-api-key': token } : {}), ...(challenge ? { 'x-challenge-token': challenge } : {}) };
         const slot = { top: 'topGarment', bottom: 'bottomGarment', fullBody: 'fullBodyGarment' }[host.dataset.category || 'top'] || 'topGarment';
         const identity = whole.checked ? { personImages: [shopperPhoto] } : { faceImage: shopperPhoto, clothingSize: { height: Number(height.value), size: size.value }, gender: gender.value };
@@ -179,6 +197,7 @@ dialog.fr-dialog::backdrop{background:rgba(0,0,0,.45)}.fr-dialog h2{margin:0 0 .
 
   function sizePanel(host) {
     const out = el('div', { class: 'fr-size-result', role: 'status', 'aria-live': 'polite' });
+    const check = el('div', { class: 'fr-check' });
     const height = el('input', { type: 'number', min: 140, max: 210, value: 170, inputmode: 'numeric' });
     const chest = el('input', { type: 'number', min: 70, max: 160, placeholder: 'optional', inputmode: 'numeric' });
     const waist = el('input', { type: 'number', min: 55, max: 170, placeholder: 'optional', inputmode: 'numeric' });
@@ -186,7 +205,7 @@ dialog.fr-dialog::backdrop{background:rgba(0,0,0,.45)}.fr-dialog h2{margin:0 0 .
     const gender = el('select', {}, el('option', { value: 'female', text: 'Women\'s fit' }), el('option', { value: 'male', text: 'Men\'s fit' }));
     const photo = el('input', { type: 'file', accept: 'image/*', capture: 'user' });
     const go = el('button', { class: 'fr-btn', type: 'submit', text: 'Find my size' });
-    const form = el('form', {}, field('Height (cm)', height), field('Usual size', size), field('Chest (cm)', chest), field('Waist (cm)', waist), field('Fit', gender), field('A photo of your face (kept with your fit profile)', photo), out, el('div', { class: 'fr-actions' }, el('button', { class: 'fr-btn fr-alt', type: 'button', text: 'Close', onclick: () => dlg.close() }), go));
+    const form = el('form', {}, field('Height (cm)', height), field('Usual size', size), field('Chest (cm)', chest), field('Waist (cm)', waist), field('Fit', gender), field('A photo of your face (kept with your fit profile)', photo), check, out, el('div', { class: 'fr-actions' }, el('button', { class: 'fr-btn fr-alt', type: 'button', text: 'Close', onclick: () => dlg.close() }), go));
     const dlg = dialog('Find my size', form);
     form.addEventListener('submit', async (ev) => {
       ev.preventDefault();
@@ -212,7 +231,7 @@ dialog.fr-dialog::backdrop{background:rgba(0,0,0,.45)}.fr-dialog h2{margin:0 0 .
           const json = { 'content-type': 'application/json' };
           let twin = await api('/api/v1/digital-twin', { method: 'POST', headers: json, body: JSON.stringify(profile) });
           // job reads are browser-protected: the first one carries a solved challenge, later ones the pass
-          let challenge = twin.digitalTwinId ? null : await challengeToken();
+          let challenge = twin.digitalTwinId ? null : await challengeToken(check);
           for (let i = 0; !twin.digitalTwinId && twin.status !== 'failed' && i < 120; i++) {
             await new Promise((r) => setTimeout(r, 1000));
             const j = await api(twin.statusUrl || `/api/v1/jobs/${twin.jobId}`, { headers: challenge ? { 'x-challenge-token': challenge } : {} });

@@ -5,12 +5,13 @@
  * shows a recommendation. No request from the page carries an API key. Screenshots are written to
  * FITROOM_SCREENSHOTS (or a temp folder) for a person to look at.
  */
+import nock from 'nock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startTestService, type TestService } from '../../support/harness.ts';
 import { syntheticPerson, pngDataUrl } from '../../support/images.ts';
 import { freePort } from '../../../adapters/postgres/embedded.ts';
@@ -22,16 +23,40 @@ let shop: ChildProcess;
 let shopUrl: string;
 let browser: Browser;
 
+/** The example shop's backend (examples/storefront/server.mjs) in its own process, holding a key of `svc`. */
+async function startExampleShop(fitroom: TestService, accountId: string): Promise<{ url: string; proc: ChildProcess }> {
+  const { key } = await fitroom.createKey({ accountId });
+  const port = await freePort();
+  const proc = spawn(process.execPath, ['examples/storefront/server.mjs'], { cwd: ROOT, env: { PATH: process.env.PATH, FITROOM_URL: fitroom.api, FITROOM_KEY: key, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  await new Promise<void>((resolve, reject) => {
+    proc.stdout!.on('data', (c: Buffer) => /Example shop on/.test(c.toString()) && resolve());
+    proc.once('exit', (code) => reject(new Error(`example shop exited ${code}`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, proc };
+}
+
+/** A shopper's full-body photo on disk, for the file input. */
+async function shopperPhoto(): Promise<string> {
+  const file = path.join(SHOTS, 'shopper.png');
+  const person = await pngDataUrl(syntheticPerson({ seed: 3 }).image);
+  writeFileSync(file, Buffer.from(person.split(',')[1], 'base64'));
+  return file;
+}
+
+/** Requests from the page that carry anything but a storefront token in X-API-Key, and page errors. */
+function watch(page: Page): { leaks: string[]; errors: string[] } {
+  const out = { leaks: [] as string[], errors: [] as string[] };
+  page.on('request', (r) => {
+    const k = r.headers()['x-api-key'];
+    if (k && !k.startsWith('wfs1.')) out.leaks.push(`${r.url()} carried ${k.slice(0, 8)}`);
+  });
+  page.on('pageerror', (e) => out.errors.push(e.message));
+  return out;
+}
+
 beforeAll(async () => {
   svc = await startTestService();
-  const { key } = await svc.createKey({ accountId: 'example-shop' });
-  const port = await freePort();
-  shopUrl = `http://127.0.0.1:${port}`;
-  shop = spawn(process.execPath, ['examples/storefront/server.mjs'], { cwd: ROOT, env: { PATH: process.env.PATH, FITROOM_URL: svc.api, FITROOM_KEY: key, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
-  await new Promise<void>((resolve, reject) => {
-    shop.stdout!.on('data', (c: Buffer) => /Example shop on/.test(c.toString()) && resolve());
-    shop.once('exit', (code) => reject(new Error(`example shop exited ${code}`)));
-  });
+  ({ url: shopUrl, proc: shop } = await startExampleShop(svc, 'example-shop'));
   if (existsSync(CHROMIUM)) browser = await launchChromium();
 }, 120_000);
 
@@ -43,19 +68,10 @@ afterAll(async () => {
 
 describe('the storefront widget on the example product page', () => {
   it.runIf(existsSync(CHROMIUM))('tries a garment on and recommends a size, with no key in the page', async () => {
-    const photo = path.join(SHOTS, 'shopper.png');
-    const person = await pngDataUrl(syntheticPerson({ seed: 3 }).image);
-    writeFileSync(photo, Buffer.from(person.split(',')[1], 'base64'));
-
+    const photo = await shopperPhoto();
     const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
     const page = await context.newPage();
-    const leaks: string[] = [];
-    const errors: string[] = [];
-    page.on('request', (r) => {
-      const k = r.headers()['x-api-key'];
-      if (k && !k.startsWith('wfs1.')) leaks.push(`${r.url()} carried ${k.slice(0, 8)}`);
-    });
-    page.on('pageerror', (e) => errors.push(e.message));
+    const { leaks, errors } = watch(page);
     await page.goto(shopUrl);
     expect(await page.content()).not.toMatch(/fr_(live|svc|dev)_/);
 
@@ -88,5 +104,66 @@ describe('the storefront widget on the example product page', () => {
     expect(leaks).toEqual([]);
     expect(errors).toEqual([]);
     await context.close();
+  }, 240_000);
+
+  it.runIf(existsSync(CHROMIUM))('with BOT_VERIFIER=turnstile renders the vendor widget in the dialog and sends its token, checked by siteverify once', async () => {
+    // Cloudflare is played by nock on the service side (siteverify, each token valid once) and by a
+    // stand-in for api.js in the browser that renders a check box through the same render(el, params) API.
+    const issued = new Set<string>();
+    const checked: URLSearchParams[] = [];
+    nock('https://challenges.cloudflare.com')
+      .persist()
+      .post('/turnstile/v0/siteverify')
+      .reply(200, async (req: Request) => {
+        const form = new URLSearchParams(await req.text());
+        checked.push(form);
+        const fresh = form.get('secret') === 'ts-test-secret' && issued.delete(form.get('response') ?? '');
+        return fresh ? { success: true, challenge_ts: new Date().toISOString(), hostname: '127.0.0.1', 'error-codes': [] } : { success: false, 'error-codes': ['timeout-or-duplicate'] };
+      });
+    const vendorSvc = await startTestService({ env: { BOT_VERIFIER: 'turnstile', TURNSTILE_SECRET_KEY: 'ts-test-secret', TURNSTILE_SITE_KEY: 'ts-test-site' } });
+    const vendorShop = await startExampleShop(vendorSvc, 'turnstile-shop');
+    const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
+    try {
+      let scriptUrl = '';
+      await context.route('https://challenges.cloudflare.com/**', (route) => {
+        scriptUrl = route.request().url();
+        return route.fulfill({
+          contentType: 'text/javascript',
+          body: `window.turnstile = { render(el, o) {
+            const b = document.createElement('button'); b.type = 'button'; b.textContent = 'Verify you are human (' + o.sitekey + ')';
+            b.onclick = async () => { const t = 'cf-token-' + Math.random().toString(36).slice(2); await window.issueToken(t); o.callback(t); };
+            el.append(b); return 'w1'; } };`,
+        });
+      });
+      // the tokens the stand-in hands out are the ones siteverify (nock) knows as issued
+      await context.exposeFunction('issueToken', (t: string) => void issued.add(t));
+      const page = await context.newPage();
+      const { leaks, errors } = watch(page);
+      await page.goto(vendorShop.url);
+      await page.getByRole('button', { name: 'Try it on' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Try it on' });
+      await dialog.getByLabel('Your photo').setInputFiles(await shopperPhoto());
+      await dialog.getByRole('button', { name: 'Try it on' }).click();
+      const human = dialog.getByRole('button', { name: 'Verify you are human (ts-test-site)' });
+      await human.waitFor({ state: 'visible', timeout: 20_000 });
+      expect(scriptUrl).toBe('https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit');
+      await page.screenshot({ path: path.join(SHOTS, 'storefront-turnstile.png') });
+      await human.click();
+      const result = dialog.locator('.fr-result img');
+      await result.waitFor({ state: 'visible', timeout: 90_000 });
+      await expect.poll(() => human.count()).toBe(0); // the vendor widget is gone once its token is used
+      expect(checked).toHaveLength(1); // the polls rode on the pass, not on new checks
+      expect(checked[0].get('remoteip')).toBe('127.0.0.1');
+      expect(checked[0].get('response')).toMatch(/^cf-token-/);
+      expect((await context.cookies(vendorSvc.api)).some((c) => c.name === 'fitroom_pass' && c.httpOnly)).toBe(true);
+      await page.screenshot({ path: path.join(SHOTS, 'storefront-turnstile-result.png') });
+      expect(leaks).toEqual([]);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+      vendorShop.proc.kill();
+      await vendorSvc.close();
+      nock.cleanAll();
+    }
   }, 240_000);
 });
