@@ -1,8 +1,8 @@
 import { run, parseCronItems, type Runner, type TaskList } from 'graphile-worker';
 import { EventEmitter } from 'node:events';
 import { hostname } from 'node:os';
-import type { Pool } from '../postgres/db.ts';
-import { quietLogger } from '../postgres/db.ts';
+import type { Pool, PoolClient } from '../postgres/db.ts';
+import { isDatabaseUnavailable, quietLogger } from '../postgres/db.ts';
 import { Logger } from 'graphile-worker';
 import { JOB_TASK } from '../postgres/job-store.ts';
 import { WEBHOOK_TASK } from '../postgres/webhook-store.ts';
@@ -37,6 +37,44 @@ function queueLogger(log: PinoLogger): Logger {
     if (/^Failed task \d+ \(fitroom_job/.test(message)) return log.debug({ queue: true }, message.split('\n')[0]);
     if (level === 'error' || level === 'warning') log.warn({ queue: true }, message.split('\n')[0]);
     else log.debug({ queue: true }, message);
+  });
+}
+
+/**
+ * The pool as graphile-worker sees it: `connect()` waits (with backoff) while the database cannot be
+ * reached instead of failing. graphile-worker 0.18 neither awaits nor retries recording a job's outcome
+ * on a refused connection (`completeJob`/`failJob` reject unhandled and the process dies); with this,
+ * fetching pauses during an outage and outcomes are recorded once the database is back.
+ * Everything else goes to the real pool.
+ */
+function patientPool(pool: Pool, stopped: () => boolean): Pool {
+  const connectPatiently = async () => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await pool.connect();
+      } catch (e) {
+        if (stopped() || !isDatabaseUnavailable(e)) throw e;
+        await new Promise((r) => setTimeout(r, Math.min(2000, 250 * 2 ** attempt)));
+      }
+    }
+  };
+  return new Proxy(pool, {
+    get(target, prop) {
+      if (prop === 'connect') {
+        // graphile-worker calls both forms: promise, and callback (its LISTEN client)
+        return (cb?: (err: Error | undefined, client?: PoolClient, release?: () => void) => void) => {
+          const p = connectPatiently();
+          if (!cb) return p;
+          p.then(
+            (client) => cb(undefined, client, () => client.release()),
+            (err: Error) => cb(err),
+          );
+          return undefined;
+        };
+      }
+      const v = Reflect.get(target, prop, target) as unknown;
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+    },
   });
 }
 
@@ -81,18 +119,37 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   const crons = [...o.kernel.crons, ...(o.extraCrons ?? [])];
   for (const c of crons) taskList[c.task] = async () => c.run();
 
+  const say = (line: string) => (o.log ? o.log.warn(line) : console.error(`[worker] ${line}`));
+  // Whether the database answers, as the heartbeats see it: an outage is logged once, and so is its end.
+  let downSince: number | null = null;
+  let upSince = 0;
   const beat = async () => {
     for (const id of workerIds) {
-      await o.pool
-        .query('insert into worker_heartbeats (worker_id, host, pid) values ($1, $2, $3) on conflict (worker_id) do update set seen_at = now()', [id, hostname(), process.pid])
-        .catch((e) => console.error('[worker] heartbeat failed:', e.message));
+      try {
+        await o.pool.query('insert into worker_heartbeats (worker_id, host, pid) values ($1, $2, $3) on conflict (worker_id) do update set seen_at = now()', [id, hostname(), process.pid]);
+        if (downSince !== null) {
+          say(`database reachable again after ${Date.now() - downSince} ms: jobs resume`);
+          downSince = null;
+          upSince = Date.now();
+        }
+      } catch (e) {
+        if (!isDatabaseUnavailable(e)) say(`heartbeat failed: ${(e as Error).message}`);
+        else if (downSince === null) {
+          downSince = Date.now();
+          say(`database unreachable (${(e as Error).message}): jobs wait until it answers`);
+        }
+      }
     }
   };
 
   const sweep = async () => {
+    // After an outage every worker's heartbeat is stale: give them the dead-after period to beat again
+    // before their jobs are taken from them (the database's own restart counts as an outage too).
+    if (downSince !== null || Date.now() - upSince < o.deadAfterSeconds * 1000) return { unlocked: 0, failed: 0 };
     const dead = await o.pool.query<{ locked_by: string }>(
       `select distinct locked_by from graphile_worker._private_jobs
         where locked_by is not null and locked_at < now() - make_interval(secs => $1)
+          and pg_postmaster_start_time() < now() - make_interval(secs => $1)
           and locked_by not in (select worker_id from worker_heartbeats where seen_at > now() - make_interval(secs => $1))`,
       [o.deadAfterSeconds],
     );
@@ -115,8 +172,9 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     return { unlocked: ids.length, failed: orphans.rows.length };
   };
 
+  let stopping = false;
   const runner: Runner = await run({
-    pgPool: o.pool,
+    pgPool: patientPool(o.pool, () => stopping),
     concurrency: o.concurrency,
     noHandleSignals: true,
     pollInterval: o.pollInterval ?? 2000,
@@ -137,6 +195,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   return {
     sweep,
     async stop() {
+      stopping = true;
       clearInterval(sweepTimer);
       // Keep beating while running jobs drain; otherwise another worker would release them mid-run.
       await runner.stop();

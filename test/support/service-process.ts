@@ -1,0 +1,91 @@
+/**
+ * The real service as a child process (`main.ts all`), for fault tests that kill processes and
+ * databases: start it on free loopback ports, call it over HTTP, poll until something holds.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '../../adapters/postgres/embedded.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const NODE = path.join(ROOT, 'node_modules/.bin/node');
+export const FAULTS_ADMIN_KEY = 'db-faults-admin-key-0123456789';
+
+export interface ServiceProcess {
+  proc: ChildProcess;
+  api: string;
+  output: string[];
+  exited: Promise<number | null>;
+  /** Everything the service printed so far. */
+  log(): string;
+}
+
+/** Starts `main.ts all` with the test plugin; resolves once its worker runs. */
+export async function startServiceProcess(dataDir: string, env: Record<string, string> = {}, running?: Set<ChildProcess>): Promise<ServiceProcess> {
+  const port = await freePort();
+  const proc = spawn(NODE, ['connectors/standalone/main.ts', 'all'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      AR_PORT: String(await freePort()),
+      HOST: '127.0.0.1',
+      ADMIN_KEY: FAULTS_ADMIN_KEY,
+      FITROOM_ENV: 'production',
+      FITROOM_PLUGINS: './test/support/test-plugin.ts',
+      WORKER_DEAD_AFTER_SECONDS: '2',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running?.add(proc);
+  const output: string[] = [];
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => (running?.delete(proc), r(code))));
+  await new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output.push(chunk.toString());
+      if (/worker running/.test(output.join(''))) resolve();
+    };
+    proc.stdout!.on('data', onData);
+    proc.stderr!.on('data', onData);
+    void exited.then((code) => reject(new Error(`service exited (${code}) during start:\n${output.join('')}`)));
+  });
+  return { proc, api: `http://127.0.0.1:${port}`, output, exited, log: () => output.join('') };
+}
+
+export async function callService(s: ServiceProcess, method: string, p: string, o: { key?: string; body?: unknown; admin?: boolean } = {}) {
+  const headers: Record<string, string> = {};
+  if (o.key) headers['x-api-key'] = o.key;
+  if (o.admin) headers['x-admin-key'] = FAULTS_ADMIN_KEY;
+  if (o.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${s.api}${p}`, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), signal: AbortSignal.timeout(10_000) });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+/** Polls `fn` every 100 ms until it returns something truthy (errors count as "not yet"). */
+export async function until<T>(fn: () => Promise<T | undefined | null | false>, ms: number): Promise<T> {
+  const t0 = Date.now();
+  for (;;) {
+    const v = await fn().catch(() => undefined);
+    if (v) return v;
+    if (Date.now() - t0 > ms) throw new Error(`timed out after ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The postmaster's pid from a cluster's data directory. */
+export function postmasterPid(clusterDir: string): number {
+  return Number(readFileSync(path.join(clusterDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+}
+
+/** A temporary DATA_DIR that the postgres user can enter (the cluster runs as postgres under root). */
+export function tempDataDir(prefix: string): string {
+  const d = mkdtempSync(path.join(tmpdir(), prefix));
+  chmodSync(d, 0o755);
+  return d;
+}
