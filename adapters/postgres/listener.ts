@@ -4,8 +4,9 @@ type Handler = (payload: string) => void;
 
 /**
  * One dedicated connection per process for LISTEN/NOTIFY (job cancellations, cache invalidation).
- * When the connection drops it reconnects with backoff and calls the reset handlers: caches that
- * rely on notifications must forget everything, since notifications sent meanwhile are lost.
+ * When the connection drops it reconnects with backoff (250 ms doubling to 10 s) and calls the reset
+ * handlers when it is lost and again once it listens: caches that rely on notifications must forget
+ * everything, since notifications sent meanwhile are lost (and a read that straddled the gap is stale).
  */
 export class PgListener {
   private readonly url: string;
@@ -14,6 +15,9 @@ export class PgListener {
   private client: pg.Client | null = null;
   private stopped = false;
   private connecting: Promise<void> | null = null;
+  private failures = 0;
+  private retryPending = false;
+  private lostAt: number | null = null;
 
   constructor(connectionString: string) {
     this.url = connectionString;
@@ -27,7 +31,7 @@ export class PgListener {
       set = new Set();
       this.handlers.set(channel, set);
       // Not reachable right now: the retry listens to every registered channel once connected.
-      await this.ensure().catch(() => this.scheduleRetry());
+      await this.ensure().catch((e: Error) => this.scheduleRetry(e));
       await this.client?.query(`listen ${channel}`).catch(() => undefined);
     }
     set.add(handler);
@@ -51,30 +55,56 @@ export class PgListener {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.url });
+    // keepAlive: a peer that vanishes without closing (partition, frozen host) is noticed, not waited on forever
+    const client = new pg.Client({ connectionString: this.url, keepAlive: true });
     client.on('notification', (m) => {
       for (const h of this.handlers.get(m.channel) ?? []) h(m.payload ?? '');
     });
-    const lost = () => {
+    const lost = (err?: Error) => {
       if (this.client !== client) return;
       this.client = null;
-      for (const r of this.resetHandlers) r();
-      if (!this.stopped) setTimeout(() => void this.ensure().catch(() => this.scheduleRetry()), 500).unref();
+      this.lostAt = Date.now();
+      client.end().catch(() => undefined);
+      this.reset();
+      this.scheduleRetry(err ?? new Error('connection ended'));
     };
     client.on('error', lost);
-    client.on('end', lost);
-    await client.connect();
-    if (this.stopped) {
-      // closed while connecting: this connection is not wanted any more
+    client.on('end', () => lost());
+    try {
+      await client.connect();
+      if (this.stopped) {
+        // closed while connecting: this connection is not wanted any more
+        await client.end().catch(() => undefined);
+        return;
+      }
+      for (const ch of this.handlers.keys()) await client.query(`listen ${ch}`);
+    } catch (e) {
       await client.end().catch(() => undefined);
-      return;
+      throw e;
     }
-    for (const ch of this.handlers.keys()) await client.query(`listen ${ch}`);
     this.client = client;
+    this.failures = 0;
+    if (this.lostAt !== null) {
+      console.error(`[postgres] notifications back after ${Date.now() - this.lostAt} ms; caches flushed`);
+      this.lostAt = null;
+      this.reset();
+    }
   }
 
-  private scheduleRetry() {
-    if (!this.stopped) setTimeout(() => void this.ensure().catch(() => this.scheduleRetry()), 2000).unref();
+  private reset() {
+    for (const r of this.resetHandlers) r();
+  }
+
+  private scheduleRetry(err: Error) {
+    if (this.stopped || this.retryPending) return;
+    this.retryPending = true;
+    const delay = Math.min(10_000, 250 * 2 ** this.failures++);
+    if (this.failures === 1) console.error(`[postgres] notifications lost (${err.message}): caches off, reconnecting`);
+    this.lostAt ??= Date.now();
+    setTimeout(() => {
+      this.retryPending = false;
+      void this.ensure().catch((e: Error) => this.scheduleRetry(e));
+    }, delay).unref();
   }
 
   async close(): Promise<void> {
