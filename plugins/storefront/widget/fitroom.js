@@ -18,7 +18,7 @@ dialog.fr-dialog::backdrop{background:rgba(0,0,0,.45)}.fr-dialog h2{margin:0 0 .
 .fr-row{display:flex;flex-direction:column;gap:.25em;margin:.6em 0}.fr-row input,.fr-row select{font:inherit;padding:.4em}
 .fr-status{min-height:1.4em;margin:.6em 0;color:#444}.fr-error{color:#a40000}.fr-result img{max-width:100%;max-height:62vh;display:block;margin:auto;border-radius:.5em}
 .fr-actions{display:flex;gap:.6em;justify-content:flex-end;margin-top:.8em}.fr-spin{display:inline-block;width:1em;height:1em;border:.15em solid #ccc;border-top-color:#222;border-radius:50%;animation:fr-r 1s linear infinite;vertical-align:-.15em;margin-right:.4em}
-@keyframes fr-r{to{transform:rotate(360deg)}}.fr-size-result{margin-top:.6em}.fr-check:empty{display:none}.fr-check{margin:.6em 0}.fr-3d model-viewer{width:100%;height:22em}`;
+@keyframes fr-r{to{transform:rotate(360deg)}}.fr-size-result{margin-top:.6em}.fr-check:empty{display:none}.fr-check{margin:.6em 0}.fr-3d{width:min(28em,84vw)}.fr-3d model-viewer{width:100%;height:22em}`;
   const style = document.createElement('style');
   style.textContent = css;
   document.head.append(style);

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { startTestService, type TestService } from '../../support/harness.ts';
 import { syntheticPerson, pngDataUrl } from '../../support/images.ts';
+import { makeShoeGlb } from '../../support/shoes.ts';
 import { freePort } from '../../../adapters/postgres/embedded.ts';
 import { CHROMIUM, SHOTS, launchChromium } from '../ar-host/browser.ts';
 
@@ -105,6 +106,42 @@ describe('the storefront widget on the example product page', () => {
     expect(errors).toEqual([]);
     await context.close();
   }, 240_000);
+
+  it.runIf(existsSync(CHROMIUM))('shows a product GLB in the 3D dialog with model-viewer from the API host; the dialog keeps focus and Escape closes it', async () => {
+    // the shop adds a 3D element after the page loaded (as a product gallery would) and asks the widget
+    // to mount it; its GLB is answered by the browser context
+    const glb = Buffer.from(await makeShoeGlb());
+    const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
+    await context.route(`${shopUrl}/shoe.glb`, (route) => route.fulfill({ contentType: 'model/gltf-binary', body: glb }));
+    const page = await context.newPage();
+    const { errors } = watch(page);
+    await page.goto(shopUrl);
+    await page.evaluate(() => {
+      document.querySelector('.panel')!.insertAdjacentHTML('beforeend', '<div data-fitroom-3d data-glb-url="/shoe.glb" data-alt="The runner in 3D"></div>');
+      (window as unknown as { Fitroom: { init(): void } }).Fitroom.init();
+    });
+    const open = page.getByRole('button', { name: 'View in 3D' });
+    await open.click();
+    const dialog = page.getByRole('dialog', { name: 'See it in 3D' });
+    const viewer = dialog.locator('model-viewer');
+    await viewer.waitFor({ state: 'attached', timeout: 30_000 });
+    await expect.poll(() => viewer.evaluate((mv) => (mv as HTMLElement & { loaded?: boolean }).loaded === true), { timeout: 60_000 }).toBe(true);
+    expect(await viewer.getAttribute('alt')).toBe('The runner in 3D');
+    expect(await viewer.getAttribute('ar')).not.toBeNull();
+    await page.screenshot({ path: path.join(SHOTS, 'storefront-3d.png') });
+
+    // Tab never leaves the modal dialog; Escape closes it and gives focus back to the button that opened it
+    for (let i = 0; i < 6; i++) {
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate(() => !!document.activeElement?.closest('dialog'))).toBe(true);
+    }
+    expect(await dialog.getAttribute('aria-modal')).toBe('true');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => dialog.count()).toBe(0);
+    expect(await open.evaluate((b) => b === document.activeElement)).toBe(true);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, 120_000);
 
   it.runIf(existsSync(CHROMIUM))('with BOT_VERIFIER=turnstile renders the vendor widget in the dialog and sends its token, checked by siteverify once', async () => {
     // Cloudflare is played by nock on the service side (siteverify, each token valid once) and by a
