@@ -89,3 +89,23 @@ export function tempDataDir(prefix: string): string {
   chmodSync(d, 0o755);
   return d;
 }
+
+/** Asks for health every 100 ms until `stop()`: each answer's status, error code and time. */
+export function watchHealth(s: ServiceProcess) {
+  const seen: { status: number; code?: string; at: number }[] = [];
+  let on = true;
+  const done = (async () => {
+    while (on) {
+      const r = await callService(s, 'GET', '/api/v1/health').catch(() => ({ status: 0, body: undefined }));
+      seen.push({ status: r.status, code: r.body?.error?.code, at: Date.now() });
+      await new Promise((res) => setTimeout(res, 100));
+    }
+  })();
+  return {
+    seen,
+    async stop() {
+      on = false;
+      await done;
+    },
+  };
+}

@@ -1,76 +1,24 @@
 /**
  * The all-in-one service (`main.ts all`, embedded PostgreSQL) killed and starved for real
  * (hardening: defects 2 and 3): SIGKILL mid-job, then a start on the same DATA_DIR recovers the
- * orphaned cluster and finishes the job with keys and earlier results intact; a frozen database
- * answers health 503 DATABASE_UNAVAILABLE and comes back; a killed database is restarted and a job
- * accepted before completes exactly once.
+ * orphaned cluster (left running, or killed too) and finishes the job with keys and earlier results
+ * intact; a second service on a DATA_DIR in use is refused with the reason; a frozen database answers
+ * health 503 DATABASE_UNAVAILABLE and comes back; a killed database is restarted by the service while
+ * health says 503, and a job accepted before completes exactly once.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { freePort } from '../../../adapters/postgres/embedded.ts';
+import { callService as call, postmasterPid, startServiceProcess, tempDataDir, until, watchHealth, type ServiceProcess } from '../../support/service-process.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const NODE = path.join(ROOT, 'node_modules/.bin/node');
-const ADMIN = 'db-faults-admin-key-0123456789';
 const dirs: string[] = [];
 const running = new Set<ChildProcess>();
 
-interface Service {
-  proc: ChildProcess;
-  api: string;
-  output: string[];
-  exited: Promise<number | null>;
-}
-
-async function start(dataDir: string): Promise<Service> {
-  const port = await freePort();
-  const proc = spawn(NODE, ['connectors/standalone/main.ts', 'all'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, PORT: String(port), AR_PORT: String(await freePort()), HOST: '127.0.0.1', ADMIN_KEY: ADMIN, FITROOM_ENV: 'production', FITROOM_PLUGINS: './test/support/test-plugin.ts', WORKER_DEAD_AFTER_SECONDS: '2' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  running.add(proc);
-  const output: string[] = [];
-  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => (running.delete(proc), r(code))));
-  await new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer) => {
-      output.push(chunk.toString());
-      if (/worker running/.test(output.join(''))) resolve();
-    };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', onData);
-    void exited.then((code) => reject(new Error(`service exited (${code}) during start:\n${output.join('')}`)));
-  });
-  return { proc, api: `http://127.0.0.1:${port}`, output, exited };
-}
-
-async function call(s: Service, method: string, p: string, o: { key?: string; body?: unknown; admin?: boolean } = {}) {
-  const headers: Record<string, string> = {};
-  if (o.key) headers['x-api-key'] = o.key;
-  if (o.admin) headers['x-admin-key'] = ADMIN;
-  if (o.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`${s.api}${p}`, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), signal: AbortSignal.timeout(10_000) });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
-
-async function until<T>(fn: () => Promise<T | undefined | null | false>, ms: number): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v) return v;
-    if (Date.now() - t0 > ms) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-function postgresPid(dataDir: string): number {
-  return Number(readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
-}
+const start = (dataDir: string) => startServiceProcess(dataDir, {}, running);
+const postgresPid = (dataDir: string) => postmasterPid(path.join(dataDir, 'postgres'));
 
 afterAll(async () => {
   for (const p of running) p.kill('SIGKILL');
@@ -86,10 +34,30 @@ afterAll(async () => {
 });
 
 function dataDir(): string {
-  const d = mkdtempSync(path.join(tmpdir(), 'fitroom-faults-'));
-  chmodSync(d, 0o755); // the cluster runs as the postgres user when tests run as root
+  const d = tempDataDir('fitroom-faults-');
   dirs.push(d);
   return d;
+}
+
+async function finished(s: ServiceProcess, key: string, jobId: string, ms: number) {
+  return await until(async () => {
+    const r = await call(s, 'GET', `/api/v1/jobs/${jobId}`, { key });
+    return r.status === 200 && (r.body.status === 'completed' || r.body.status === 'failed') ? r.body : null;
+  }, ms);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function killed(s: ServiceProcess) {
+  s.proc.kill('SIGKILL');
+  await s.exited;
 }
 
 describe('the embedded database under faults', () => {
@@ -98,33 +66,60 @@ describe('the embedded database under faults', () => {
     const first = await start(dir);
     const key = (await call(first, 'POST', '/admin/v1/keys', { admin: true, body: { name: 'faults' } })).body.key as string;
     const done = (await call(first, 'POST', '/api/v1/test-jobs', { key, body: { mode: 'complete', text: 'before' } })).body.jobId as string;
-    const before = await until(async () => {
-      const j = (await call(first, 'GET', `/api/v1/jobs/${done}`, { key })).body;
-      return j.status === 'completed' ? j : null;
-    }, 20_000);
+    const before = await finished(first, key, done, 20_000);
     const inFlight = (await call(first, 'POST', '/api/v1/test-jobs', { key, body: { mode: 'wait', waitMs: 4000 } })).body.jobId as string;
     await until(async () => (await call(first, 'GET', `/api/v1/jobs/${inFlight}`, { key })).body.status === 'processing', 20_000);
     const orphan = postgresPid(dir);
-    first.proc.kill('SIGKILL');
-    await first.exited;
+    await killed(first);
     expect(() => process.kill(orphan, 0)).not.toThrow(); // the cluster outlived its parent
 
+    const t0 = Date.now();
     const second = await start(dir);
-    expect(second.output.join('')).toMatch(/left running by a previous process .* shutting it down/);
-    expect(second.output.join('')).not.toMatch(/undefined/);
-    const finished = await until(async () => {
-      const j = (await call(second, 'GET', `/api/v1/jobs/${inFlight}`, { key })).body;
-      return j.status === 'completed' || j.status === 'failed' ? j : null;
-    }, 60_000);
-    expect(finished.status).toBe('completed');
+    const startedIn = Date.now() - t0;
+    expect(second.log()).toMatch(/left running by a previous process .* shutting it down/);
+    expect(second.log()).toMatch(/previous embedded PostgreSQL stopped after \d+ ms/);
+    expect(second.log()).not.toMatch(/undefined/);
+    const resumed = await finished(second, key, inFlight, 60_000);
+    console.log(`[db-faults] restart over an orphaned cluster: worker running ${startedIn} ms after the start, the interrupted job completed ${Date.now() - t0} ms after it`);
+    expect(resumed.status).toBe('completed');
     const again = (await call(second, 'GET', `/api/v1/jobs/${done}`, { key })).body;
     expect(again.results).toEqual(before.results);
     const download = await fetch(before.results[0].url.replace(/^http:\/\/[^/]+/, second.api));
     expect(download.status).toBe(200);
     expect(await download.text()).toBe('before');
-    second.proc.kill('SIGTERM');
-    expect(await second.exited).toBe(0);
-  }, 120_000);
+
+    // killed together with its cluster this time (power loss): a stale pid file, nothing to stop
+    const postmaster = postgresPid(dir);
+    await killed(second);
+    process.kill(postmaster, 'SIGKILL');
+    await until(async () => !alive(postmaster), 10_000);
+    const third = await start(dir);
+    expect(third.log()).not.toMatch(/left running by a previous process/);
+    expect((await call(third, 'GET', `/api/v1/jobs/${done}`, { key })).body.results).toEqual(before.results);
+    third.proc.kill('SIGTERM');
+    expect(await third.exited).toBe(0);
+  }, 150_000);
+
+  it('a second service on a DATA_DIR in use is refused with the reason; the first keeps serving', async () => {
+    const dir = dataDir();
+    const first = await start(dir);
+    const second = spawn(path.join(process.cwd(), 'node_modules/.bin/node'), ['connectors/standalone/main.ts', 'all'], {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dir, PORT: String(await freePort()), AR_PORT: String(await freePort()), HOST: '127.0.0.1', ADMIN_KEY: 'second-admin-key-0123456789' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    running.add(second);
+    let out = '';
+    second.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+    second.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+    const code = await new Promise<number | null>((r) => second.once('exit', (c) => r(c)));
+    running.delete(second);
+    expect(code).toBe(1);
+    expect(out).toMatch(new RegExp(`failed to start: the data directory .* is in use by a running process \\(pid ${first.proc.pid}`));
+    expect(out).not.toMatch(/undefined/);
+    expect((await call(first, 'GET', '/api/v1/health')).status).toBe(200);
+    first.proc.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+  }, 60_000);
 
   it('a frozen database answers health 503 DATABASE_UNAVAILABLE; a killed one is restarted and the job accepted before completes once', async () => {
     const dir = dataDir();
@@ -149,7 +144,23 @@ describe('the embedded database under faults', () => {
 
     const job = (await call(s, 'POST', '/api/v1/test-jobs', { key, body: { mode: 'wait', waitMs: 3000 } })).body.jobId as string;
     await until(async () => (await call(s, 'GET', `/api/v1/jobs/${job}`, { key })).body.status === 'processing', 20_000);
-    process.kill(postgresPid(dir), 'SIGKILL');
+    // Every PostgreSQL process killed at once, and its port taken for 3 s so that the service's first
+    // restarts fail: a real outage, then the restart with backoff.
+    const pgPort = Number(new URL(readFileSync(path.join(dir, 'postgres.url'), 'utf8')).port);
+    const postmaster = postgresPid(dir);
+    const health = watchHealth(s);
+    const killedAt = Date.now();
+    execFileSync('sh', ['-c', `pkill -KILL -P ${postmaster}; kill -KILL ${postmaster}`]);
+    await until(async () => !alive(postmaster), 10_000);
+    const squatter = createServer((sock) => sock.destroy()); // clients of the port are cut off at once
+    await new Promise<void>((r) => squatter.listen(pgPort, '127.0.0.1', () => r()));
+    const down = await until(async () => health.seen.find((h) => h.at > killedAt && h.status === 503), 10_000);
+    expect(down.code).toBe('DATABASE_UNAVAILABLE');
+    await new Promise((r) => setTimeout(r, Math.max(0, killedAt + 3000 - Date.now())));
+    const freedAt = Date.now();
+    await new Promise((r) => squatter.close(r));
+    await until(async () => s.log().includes('embedded PostgreSQL restarted'), 30_000);
+    const up = await until(async () => health.seen.find((h) => h.at > freedAt && h.status === 200), 30_000);
     const statuses: number[] = [];
     const final = await until(async () => {
       const r = await call(s, 'GET', `/api/v1/jobs/${job}`, { key });
@@ -157,9 +168,16 @@ describe('the embedded database under faults', () => {
       if (r.status >= 500) expect(r.body.error.code).toBe('DATABASE_UNAVAILABLE');
       return r.status === 200 && (r.body.status === 'completed' || r.body.status === 'failed') ? r.body : null;
     }, 90_000);
+    await health.stop();
+    const after = health.seen.filter((h) => h.at >= down.at && h.at < up.at);
+    console.log(`[db-faults] embedded cluster killed, port held 3 s: health 503 from +${down.at - killedAt} ms to +${up.at - killedAt} ms (200 again ${up.at - freedAt} ms after the port was free); job completed at +${Date.now() - killedAt} ms`);
+    // the service answered throughout: 503 with the code while the cluster was down, never 500
+    expect(after.every((h) => h.status === 503 && h.code === 'DATABASE_UNAVAILABLE')).toBe(true);
+    expect(s.log()).toMatch(/embedded PostgreSQL exited unexpectedly \(SIGKILL\); restarting it in 500 ms/);
     expect(final.status).toBe('completed');
     expect(statuses.every((x) => x === 200 || x === 503)).toBe(true);
-    expect(s.output.join('')).toMatch(/embedded PostgreSQL restarted/);
+    expect(s.log()).toMatch(/embedded PostgreSQL restarted/);
+    expect(s.log()).not.toMatch(/worker process \d+ exited/);
     const trace = (await call(s, 'GET', `/api/v1/jobs/${job}/trace`, { key })).body;
     expect(trace.timeline.filter((st: { stage: string; outcome: string }) => st.stage === 'store' && st.outcome === 'ok')).toHaveLength(1);
     s.proc.kill('SIGTERM');

@@ -10,7 +10,7 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../../adapters/postgres/embedded.ts';
-import { callService, startServiceProcess, tempDataDir, until, type ServiceProcess } from '../../support/service-process.ts';
+import { callService, startServiceProcess, tempDataDir, until, watchHealth } from '../../support/service-process.ts';
 
 const running = new Set<ChildProcess>();
 const dirs: string[] = [];
@@ -29,26 +29,6 @@ async function startCluster(dir: string, port: number): Promise<EmbeddedDatabase
   if (!(await admin.query(`select 1 from pg_database where datname = 'fitroom'`)).rowCount) await admin.query('create database fitroom');
   await admin.end();
   return db;
-}
-
-/** Health every 100 ms until `stop()`: the statuses seen, with when each run of them started. */
-function watchHealth(s: ServiceProcess) {
-  const seen: { status: number; code?: string; at: number }[] = [];
-  let on = true;
-  const done = (async () => {
-    while (on) {
-      const r = await callService(s, 'GET', '/api/v1/health').catch(() => ({ status: 0, body: undefined }));
-      seen.push({ status: r.status, code: r.body?.error?.code, at: Date.now() });
-      await new Promise((res) => setTimeout(res, 100));
-    }
-  })();
-  return {
-    seen,
-    async stop() {
-      on = false;
-      await done;
-    },
-  };
 }
 
 describe('an external database lost and back', () => {
