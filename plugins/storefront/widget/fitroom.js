@@ -85,11 +85,14 @@ dialog.fr-dialog::backdrop{background:rgba(0,0,0,.45)}.fr-dialog h2{margin:0 0 .
     return c.toDataURL('image/jpeg', 0.9);
   }
 
-  // Behind a shop's app proxy (/apps/...) cookies do not travel: the pass goes in headers instead.
+  // Behind a shop's app proxy (/apps/...) cookies do not travel, and a Fitroom host on another site
+  // gets no cookies where third-party cookies are blocked (Safari, strict settings): the pass then
+  // also travels in a header. The HttpOnly cookie stays for same-site deployments.
   const PROXIED = API.startsWith('/apps/');
+  const PASS_IN_HEADER = PROXIED || new URL(API, location.href).origin !== location.origin;
   let pass = null;
   async function api(path, init = {}) {
-    const headers = { ...(init.headers || {}), ...(PROXIED ? { 'x-service-verification-pass-mode': 'header', ...(pass ? { 'x-service-verification-pass': pass } : {}) } : {}) };
+    const headers = { ...(init.headers || {}), ...(PASS_IN_HEADER ? { 'x-service-verification-pass-mode': 'header', ...(pass ? { 'x-service-verification-pass': pass } : {}) } : {}) };
     const res = await fetch(path.startsWith('http') || path.startsWith('/apps/') ? path : API + path, { credentials: 'include', ...init, headers });
     pass = res.headers.get('x-service-verification-pass') || pass;
     const body = await res.json().catch(() => ({}));
