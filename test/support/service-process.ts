@@ -20,6 +20,8 @@ export interface ServiceProcess {
   exited: Promise<number | null>;
   /** Everything the service printed so far. */
   log(): string;
+  /** The pid of its worker process (`main.ts worker`, a child that a SIGKILL of the service leaves running). */
+  workerPid(): number | null;
 }
 
 /** Starts `main.ts all` with the test plugin; resolves once its worker runs. */
@@ -54,7 +56,11 @@ export async function startServiceProcess(dataDir: string, env: Record<string, s
     proc.stderr!.on('data', onData);
     void exited.then((code) => reject(new Error(`service exited (${code}) during start:\n${output.join('')}`)));
   });
-  return { proc, api: `http://127.0.0.1:${port}`, output, exited, log: () => output.join('') };
+  const workerPid = () => {
+    const all = [...output.join('').matchAll(/"pid":(\d+),"name":"fitroom worker"/g)];
+    return all.length ? Number(all[all.length - 1][1]) : null;
+  };
+  return { proc, api: `http://127.0.0.1:${port}`, output, exited, log: () => output.join(''), workerPid };
 }
 
 export async function callService(s: ServiceProcess, method: string, p: string, o: { key?: string; body?: unknown; admin?: boolean } = {}) {

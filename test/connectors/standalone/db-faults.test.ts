@@ -16,12 +16,21 @@ import { callService as call, postmasterPid, startServiceProcess, tempDataDir, u
 
 const dirs: string[] = [];
 const running = new Set<ChildProcess>();
+/** Worker processes of services killed with SIGKILL: they outlive their parent (see killed()). */
+const orphans = new Set<number>();
 
 const start = (dataDir: string) => startServiceProcess(dataDir, {}, running);
 const postgresPid = (dataDir: string) => postmasterPid(path.join(dataDir, 'postgres'));
 
 afterAll(async () => {
   for (const p of running) p.kill('SIGKILL');
+  for (const pid of orphans) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
   for (const d of dirs) {
     try {
       process.kill(postgresPid(d), 'SIGINT');
@@ -55,7 +64,10 @@ function alive(pid: number): boolean {
   }
 }
 
+/** SIGKILL to the service's pid only: its worker process is a child that keeps running (cleaned up in afterAll). */
 async function killed(s: ServiceProcess) {
+  const worker = s.workerPid();
+  if (worker) orphans.add(worker);
   s.proc.kill('SIGKILL');
   await s.exited;
 }
