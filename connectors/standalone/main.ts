@@ -1,6 +1,7 @@
 import { loadConfig, ConfigError } from '../../core/config.ts';
 import { createFitroom } from './compose.ts';
 import { openDatabase, resolveAdminKey } from './runtime.ts';
+import { isDatabaseUnavailable } from '../../adapters/postgres/db.ts';
 import { standalonePlugins } from './plugins.ts';
 import { shopifyFromEnv } from '../shopify/index.ts';
 import { superviseWorker } from './worker-process.ts';
@@ -105,6 +106,7 @@ main().catch((e) => {
   const err = e as NodeJS.ErrnoException & { port?: number };
   if (e instanceof ConfigError) console.error(`[fitroom] configuration error: ${e.message}`);
   else if (err?.code === 'EADDRINUSE') console.error(`[fitroom] failed to start: port ${err.port} is already in use; stop the other process or choose PORT / AR_PORT`);
+  else if (isDatabaseUnavailable(e)) console.error(`[fitroom] failed to start: the database cannot be reached (${err.message}); check DATABASE_URL and that PostgreSQL runs and accepts connections`);
   else if (e instanceof Error) console.error(`[fitroom] failed to start: ${e.message}`, process.env.FITROOM_DEBUG ? e : '');
   else console.error(`[fitroom] failed to start: ${String(e)}`);
   process.exit(1);
