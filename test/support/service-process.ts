@@ -24,6 +24,25 @@ export interface ServiceProcess {
   workerPid(): number | null;
 }
 
+/** Runs `main.ts <role>` with exactly `env` (plus PATH and HOME) until it exits: for starts that must fail. */
+export async function runUntilExit(role: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const proc = spawn(NODE, ['connectors/standalone/main.ts', role], { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  proc.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+  proc.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  const code = await new Promise<number | null>((r) => proc.once('exit', (c) => r(c)));
+  return { code, output };
+}
+
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Starts `main.ts all` with the test plugin; resolves once its worker runs. */
 export async function startServiceProcess(dataDir: string, env: Record<string, string> = {}, running?: Set<ChildProcess>): Promise<ServiceProcess> {
   const port = await freePort();

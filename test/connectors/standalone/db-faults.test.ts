@@ -7,12 +7,12 @@
  * health says 503, and a job accepted before completes exactly once.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { freePort } from '../../../adapters/postgres/embedded.ts';
-import { callService as call, postmasterPid, startServiceProcess, tempDataDir, until, watchHealth, type ServiceProcess } from '../../support/service-process.ts';
+import { alive, callService as call, postmasterPid, runUntilExit, startServiceProcess, tempDataDir, until, watchHealth, type ServiceProcess } from '../../support/service-process.ts';
 
 const dirs: string[] = [];
 const running = new Set<ChildProcess>();
@@ -53,15 +53,6 @@ async function finished(s: ServiceProcess, key: string, jobId: string, ms: numbe
     const r = await call(s, 'GET', `/api/v1/jobs/${jobId}`, { key });
     return r.status === 200 && (r.body.status === 'completed' || r.body.status === 'failed') ? r.body : null;
   }, ms);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** SIGKILL to the service's pid only: its worker process is a child that keeps running (cleaned up in afterAll). */
@@ -115,16 +106,7 @@ describe('the embedded database under faults', () => {
   it('a second service on a DATA_DIR in use is refused with the reason; the first keeps serving', async () => {
     const dir = dataDir();
     const first = await start(dir);
-    const second = spawn(path.join(process.cwd(), 'node_modules/.bin/node'), ['connectors/standalone/main.ts', 'all'], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dir, PORT: String(await freePort()), AR_PORT: String(await freePort()), HOST: '127.0.0.1', ADMIN_KEY: 'second-admin-key-0123456789' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    running.add(second);
-    let out = '';
-    second.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-    second.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-    const code = await new Promise<number | null>((r) => second.once('exit', (c) => r(c)));
-    running.delete(second);
+    const { code, output: out } = await runUntilExit('all', { DATA_DIR: dir, PORT: String(await freePort()), AR_PORT: String(await freePort()), HOST: '127.0.0.1', ADMIN_KEY: 'second-admin-key-0123456789' });
     expect(code).toBe(1);
     expect(out).toMatch(new RegExp(`failed to start: the data directory .* is in use by a running process \\(pid ${first.proc.pid}`));
     expect(out).not.toMatch(/undefined/);

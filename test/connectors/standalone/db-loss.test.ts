@@ -5,12 +5,12 @@
  * itself, and finish the job it accepted before the outage exactly once.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { freePort, startEmbeddedPostgres, type EmbeddedDatabase } from '../../../adapters/postgres/embedded.ts';
-import { callService, startServiceProcess, tempDataDir, until, watchHealth } from '../../support/service-process.ts';
+import { callService, runUntilExit, startServiceProcess, tempDataDir, until, watchHealth } from '../../support/service-process.ts';
 
 const running = new Set<ChildProcess>();
 const dirs: string[] = [];
@@ -96,14 +96,7 @@ describe('an external database lost and back', () => {
   it('a start while the database cannot be reached exits 1 with the cause and what to check', async () => {
     const dataDir = tempDataDir('fitroom-dbloss-');
     dirs.push(dataDir);
-    const proc = spawn(path.join(process.cwd(), 'node_modules/.bin/node'), ['connectors/standalone/main.ts', 'api'], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, DATABASE_URL: `postgres://fitroom:fitroom@127.0.0.1:${await freePort()}/fitroom`, PORT: '0', AR_PORT: '0', ADMIN_KEY: 'db-loss-admin-key-0123456789' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-    proc.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-    const code = await new Promise<number | null>((r) => proc.once('exit', (c) => r(c)));
+    const { code, output: out } = await runUntilExit('api', { DATA_DIR: dataDir, DATABASE_URL: `postgres://fitroom:fitroom@127.0.0.1:${await freePort()}/fitroom`, PORT: '0', AR_PORT: '0', ADMIN_KEY: 'db-loss-admin-key-0123456789' });
     expect(code).toBe(1);
     expect(out).toMatch(/failed to start: the database cannot be reached \(connect ECONNREFUSED 127\.0\.0\.1:\d+\); check DATABASE_URL/);
     expect(out).not.toMatch(/undefined/);
