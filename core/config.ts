@@ -20,6 +20,15 @@ export interface FitroomConfig {
   allowedPrivateNetworks: string[];
   /** CIDRs whose clients may call the operator routes that use the IP allowlist (monitoring); empty = nobody. */
   operatorAllowlist: string[];
+  /**
+   * Reverse proxies in front of the service (TRUST_PROXY): 0 = none, the client address is the
+   * socket's; n = the address n hops from the right of X-Forwarded-For (each trusted proxy appends one).
+   */
+  trustProxyHops: number;
+  /** Secret of the foot-measurement admin routes (FOOT_ADMIN_KEY); null = those routes answer 503. */
+  footAdminKey: string | null;
+  /** How long stored foot scans are kept (FOOT_SCAN_RETENTION_DAYS). */
+  footScanRetentionDays: number;
   workerConcurrency: number;
   /** A worker whose heartbeat is older than this is considered gone; its jobs are released. */
   workerDeadAfterSeconds: number;
@@ -123,6 +132,9 @@ export function loadConfig(env: Env): FitroomConfig {
     adminKey: str(env, 'ADMIN_KEY'),
     allowedPrivateNetworks: nets,
     operatorAllowlist: cidrs(env, 'MONITORING_ALLOWED_IPS') ?? [],
+    trustProxyHops: proxyHops(env),
+    footAdminKey: str(env, 'FOOT_ADMIN_KEY'),
+    footScanRetentionDays: int(env, 'FOOT_SCAN_RETENTION_DAYS', 90, 1, 3650),
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', autoConcurrency(os.totalmem()), 1, 64),
     workerDeadAfterSeconds: int(env, 'WORKER_DEAD_AFTER_SECONDS', 30, 2, 3600),
     extraPlugins: list(env, 'FITROOM_PLUGINS') ?? [],
@@ -175,6 +187,14 @@ function botSettings(env: Env): FitroomConfig['bot'] {
     return { verifier, secretKey, siteKey };
   }
   return { verifier: verifier as 'altcha' | 'off', secretKey: null, siteKey: null };
+}
+
+/** TRUST_PROXY: unset, `false` or 0 = off; `true` = one proxy; or the number of proxy hops (1-10). */
+function proxyHops(env: Env): number {
+  const v = str(env, 'TRUST_PROXY')?.toLowerCase();
+  if (!v || v === 'false') return 0;
+  if (v === 'true') return 1;
+  return int(env, 'TRUST_PROXY', 0, 0, 10);
 }
 
 /** The longest a storefront token may live, whatever is asked (documented in the OpenAPI document). */

@@ -51,7 +51,9 @@ const CORS_EXPOSED = 'X-Request-Id, X-Service-Verification-TTL, X-Service-Verifi
  */
 export function createHttpApp(deps: HttpDeps): Koa {
   const { kernel, pipeline } = deps;
-  const app = new Koa<State>({ proxy: false });
+  // TRUST_PROXY: the client address (and protocol and host) come from X-Forwarded-* only behind that many proxies.
+  const hops = kernel.config.trustProxyHops;
+  const app = new Koa<State>({ proxy: hops > 0, maxIpsCount: hops });
   app.silent = true;
 
   // Failures outside an operation (no route, wrong method, a broken request line) leave in the envelope too.
