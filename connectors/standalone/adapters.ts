@@ -20,6 +20,8 @@ import { PLATFORM_STORE } from '../../core/ports/platform-store.ts';
 import { PostgresPlatformStore } from '../../adapters/postgres/platform-store.ts';
 import { OWNER_DATA } from '../../core/ports/owner-data.ts';
 import { PostgresOwnerData } from '../../adapters/postgres/owner-data.ts';
+import { MONITORING_STORE } from '../../core/ports/monitoring-store.ts';
+import { PostgresMonitoringStore } from '../../adapters/postgres/monitoring-store.ts';
 
 export interface AdapterContext {
   config: FitroomConfig;
@@ -42,4 +44,5 @@ export function bindPluginAdapters(ctx: AdapterContext): void {
   ctx.services.provide(AR_MODEL_PROCESSOR, new BuiltinArModelProcessor(ctx.services.get(TOKENS.imageCodec)));
   ctx.services.provide(PLATFORM_STORE, new PostgresPlatformStore(ctx.pool));
   ctx.services.provide(OWNER_DATA, new PostgresOwnerData(ctx.pool, ctx.blobs));
+  ctx.services.provide(MONITORING_STORE, new PostgresMonitoringStore(ctx.pool));
 }

@@ -5,8 +5,9 @@ import { arHostPlugin } from '../../plugins/ar-host/index.ts';
 import { shoe3dPlugin } from '../../plugins/shoe3d/index.ts';
 import { tryonPlugin } from '../../plugins/tryon/index.ts';
 import { storefrontPlugin } from '../../plugins/storefront/index.ts';
+import { monitoringPlugin } from '../../plugins/monitoring/index.ts';
 
 /** The capabilities the standalone service installs, in the order they are listed in the README. */
 export function standalonePlugins(): FitroomPlugin[] {
-  return [corePlugin, twinsPlugin, tryonPlugin, shoe3dPlugin, arHostPlugin, storefrontPlugin];
+  return [corePlugin, twinsPlugin, tryonPlugin, shoe3dPlugin, arHostPlugin, storefrontPlugin, monitoringPlugin];
 }
