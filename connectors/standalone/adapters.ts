@@ -22,6 +22,8 @@ import { OWNER_DATA } from '../../core/ports/owner-data.ts';
 import { PostgresOwnerData } from '../../adapters/postgres/owner-data.ts';
 import { MONITORING_STORE } from '../../core/ports/monitoring-store.ts';
 import { PostgresMonitoringStore } from '../../adapters/postgres/monitoring-store.ts';
+import { FOOT_MEASUREMENT_STORE } from '../../core/ports/foot-measurement-store.ts';
+import { PostgresFootMeasurementStore } from '../../adapters/postgres/foot-measurement-store.ts';
 
 export interface AdapterContext {
   config: FitroomConfig;
@@ -45,4 +47,5 @@ export function bindPluginAdapters(ctx: AdapterContext): void {
   ctx.services.provide(PLATFORM_STORE, new PostgresPlatformStore(ctx.pool));
   ctx.services.provide(OWNER_DATA, new PostgresOwnerData(ctx.pool, ctx.blobs));
   ctx.services.provide(MONITORING_STORE, new PostgresMonitoringStore(ctx.pool));
+  ctx.services.provide(FOOT_MEASUREMENT_STORE, new PostgresFootMeasurementStore(ctx.pool));
 }

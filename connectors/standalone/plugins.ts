@@ -6,8 +6,9 @@ import { shoe3dPlugin } from '../../plugins/shoe3d/index.ts';
 import { tryonPlugin } from '../../plugins/tryon/index.ts';
 import { storefrontPlugin } from '../../plugins/storefront/index.ts';
 import { monitoringPlugin } from '../../plugins/monitoring/index.ts';
+import { footMeasurementsPlugin } from '../../plugins/foot-measurements/index.ts';
 
 /** The capabilities the standalone service installs, in the order they are listed in the README. */
 export function standalonePlugins(): FitroomPlugin[] {
-  return [corePlugin, twinsPlugin, tryonPlugin, shoe3dPlugin, arHostPlugin, storefrontPlugin, monitoringPlugin];
+  return [corePlugin, twinsPlugin, tryonPlugin, shoe3dPlugin, arHostPlugin, storefrontPlugin, monitoringPlugin, footMeasurementsPlugin];
 }
