@@ -1,82 +1,77 @@
 import { DIMENSIONS } from '../twins/body.ts';
 import type { Dimension, Gender } from '../twins/body.ts';
+import { fromSpace, MEASURED_SD, summarise, toSpace } from './body-distribution.ts';
+import type { BodyComponent, BodyDistribution, DistributionSpace } from './body-distribution.ts';
 import { EN13402_CHEST_BANDS } from './en13402.ts';
 import type { ClothingSizeLabel } from './en13402.ts';
 import type { EstimatedBodyProfile } from './estimated-profile.ts';
 import { GaussianBodyModel } from './gaussian-body-model.ts';
-import { IMPUTATION_METHOD } from './imputation-method.ts';
-import type { ImputationMethod } from './imputation-method.ts';
-import type { BodyImputer, Imputation } from './imputation.ts';
+import { IMPUTATION_SPACE } from './imputation-method.ts';
 import { MEASUREMENT_BOUNDS } from './measurement-bounds.ts';
-import { NearestBodies } from './nearest-bodies.ts';
 import type { ReferenceBody } from './reference/reference-body.ts';
 import { TRAINING_BODIES } from './reference/reference-bodies.ts';
 
-/** Standard deviation (cm) assumed for a value someone measured with a tape. */
-export const MEASURED_SD = 1.5;
+export { MEASURED_SD };
+
+/** Points along a clothing size's chest band; each is one component of the body's distribution. */
+const BAND_POINTS = 6;
 
 /** Builds body profiles from a set of reference bodies (the training split by default). */
 export class BodyProfiler {
-  readonly #regression: BodyImputer;
-  readonly #knn: BodyImputer | null;
-  readonly #method: Readonly<Record<Dimension, ImputationMethod>>;
+  readonly #model: GaussianBodyModel;
 
-  constructor(bodies: readonly ReferenceBody[] = TRAINING_BODIES, method: Readonly<Record<Dimension, ImputationMethod>> = IMPUTATION_METHOD) {
-    this.#method = method;
-    this.#regression = new GaussianBodyModel(bodies);
-    this.#knn = DIMENSIONS.some((d) => method[d] === 'knn') ? new NearestBodies(bodies, 10) : null;
+  constructor(bodies: readonly ReferenceBody[] = TRAINING_BODIES, space: DistributionSpace = IMPUTATION_SPACE) {
+    this.#model = new GaussianBodyModel(bodies, space);
   }
 
-  /** Keeps every supplied value and imputes the others; never rejects a query. */
+  /** Keeps every supplied value and imputes the others with their joint uncertainty; never rejects a query. */
   fromMeasurements(m: Partial<Record<Dimension, number>>, gender: Gender | null): EstimatedBodyProfile {
     const known = pickKnown(m);
-    const est = this.#impute(known, gender);
+    return this.#profile(known, gender, this.#model.distribution(known, gender), 'measurements');
+  }
+
+  /**
+   * A clothing size says the chest lies in its EN 13402-3 band, not where: the chest follows the
+   * population's distribution given the height, cut to the band (a grid of points across it,
+   * each weighted by that density), and every other dimension follows the model given the height
+   * and each chest point. The profile's chest is the centre of that spread, not the band midpoint.
+   */
+  fromClothingSize(height: number, size: ClothingSizeLabel, gender: Gender = 'female'): EstimatedBodyProfile {
+    const [lo, hi] = EN13402_CHEST_BANDS[gender][size];
+    const space = this.#model.space;
+    const prior = this.#model.distribution({ height }, gender).components[0];
+    const ci = DIMENSIONS.indexOf('chest');
+    const mu = prior.mean[ci];
+    const v = prior.cov[ci][ci];
+    const a = toSpace(space, lo);
+    const b = toSpace(space, hi);
+    const points = Array.from({ length: BAND_POINTS }, (_, i) => a + ((i + 0.5) * (b - a)) / BAND_POINTS);
+    // Log densities, normalised stably: far outside the population the band is still honoured.
+    const logW = points.map((t) => (-0.5 * (t - mu) ** 2) / v);
+    const maxLog = Math.max(...logW);
+    const w = logW.map((l) => Math.exp(l - maxLog));
+    const wSum = w.reduce((s, x) => s + x, 0);
+    const components: BodyComponent[] = points.map((t, i) => ({
+      ...this.#model.distribution({ height, chest: fromSpace(space, t) }, gender).components[0],
+      weight: w[i] / wSum,
+    }));
+    return this.#profile({ height }, gender, { space, components }, 'clothing_size');
+  }
+
+  #profile(known: Partial<Record<Dimension, number>>, gender: Gender | null, distribution: BodyDistribution, source: EstimatedBodyProfile['source']): EstimatedBodyProfile {
+    const { median, sd } = summarise(distribution);
     const measurements = {} as Record<Dimension, number>;
     const supplied = {} as Record<Dimension, boolean>;
     const uncertainty = {} as Record<Dimension, number>;
     for (const d of DIMENSIONS) {
-      supplied[d] = known[d] !== undefined;
-      measurements[d] = supplied[d] ? known[d]! : round1(clampToBounds(d, est.mean[d]));
-      uncertainty[d] = round1(supplied[d] ? MEASURED_SD : Math.max(MEASURED_SD, est.sd[d]));
+      // A clothing size's chest counts as supplied (it came from the request) yet keeps its spread.
+      const sizeChest = source === 'clothing_size' && d === 'chest';
+      supplied[d] = known[d] !== undefined || sizeChest;
+      const exact = known[d] !== undefined;
+      measurements[d] = exact ? known[d]! : round1(clampToBounds(d, median[d]));
+      uncertainty[d] = round1(Math.max(MEASURED_SD, exact ? 0 : sd[d]));
     }
-    return { gender, measurements, supplied, source: 'measurements', uncertainty };
-  }
-
-  /**
-   * A clothing size fixes the primary girth to its EN 13402-3 band: the chest is the band
-   * midpoint, with the standard deviation of a uniform spread over the band. The rest is imputed
-   * from height and that chest; their uncertainty adds what the chest's own spread passes on.
-   */
-  fromClothingSize(height: number, size: ClothingSizeLabel, gender: Gender = 'female'): EstimatedBodyProfile {
-    const [lo, hi] = EN13402_CHEST_BANDS[gender][size];
-    const chest = (lo + hi) / 2;
-    const chestSd = (hi - lo) / Math.sqrt(12);
-    const profile = this.fromMeasurements({ height, chest }, gender);
-    // Sensitivity of each imputed value to the chest, by central difference over 1 cm.
-    const up = this.#impute({ height, chest: chest + 0.5 }, gender).mean;
-    const down = this.#impute({ height, chest: chest - 0.5 }, gender).mean;
-    const uncertainty = profile.uncertainty as Record<Dimension, number>;
-    for (const d of DIMENSIONS) {
-      if (d === 'height' || d === 'chest') continue;
-      const slope = up[d] - down[d];
-      uncertainty[d] = round1(Math.hypot(uncertainty[d], slope * chestSd));
-    }
-    uncertainty.chest = round1(Math.max(MEASURED_SD, chestSd));
-    return { ...profile, source: 'clothing_size', uncertainty };
-  }
-
-  #impute(known: Partial<Record<Dimension, number>>, gender: Gender | null): Imputation {
-    const reg = this.#regression.impute(known, gender);
-    if (!this.#knn) return reg;
-    const knn = this.#knn.impute(known, gender);
-    const mean = {} as Record<Dimension, number>;
-    const sd = {} as Record<Dimension, number>;
-    for (const d of DIMENSIONS) {
-      const src = this.#method[d] === 'knn' ? knn : reg;
-      mean[d] = src.mean[d];
-      sd[d] = src.sd[d];
-    }
-    return { mean, sd };
+    return { gender, measurements, supplied, source, uncertainty, distribution };
   }
 }
 

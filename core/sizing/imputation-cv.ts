@@ -1,5 +1,6 @@
 import { DIMENSIONS } from '../twins/body.ts';
 import type { Dimension } from '../twins/body.ts';
+import { normalLogDensity } from './imputation.ts';
 import type { BodyImputer } from './imputation.ts';
 import type { ReferenceBody } from './reference/reference-body.ts';
 
@@ -11,6 +12,8 @@ export interface CrossValidation {
   mae: Record<string, Record<Dimension, number>>;
   /** The same, for queries that omit the gender. */
   maeNoGender: Record<string, Record<Dimension, number>>;
+  /** Mean negative log predictive density (per cm; lower is better), gender known: how well the spread fits too. */
+  logLoss: Record<string, Record<Dimension, number>>;
   subsets: Dimension[][];
   folds: number;
   count: number;
@@ -39,6 +42,7 @@ export function crossValidateImputation(bodies: readonly ReferenceBody[], method
   const err = (): number[][][] => names.map(() => subsets.map(() => DIMENSIONS.map(() => 0)));
   const withGender = err();
   const noGender = err();
+  const loss = err();
   for (let f = 0; f < folds; f++) {
     const training = bodies.filter((_, i) => i % folds !== f);
     const test = bodies.filter((_, i) => i % folds === f);
@@ -48,9 +52,13 @@ export function crossValidateImputation(bodies: readonly ReferenceBody[], method
         subsets.forEach((subset, si) => {
           const known = Object.fromEntries(subset.map((d) => [d, body.measurements[d]]));
           for (const [acc, gender] of [[withGender, body.gender], [noGender, null]] as const) {
-            const { mean } = imputer.impute(known, gender);
+            const { mean, sd } = imputer.impute(known, gender);
             DIMENSIONS.forEach((d, di) => {
-              if (!subset.includes(d)) acc[mi][si][di] += Math.abs(mean[d] - body.measurements[d]);
+              if (subset.includes(d)) return;
+              const v = body.measurements[d];
+              acc[mi][si][di] += Math.abs(mean[d] - v);
+              if (gender === null) return;
+              loss[mi][si][di] -= imputer.logDensity ? imputer.logDensity(known, gender, d, v) : normalLogDensity(v, mean[d], sd[d]);
             });
           }
         });
@@ -68,5 +76,5 @@ export function crossValidateImputation(bodies: readonly ReferenceBody[], method
         return [name, out];
       }),
     );
-  return { methods: names, mae: summarise(withGender), maeNoGender: summarise(noGender), subsets, folds, count: bodies.length };
+  return { methods: names, mae: summarise(withGender), maeNoGender: summarise(noGender), logLoss: summarise(loss), subsets, folds, count: bodies.length };
 }

@@ -34,10 +34,16 @@ export interface SizeChart {
   sizes: SizeRow[];
 }
 
+/** How the shopper likes this product to fit; shifts conflicts between dimensions (see size-decision.ts). */
+export type FitPreference = 'regular' | 'loose' | 'snug';
+export const FIT_PREFERENCES: readonly FitPreference[] = ['regular', 'loose', 'snug'];
+
 export interface SizeFittingProduct {
   id: string;
   category: ProductCategory;
   sizeChart: SizeChart;
+  /** Default `regular`. */
+  fitPreference?: FitPreference;
 }
 
 export interface SizeFittingRequest {

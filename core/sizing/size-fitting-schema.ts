@@ -1,5 +1,5 @@
 import { DIMENSIONS } from '../twins/body.ts';
-import { CHART_UNITS, MAX_PRODUCTS, MAX_SIZES_PER_CHART, PRODUCT_CATEGORIES } from './size-chart.ts';
+import { CHART_UNITS, FIT_PREFERENCES, MAX_PRODUCTS, MAX_SIZES_PER_CHART, PRODUCT_CATEGORIES } from './size-chart.ts';
 
 /**
  * JSON Schemas (draft 2020-12) of POST /api/v1/size-fitting, self-contained (no $ref) so they
@@ -36,6 +36,12 @@ export const SIZE_FITTING_REQUEST_SCHEMA = {
         properties: {
           id: { type: 'string', minLength: 1 },
           category: { enum: [...PRODUCT_CATEGORIES] },
+          fitPreference: {
+            enum: [...FIT_PREFERENCES],
+            default: 'regular',
+            description:
+              'How this product should fit. regular: the size the body misses by the fewest centimetres in total over the chart\'s dimensions. loose: a body above a range (tight garment) counts double and below it half, so conflicts go to the larger size; snug: the reverse.',
+          },
           sizeChart: {
             type: 'object',
             additionalProperties: false,
@@ -75,7 +81,7 @@ export const SIZE_FITTING_REQUEST_SCHEMA = {
 const dimensionFit = {
   type: 'object',
   additionalProperties: false,
-  required: ['dimension', 'status', 'distanceCm', 'supplied'],
+  required: ['dimension', 'status', 'distanceCm', 'supplied', 'fitProbability'],
   properties: {
     dimension: { enum: [...DIMENSIONS] },
     status: { enum: ['fit', 'loose', 'tight'] },
@@ -84,6 +90,12 @@ const dimensionFit = {
       description: 'Body minus the nearest bound of the range (cm): negative below it (loose), positive above it (tight), 0 inside.',
     },
     supplied: { type: 'boolean', description: 'false when the value was imputed from reference bodies.' },
+    fitProbability: {
+      type: 'number',
+      minimum: 0,
+      maximum: 1,
+      description: 'Probability that the body\'s value lies within this size\'s range, given its uncertainty (a tape\'s error for supplied values, the model\'s spread for imputed ones).',
+    },
   },
 } as const;
 
@@ -104,21 +116,33 @@ export const SIZE_FITTING_RESPONSE_SCHEMA = {
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['id', 'recommendedSize', 'confidence', 'alternatives', 'dimensions'],
+        required: ['id', 'recommendedSize', 'confidence', 'alternatives', 'dimensions', 'decidedBy', 'reason', 'fitPreference'],
         properties: {
           id: { type: 'string' },
           recommendedSize: { type: 'string' },
-          confidence: { type: 'number', minimum: 0, maximum: 1 },
+          confidence: {
+            type: 'number',
+            minimum: 0,
+            maximum: 1,
+            description: 'Probability that the recommended size is the one the body would get with every measurement known.',
+          },
           alternatives: {
             type: 'array',
+            description: 'The next most likely sizes, best first (up to 3).',
             items: {
               type: 'object',
               additionalProperties: false,
               required: ['label', 'score'],
-              properties: { label: { type: 'string' }, score: { type: 'number', minimum: 0, maximum: 1 } },
+              properties: { label: { type: 'string' }, score: { type: 'number', minimum: 0, maximum: 1, description: 'The same probability as confidence, for this size.' } },
             },
           },
-          dimensions: { type: 'array', items: dimensionFit },
+          dimensions: { type: 'array', description: 'Each dimension the recommended size gives.', items: dimensionFit },
+          decidedBy: {
+            anyOf: [{ enum: [...DIMENSIONS] }, { type: 'null' }],
+            description: 'The dimension that chose the recommended size over the runner-up (for a body in M by chest and L by waist, the one whose miss weighed more); null when no other size competed.',
+          },
+          reason: { type: 'string', description: 'Plain-language summary, e.g. "M: chest fits, waist (estimated) fits, close to the upper edge."' },
+          fitPreference: { enum: [...FIT_PREFERENCES], description: 'The preference applied (the request\'s, or regular).' },
         },
       },
     },

@@ -1,6 +1,6 @@
 import { DIMENSIONS } from '../twins/body.ts';
 import type { Dimension } from '../twins/body.ts';
-import { CHART_UNITS, MAX_PRODUCTS, MAX_SIZES_PER_CHART, PRODUCT_CATEGORIES, RELEVANT_DIMENSIONS } from './size-chart.ts';
+import { CHART_UNITS, FIT_PREFERENCES, MAX_PRODUCTS, MAX_SIZES_PER_CHART, PRODUCT_CATEGORIES, RELEVANT_DIMENSIONS } from './size-chart.ts';
 import type { ProductCategory, SizeFittingRequest } from './size-chart.ts';
 import type { ValidationDetail } from './validation-detail.ts';
 
@@ -54,7 +54,10 @@ function validateProduct(p: unknown, at: string, add: Add): void {
     add(at, 'must be an object');
     return;
   }
-  unknownKeys(p, ['id', 'category', 'sizeChart'], at, add);
+  unknownKeys(p, ['id', 'category', 'sizeChart', 'fitPreference'], at, add);
+  if (p.fitPreference !== undefined && !(FIT_PREFERENCES as readonly unknown[]).includes(p.fitPreference)) {
+    add(`${at}.fitPreference`, `must be one of: ${FIT_PREFERENCES.join(', ')}`);
+  }
   if (p.id === undefined) add(`${at}.id`, 'is required');
   else if (typeof p.id !== 'string' || p.id.length === 0) add(`${at}.id`, 'must be a non-empty string');
   let category: ProductCategory | null = null;

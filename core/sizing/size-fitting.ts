@@ -1,9 +1,12 @@
 import { DIMENSIONS } from '../twins/body.ts';
 import type { BodyProfile, Dimension } from '../twins/body.ts';
+import { distributionOf, MEASURED_SD, toSpace } from './body-distribution.ts';
+import type { BodyDistribution } from './body-distribution.ts';
 import type { EstimatedBodyProfile } from './estimated-profile.ts';
-import { logProbInRange } from './normal.ts';
-import { CM_PER_INCH } from './size-chart.ts';
-import type { SizeFittingProduct, SizeRange, SizeRow } from './size-chart.ts';
+import { phi } from './normal.ts';
+import { prepareChart, sizeOdds } from './size-decision.ts';
+import type { PreparedChart, SizeOdds } from './size-decision.ts';
+import type { FitPreference, SizeFittingProduct } from './size-chart.ts';
 
 export type FitStatus = 'fit' | 'loose' | 'tight';
 
@@ -13,107 +16,179 @@ export interface DimensionFit {
   /** Body minus the nearest range bound, cm: negative = body below the range (loose), positive = above (tight), 0 inside. */
   distanceCm: number;
   supplied: boolean;
+  /** Probability (0-1) that the body's value lies within this size's range, given its uncertainty. */
+  fitProbability: number;
 }
 
 export interface ProductFit {
   id: string;
   recommendedSize: string;
-  /** 0-1: how sure the recommendation is, given the profile's uncertainty and the competing sizes. */
+  /** 0-1: the probability that the recommended size is the one the full, exact body would get. */
   confidence: number;
-  /** The next best sizes, best first. */
+  /** The next most likely sizes, best first; score is the same probability. */
   alternatives: { label: string; score: number }[];
   /** Per dimension of the recommended size's row. */
   dimensions: DimensionFit[];
+  /** The dimension that chose the recommended size over the runner-up; null when nothing competed. */
+  decidedBy: Dimension | null;
+  /** Plain-language summary for the shopper. */
+  reason: string;
+  fitPreference: FitPreference;
 }
 
-/** Weight of a dimension in a size's score. Imputed values count half as much as supplied ones. */
-export const SUPPLIED_WEIGHT = 1;
-export const IMPUTED_WEIGHT = 0.5;
-/** Standard deviation (cm) used when a profile carries no uncertainty for a value. */
-export const DEFAULT_SD = { supplied: 1.5, imputed: 4 };
-/** Ranges narrower than this (cm) are widened around their centre: a tape is not more precise. */
+/** Ranges narrower than this (cm) are widened around their centre for fitProbability: a tape is not more precise. */
 export const MIN_RANGE_WIDTH = 2;
 const MAX_ALTERNATIVES = 3;
+/** Inside a range but nearer an edge than this share of its width (at most 2 cm) reads as "close to the edge". */
+const EDGE_SHARE = 0.25;
+const EDGE_MAX_CM = 2;
 
 /**
- * Scoring model. Each body value is taken as normally distributed around the profile's value
- * with the profile's uncertainty (1.5 cm measured, ~2-3.5 cm from a clothing size, ~2-6 cm
- * imputed). For a size row and each dimension it gives, p = P(body value within [min, max]).
- * The row's score is the weighted geometric mean of those probabilities, weight 1 for supplied
- * values and 0.5 for imputed ones, so it lies in [0, 1]: 1 when every value sits well inside
- * the row, about 0.5 on a band edge, near 0 far outside. The recommended size has the highest
- * score (compared in log space, so the nearest size still wins when all are far away; ties go
- * to the chart's first row). Confidence = best score / max(1, sum of all scores): the best
- * score, shared out when several sizes fit the body about equally well.
+ * Scoring model. The profile's distribution says what the body may be (supplied values exact,
+ * imputed ones spread by the conditional model, a clothing size spread over its band). The rule
+ * for an exactly known body (size-decision.ts: least total centimetres outside the ranges,
+ * weighted by `fitPreference`) is integrated over that distribution, giving each size the
+ * probability that the body, measured in full, would get it. The most probable size is
+ * recommended (ties go to the one the body misses by less on average, then the chart's first
+ * row); confidence is its probability. With every value supplied this is the rule itself.
  */
 export function evaluateProducts(profile: BodyProfile | EstimatedBodyProfile, products: readonly SizeFittingProduct[]): ProductFit[] {
-  return products.map((p) => evaluateProduct(profile, p));
+  const dist = distributionOf(profile);
+  return products.map((p) => evaluateProduct(profile, dist, p));
 }
 
-function evaluateProduct(profile: EstimatedBodyProfile, product: SizeFittingProduct): ProductFit {
-  const factor = product.sizeChart.unit === 'in' ? CM_PER_INCH : 1;
-  const rows = product.sizeChart.sizes.map((row) => toCm(row, factor));
-  const logScores = rows.map((row) => logScore(profile, row));
-  const order = rows.map((_, i) => i).sort((a, b) => logScores[b] - logScores[a] || a - b);
-  const scores = logScores.map((l) => Math.exp(l));
+function evaluateProduct(profile: BodyProfile, dist: BodyDistribution, product: SizeFittingProduct): ProductFit {
+  const chart = prepareChart(product.sizeChart);
+  const preference = product.fitPreference ?? 'regular';
+  const odds = sizeOdds(chart, dist, preference);
+  const nd = chart.dims.length;
+  const expectedTotal = chart.labels.map((_, r) => {
+    let s = 0;
+    for (let j = 0; j < nd; j++) s += odds.expectedMiss[r * nd + j] || 0;
+    return s;
+  });
+  const order = chart.labels
+    .map((_, i) => i)
+    .sort((a, b) => odds.probability[b] - odds.probability[a] || expectedTotal[a] - expectedTotal[b] || a - b);
   const best = order[0];
-  const total = scores.reduce((s, v) => s + v, 0);
+  const runnerUp = order.length > 1 ? order[1] : null;
+  const dimensions = dimensionFits(profile, dist, chart, best);
+  const decidedBy = decider(profile, chart, odds, best, runnerUp);
   return {
     id: product.id,
-    recommendedSize: rows[best].label,
-    confidence: round(scores[best] / Math.max(1, total), 3),
-    alternatives: order.slice(1, 1 + MAX_ALTERNATIVES).map((i) => ({ label: rows[i].label, score: round(scores[i], 3) })),
-    dimensions: dimensionFits(profile, rows[best]),
+    recommendedSize: chart.labels[best],
+    confidence: round(odds.probability[best], 3),
+    alternatives: order.slice(1, 1 + MAX_ALTERNATIVES).map((i) => ({ label: chart.labels[i], score: round(odds.probability[i], 3) })),
+    dimensions,
+    decidedBy,
+    reason: reasonText(profile, dimensions, chart, odds, best, runnerUp, decidedBy),
+    fitPreference: preference,
   };
 }
 
-function toCm(row: SizeRow, factor: number): SizeRow {
-  const measurements: Partial<Record<Dimension, SizeRange>> = {};
-  for (const d of DIMENSIONS) {
-    const r = row.measurements[d];
-    if (r) measurements[d] = { min: r.min * factor, max: r.max * factor };
-  }
-  return { label: row.label, measurements };
-}
-
-function logScore(profile: EstimatedBodyProfile, row: SizeRow): number {
-  let sum = 0;
-  let weights = 0;
-  for (const d of DIMENSIONS) {
-    const r = row.measurements[d];
-    if (!r) continue;
-    const supplied = profile.supplied[d];
-    const sd = profile.uncertainty?.[d] ?? (supplied ? DEFAULT_SD.supplied : DEFAULT_SD.imputed);
-    const w = supplied ? SUPPLIED_WEIGHT : IMPUTED_WEIGHT;
-    let { min, max } = r;
-    if (max - min < MIN_RANGE_WIDTH) {
-      const mid = (min + max) / 2;
-      min = mid - MIN_RANGE_WIDTH / 2;
-      max = mid + MIN_RANGE_WIDTH / 2;
-    }
-    sum += w * logProbInRange(profile.measurements[d], sd, min, max);
-    weights += w;
-  }
-  // Validation guarantees a relevant dimension per row; a row without any cannot be judged.
-  return weights > 0 ? sum / weights : -Infinity;
-}
-
-function dimensionFits(profile: BodyProfile, row: SizeRow): DimensionFit[] {
+function dimensionFits(profile: BodyProfile, dist: BodyDistribution, chart: PreparedChart, row: number): DimensionFit[] {
   const out: DimensionFit[] = [];
-  for (const d of DIMENSIONS) {
-    const r = row.measurements[d];
-    if (!r) continue;
+  const nd = chart.dims.length;
+  chart.dims.forEach((di, j) => {
+    const k = row * nd + j;
+    if (Number.isNaN(chart.lo[k])) return;
+    const d = DIMENSIONS[di];
+    const lo = chart.lo[k];
+    const hi = chart.hi[k];
     const v = profile.measurements[d];
     // Status follows the reported (0.1 cm) distance so the two never disagree.
-    const distance = round(v < r.min ? v - r.min : v > r.max ? v - r.max : 0, 1);
+    const distance = round(v < lo ? v - lo : v > hi ? v - hi : 0, 1);
     out.push({
       dimension: d,
       status: distance < 0 ? 'loose' : distance > 0 ? 'tight' : 'fit',
       distanceCm: distance,
       supplied: profile.supplied[d],
+      fitProbability: round(probabilityWithin(dist, di, lo, hi, profile.supplied[d]), 3),
     });
-  }
+  });
   return out;
+}
+
+/** P(lo <= value <= hi) under the mixture, with a tape's error on supplied values. */
+function probabilityWithin(dist: BodyDistribution, di: number, lo: number, hi: number, supplied: boolean): number {
+  if (hi - lo < MIN_RANGE_WIDTH) {
+    const mid = (lo + hi) / 2;
+    lo = mid - MIN_RANGE_WIDTH / 2;
+    hi = mid + MIN_RANGE_WIDTH / 2;
+  }
+  const a = toSpace(dist.space, Math.max(lo, 1e-6));
+  const b = toSpace(dist.space, hi);
+  let p = 0;
+  for (const c of dist.components) {
+    const mu = c.mean[di];
+    const tape = supplied ? (dist.space === 'log' ? MEASURED_SD / Math.exp(mu) : MEASURED_SD) : 0;
+    const sd = Math.sqrt(c.cov[di][di] + tape * tape);
+    p += c.weight * (sd > 0 ? phi((b - mu) / sd) - phi((a - mu) / sd) : mu >= a && mu <= b ? 1 : 0);
+  }
+  return Math.min(1, Math.max(0, p));
+}
+
+/**
+ * The dimension whose expected miss most favours the recommended size over the runner-up; when
+ * both fit equally (overlapping rows), the one the body sits more centrally in for the winner.
+ */
+function decider(profile: BodyProfile, chart: PreparedChart, odds: SizeOdds, best: number, runnerUp: number | null): Dimension | null {
+  if (runnerUp === null) return null;
+  const nd = chart.dims.length;
+  let top: number | null = null;
+  let topGap = 0.05; // cm: smaller differences decide nothing
+  for (let j = 0; j < nd; j++) {
+    const gap = (odds.expectedMiss[runnerUp * nd + j] || 0) - (odds.expectedMiss[best * nd + j] || 0);
+    if (gap > topGap) {
+      top = j;
+      topGap = gap;
+    }
+  }
+  if (top === null) {
+    let centralGap = 0;
+    for (let j = 0; j < nd; j++) {
+      const kb = best * nd + j;
+      const kr = runnerUp * nd + j;
+      if (Number.isNaN(chart.lo[kb]) || Number.isNaN(chart.lo[kr])) continue;
+      const v = profile.measurements[DIMENSIONS[chart.dims[j]]];
+      const gap = Math.abs(v - chart.centre[kr]) / chart.half[kr] - Math.abs(v - chart.centre[kb]) / chart.half[kb];
+      if (gap > centralGap) {
+        top = j;
+        centralGap = gap;
+      }
+    }
+  }
+  return top === null ? null : DIMENSIONS[chart.dims[top]];
+}
+
+function reasonText(profile: BodyProfile, dims: DimensionFit[], chart: PreparedChart, odds: SizeOdds, best: number, runnerUp: number | null, decidedBy: Dimension | null): string {
+  const nd = chart.dims.length;
+  const parts = dims.map((f) => {
+    const name = f.supplied ? f.dimension : `${f.dimension} (estimated)`;
+    if (f.status === 'tight') return `${name} is ${f.distanceCm} cm above the range`;
+    if (f.status === 'loose') return `${name} is ${-f.distanceCm} cm below the range`;
+    const k = best * nd + chart.dims.indexOf(DIMENSIONS.indexOf(f.dimension));
+    return `${name} ${edgePhrase(profile.measurements[f.dimension], chart.lo[k], chart.hi[k])}`;
+  });
+  let text = `${chart.labels[best]}: ${parts.join(', ')}.`;
+  text = text.charAt(0).toUpperCase() + text.slice(1);
+  if (runnerUp !== null && odds.probability[runnerUp] >= 0.2) {
+    const pct = (p: number) => `${Math.round(100 * p)}%`;
+    text += ` Between sizes: ${pct(odds.probability[best])} ${chart.labels[best]}, ${pct(odds.probability[runnerUp])} ${chart.labels[runnerUp]}`;
+    text += decidedBy ? `; the ${decidedBy} decided.` : '.';
+  } else if (runnerUp !== null && decidedBy && dims.some((f) => f.status !== 'fit')) {
+    // A conflict: the recommended size misses somewhere, yet the runner-up misses more.
+    text += ` Chosen over ${chart.labels[runnerUp]} by the ${decidedBy}.`;
+  }
+  return text;
+}
+
+/** "fits", or how close to an edge of its range a value inside it sits. */
+function edgePhrase(v: number, lo: number, hi: number): string {
+  const edge = Math.min(EDGE_MAX_CM, EDGE_SHARE * (hi - lo));
+  if (hi - lo > 0 && hi - v < edge) return 'fits, close to the upper edge';
+  if (hi - lo > 0 && v - lo < edge) return 'fits, close to the lower edge';
+  return 'fits';
 }
 
 function round(v: number, digits: number): number {

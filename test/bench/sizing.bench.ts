@@ -1,18 +1,18 @@
 /**
- * Size-fitting accuracy and speed on the held-out ANSUR II bodies (never used to build profiles).
+ * Size-fitting accuracy on held-out ANSUR II bodies (never used to build profiles or choose the
+ * model), against nearest-neighbour baselines computed in the same run, and its speed.
  *
- *   npm run bench:sizing
+ *   npm run bench:sizing            (SIZING_BENCH_HTTP=0 skips the HTTP timing)
  *
- * Last, the POST /api/v1/size-fitting endpoint is timed end to end (10 products per request)
- * against the real service on loopback with an embedded PostgreSQL (skip with SIZING_BENCH_HTTP=0).
- *
- * For each held-out body and input mode, a profile is built from part of the body, a size is
- * recommended from fixed charts, and compared with the size recommended for the full, true body.
- * Charts (all body measurements, cm; see /work/shared/data/anthropometry/size-charts.md):
- * - tops: EN 13402-3 letter codes by chest/bust (section 1);
- * - bottoms, women: H&M ladies EU 32-58 waist and hip (section 2, hm.com/ca size guide), as
- *   ranges between the midpoints of neighbouring sizes;
- * - bottoms, men: Fusalp men's bottoms waist and hip, XS to XXL/XXXL (section 2, fusalp.com).
+ * For each held-out body, the truth on a chart is the size the service gives the full, exact
+ * body (all five measurements). Each input mode keeps part of the body; the answer from that
+ * part is compared with the truth: exact, and within one size (chart order). Methods:
+ * - fitroom: the service (conditional log-Gaussian, the rule integrated over the imputed spread);
+ * - point: the same imputation's central values, sized by the exact-body rule (no spread);
+ * - 1-NN / 10-NN: the missing values copied from the nearest training body / averaged over the
+ *   ten nearest, sized by the exact-body rule.
+ * Charts (core/sizing/charts, sources in SOURCES.md there): tops by chest and waist, full-body
+ * garments by chest, waist and hip, bottoms by waist, hip and inseam; both genders.
  */
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,146 +26,151 @@ import { loadConfig } from '../../core/config.ts';
 import { TOKENS } from '../../core/tokens.ts';
 import { syntheticFace } from '../support/images.ts';
 import { BodyProfiler } from '../../core/sizing/body-profile.ts';
+import { bottomCharts, FULL_BODY_CHARTS, TOP_CHARTS } from '../../core/sizing/charts/market-charts.ts';
+import type { MarketChart } from '../../core/sizing/charts/market-charts.ts';
 import { EN13402_CHEST_BANDS, letterForChest } from '../../core/sizing/en13402.ts';
 import type { EstimatedBodyProfile } from '../../core/sizing/estimated-profile.ts';
-import { HELD_OUT_BODIES } from '../../core/sizing/reference/reference-bodies.ts';
+import { NearestBodies } from '../../core/sizing/nearest-bodies.ts';
+import { HELD_OUT_BODIES, TRAINING_BODIES } from '../../core/sizing/reference/reference-bodies.ts';
 import type { ReferenceBody } from '../../core/sizing/reference/reference-body.ts';
-import type { SizeFittingProduct, SizeRow } from '../../core/sizing/size-chart.ts';
+import { decide, prepareChart } from '../../core/sizing/size-decision.ts';
+import type { PreparedChart } from '../../core/sizing/size-decision.ts';
+import type { SizeFittingProduct } from '../../core/sizing/size-chart.ts';
 import { evaluateProducts } from '../../core/sizing/size-fitting.ts';
 import { DIMENSIONS } from '../../core/twins/body.ts';
 import type { Dimension, Gender } from '../../core/twins/body.ts';
 
-function chart(id: string, category: SizeFittingProduct['category'], sizes: SizeRow[]): SizeFittingProduct {
-  return { id, category, sizeChart: { version: 1, basis: 'body', unit: 'cm', sizes } };
-}
-
-const TOPS: Record<Gender, SizeFittingProduct> = {
-  female: chart('en13402-women', 'top', Object.entries(EN13402_CHEST_BANDS.female).map(([label, [min, max]]) => ({ label, measurements: { chest: { min, max } } }))),
-  male: chart('en13402-men', 'top', Object.entries(EN13402_CHEST_BANDS.male).map(([label, [min, max]]) => ({ label, measurements: { chest: { min, max } } }))),
-};
-
-/** Single-value chart columns to contiguous ranges: boundaries halfway between neighbours. */
-function rangesFromPoints(values: number[]): { min: number; max: number }[] {
-  return values.map((v, i) => {
-    const lo = i > 0 ? (values[i - 1] + v) / 2 : v - (values[1] - v) / 2;
-    const hi = i < values.length - 1 ? (v + values[i + 1]) / 2 : v + (v - values[i - 1]) / 2;
-    return { min: lo, max: hi };
-  });
-}
-
-const HM_EU = [32, 34, 36, 38, 40, 42, 44, 46, 48, 50, 52, 54, 56, 58];
-const HM_WAIST = rangesFromPoints([60, 64, 68, 72, 76, 80, 84, 88, 94, 100, 106, 112, 118, 124]);
-const HM_HIP = rangesFromPoints([84, 88, 92, 96, 100, 104, 108, 112, 117, 122, 127, 132, 137, 142]);
-const FUSALP = ['XS', 'S', 'S/M', 'M', 'L', 'L/XL', 'XL', 'XXL', 'XXL/XXXL'];
-
-const BOTTOMS: Record<Gender, SizeFittingProduct> = {
-  female: chart('hm-women-bottoms', 'bottom', HM_EU.map((eu, i) => ({ label: `EU ${eu}`, measurements: { waist: HM_WAIST[i], hip: HM_HIP[i] } }))),
-  male: chart(
-    'fusalp-men-bottoms',
-    'bottom',
-    FUSALP.map((label, i) => ({ label, measurements: { waist: { min: 70 + 4 * i, max: 74 + 4 * i }, hip: { min: 84 + 4 * i, max: 88 + 4 * i } } })),
-  ),
-};
+type Known = Partial<Record<Dimension, number>>;
 
 interface Mode {
   name: string;
-  profile: (p: BodyProfiler, b: ReferenceBody) => EstimatedBodyProfile;
+  /** What the shopper gives, and the gender the service is told. */
+  input: (b: ReferenceBody) => { known: Known; gender: Gender | null; letter?: boolean };
 }
 
-const pick = (b: ReferenceBody, dims: Dimension[]) => Object.fromEntries(dims.map((d) => [d, b.measurements[d]]));
+const pick = (b: ReferenceBody, dims: Dimension[]): Known => Object.fromEntries(dims.map((d) => [d, b.measurements[d]]));
 const MODES: Mode[] = [
-  { name: 'height+chest', profile: (p, b) => p.fromMeasurements(pick(b, ['height', 'chest']), b.gender) },
-  { name: 'height+waist', profile: (p, b) => p.fromMeasurements(pick(b, ['height', 'waist']), b.gender) },
-  { name: 'waist+hip', profile: (p, b) => p.fromMeasurements(pick(b, ['waist', 'hip']), b.gender) },
-  { name: 'height+chest+waist+hip', profile: (p, b) => p.fromMeasurements(pick(b, ['height', 'chest', 'waist', 'hip']), b.gender) },
-  { name: 'clothing size (EN letter)', profile: (p, b) => p.fromClothingSize(b.measurements.height, letterForChest(b.measurements.chest, b.gender), b.gender) },
-  { name: 'height+chest, no gender', profile: (p, b) => p.fromMeasurements(pick(b, ['height', 'chest']), null) },
+  { name: 'height+chest', input: (b) => ({ known: pick(b, ['height', 'chest']), gender: b.gender }) },
+  { name: 'height+waist', input: (b) => ({ known: pick(b, ['height', 'waist']), gender: b.gender }) },
+  { name: 'waist+hip', input: (b) => ({ known: pick(b, ['waist', 'hip']), gender: b.gender }) },
+  { name: 'height+chest+waist+hip', input: (b) => ({ known: pick(b, ['height', 'chest', 'waist', 'hip']), gender: b.gender }) },
+  { name: 'clothing size', input: (b) => ({ known: { height: b.measurements.height }, gender: b.gender, letter: true }) },
+  { name: 'height+chest, no gender', input: (b) => ({ known: pick(b, ['height', 'chest']), gender: null }) },
 ];
+const METHODS = ['fitroom', 'point', '1-NN', '10-NN'] as const;
+type Method = (typeof METHODS)[number];
+
+interface Tally {
+  exact: number;
+  near: number;
+  n: number;
+}
+const tally = (): Tally => ({ exact: 0, near: 0, n: 0 });
+const pct = (t: Tally, key: 'exact' | 'near') => (t.n ? (100 * t[key]) / t.n : NaN);
+const fmt = (v: number) => `${v.toFixed(1)}%`;
+const pad = (s: string | number, n: number, right = false) => (right ? String(s).padEnd(n) : String(s).padStart(n));
 
 function trueProfile(b: ReferenceBody): EstimatedBodyProfile {
   const supplied = Object.fromEntries(DIMENSIONS.map((d) => [d, true])) as Record<Dimension, boolean>;
   return { gender: b.gender, measurements: { ...b.measurements }, supplied, source: 'measurements' };
 }
 
-function labelIndex(product: SizeFittingProduct, label: string): number {
-  return product.sizeChart.sizes.findIndex((s) => s.label === label);
-}
-
-function pad(s: string | number, n: number, right = false): string {
-  const t = String(s);
-  return right ? t.padEnd(n) : t.padStart(n);
-}
-const pct = (n: number, d: number) => `${((100 * n) / d).toFixed(1)}%`;
+/** The chart dimensions' values of a point body, in the order decide() reads them. */
+const valuesFor = (chart: PreparedChart, m: Record<Dimension, number>) => chart.dims.map((di) => m[DIMENSIONS[di]]);
 
 async function main(): Promise<void> {
   const profiler = new BodyProfiler();
+  const nn1 = new NearestBodies(TRAINING_BODIES, 1);
+  const nn10 = new NearestBodies(TRAINING_BODIES, 10);
   const bodies = HELD_OUT_BODIES;
-  const truth = bodies.map((b) => {
-    const [top, bottom] = evaluateProducts(trueProfile(b), [TOPS[b.gender], BOTTOMS[b.gender]]);
-    return { top: top.recommendedSize, bottom: bottom.recommendedSize };
-  });
+  const categories: { name: string; charts: readonly MarketChart[] }[] = [
+    { name: 'tops (chest + waist)', charts: TOP_CHARTS },
+    { name: 'full body (chest + waist + hip)', charts: FULL_BODY_CHARTS },
+    { name: 'bottoms (waist + hip + inseam)', charts: bottomCharts(TRAINING_BODIES) },
+  ];
   const women = bodies.filter((b) => b.gender === 'female').length;
-  console.log(`Held-out ANSUR II bodies: ${bodies.length} (${women} women, ${bodies.length - women} men)`);
-  const distribution = (key: 'top' | 'bottom', g: Gender, chartOf: Record<Gender, SizeFittingProduct>) =>
-    chartOf[g].sizeChart.sizes
-      .map((s) => `${s.label} ${truth.filter((t, i) => bodies[i].gender === g && t[key] === s.label).length}`)
-      .join(', ');
-  console.log(`True sizes, women tops: ${distribution('top', 'female', TOPS)}`);
-  console.log(`True sizes, men tops:   ${distribution('top', 'male', TOPS)}`);
-  console.log(`True sizes, women bottoms: ${distribution('bottom', 'female', BOTTOMS)}`);
-  console.log(`True sizes, men bottoms:   ${distribution('bottom', 'male', BOTTOMS)} (waist at the navel: ANSUR reads larger than a chart's natural waist)\n`);
+  console.log(`Held-out ANSUR II bodies: ${bodies.length} (${women} women, ${bodies.length - women} men); training bodies: ${TRAINING_BODIES.length}`);
+  console.log('Agreement with the size the full, exact body gets (exact / within one size), pooled over each category\'s charts of the body\'s gender.\n');
 
-  console.log('Size accuracy against the size recommended for the full true body');
-  const header = `${pad('mode', 27, true)} ${pad('tops exact', 11)} ${pad('tops ±1', 9)} ${pad('bottoms exact', 14)} ${pad('bottoms ±1', 11)} ${pad('conf. (tops)', 13)}`;
-  console.log(header);
-  console.log('-'.repeat(header.length));
-  const maeRows: string[] = [];
-  for (const mode of MODES) {
-    let topExact = 0;
-    let topNear = 0;
-    let botExact = 0;
-    let botNear = 0;
-    let conf = 0;
-    const err = Object.fromEntries(DIMENSIONS.map((d) => [d, { sum: 0, n: 0 }])) as Record<Dimension, { sum: number; n: number }>;
-    bodies.forEach((b, i) => {
-      const profile = mode.profile(profiler, b);
-      const [top, bottom] = evaluateProducts(profile, [TOPS[b.gender], BOTTOMS[b.gender]]);
-      const dt = Math.abs(labelIndex(TOPS[b.gender], top.recommendedSize) - labelIndex(TOPS[b.gender], truth[i].top));
-      const db = Math.abs(labelIndex(BOTTOMS[b.gender], bottom.recommendedSize) - labelIndex(BOTTOMS[b.gender], truth[i].bottom));
-      if (dt === 0) topExact++;
-      if (dt <= 1) topNear++;
-      if (db === 0) botExact++;
-      if (db <= 1) botNear++;
-      conf += top.confidence;
-      for (const d of DIMENSIONS) {
-        // Imputed values, and the size-derived chest, are estimates: their error is what this measures.
-        const estimated = !profile.supplied[d] || (mode.name.startsWith('clothing') && d === 'chest');
-        if (estimated) {
-          err[d].sum += Math.abs(profile.measurements[d] - b.measurements[d]);
-          err[d].n++;
-        }
+  // results[category][mode][method], and per chart for the detail table.
+  const results = categories.map(() => MODES.map(() => Object.fromEntries(METHODS.map((m) => [m, tally()])) as Record<Method, Tally>));
+  const perChart = new Map<string, Record<Method, Tally>[]>();
+  const prepared = new Map(categories.flatMap((c) => c.charts.map((ch) => [ch.id, prepareChart(ch.product.sizeChart)] as const)));
+  for (const b of bodies) {
+    const truthProfile = trueProfile(b);
+    const inputs = MODES.map((mode) => {
+      const { known, gender, letter } = mode.input(b);
+      const size = letter ? letterForChest(b.measurements.chest, b.gender) : null;
+      const profile = size ? profiler.fromClothingSize(b.measurements.height, size, b.gender) : profiler.fromMeasurements(known, gender);
+      // Baselines see the same information; a letter becomes its band's midpoint chest.
+      const nnKnown = size ? { ...known, chest: (EN13402_CHEST_BANDS[b.gender][size][0] + EN13402_CHEST_BANDS[b.gender][size][1]) / 2 } : known;
+      const fill = (imp: NearestBodies) => ({ ...imp.impute(nnKnown, gender).mean, ...nnKnown }) as Record<Dimension, number>;
+      return { profile, point: profile.measurements, nn1: fill(nn1), nn10: fill(nn10) };
+    });
+    categories.forEach((cat, ci) => {
+      for (const ch of cat.charts.filter((c) => c.gender === b.gender)) {
+        const chart = prepared.get(ch.id)!;
+        const truth = decide(chart, valuesFor(chart, truthProfile.measurements));
+        const rowsOf = perChart.get(ch.id) ?? MODES.map(() => Object.fromEntries(METHODS.map((m) => [m, tally()])) as Record<Method, Tally>);
+        perChart.set(ch.id, rowsOf);
+        inputs.forEach((inp, mi) => {
+          const labels = ch.product.sizeChart.sizes.map((s) => s.label);
+          const answers: Record<Method, number> = {
+            fitroom: labels.indexOf(evaluateProducts(inp.profile, [ch.product])[0].recommendedSize),
+            point: decide(chart, valuesFor(chart, inp.point)),
+            '1-NN': decide(chart, valuesFor(chart, inp.nn1)),
+            '10-NN': decide(chart, valuesFor(chart, inp.nn10)),
+          };
+          for (const m of METHODS) {
+            const off = Math.abs(answers[m] - truth);
+            for (const t of [results[ci][mi][m], rowsOf[mi][m]]) {
+              t.n++;
+              if (off === 0) t.exact++;
+              if (off <= 1) t.near++;
+            }
+          }
+        });
       }
     });
-    const n = bodies.length;
-    console.log(
-      `${pad(mode.name, 27, true)} ${pad(pct(topExact, n), 11)} ${pad(pct(topNear, n), 9)} ${pad(pct(botExact, n), 14)} ${pad(pct(botNear, n), 11)} ${pad((conf / n).toFixed(2), 13)}`,
-    );
-    const cells = DIMENSIONS.map((d, j) => pad(err[d].n ? (err[d].sum / err[d].n).toFixed(2) : '—', j === 0 ? 7 : 8));
-    maeRows.push(`${pad(mode.name, 27, true)} ${cells.join('')}`);
   }
 
-  console.log('\nMAE (cm) of each estimated dimension (— = supplied)');
-  console.log(`${pad('mode', 27, true)} ${DIMENSIONS.map((d, j) => pad(d, 7 + (j === 0 ? 0 : 1))).join('')}`);
-  console.log('-'.repeat(27 + 1 + 7 * 5 + 4));
-  for (const r of maeRows) console.log(r);
-
-  // Speed: evaluating 10 products (5 top and 5 bottom charts) for one profile.
-  const products = Array.from({ length: 10 }, (_, i) => {
-    const g: Gender = i % 2 ? 'male' : 'female';
-    const base = i < 5 ? TOPS[g] : BOTTOMS[g];
-    return { ...base, id: `p${i}` };
+  const header = `${pad('mode', 26, true)}${METHODS.map((m) => pad(m, 16)).join('')}`;
+  categories.forEach((cat, ci) => {
+    console.log(`${cat.name}: ${cat.charts.map((c) => c.id).join(', ')}`);
+    console.log(header);
+    console.log('-'.repeat(header.length));
+    MODES.forEach((mode, mi) => {
+      const cells = METHODS.map((m) => pad(`${fmt(pct(results[ci][mi][m], 'exact'))} / ${fmt(pct(results[ci][mi][m], 'near'))}`, 16));
+      console.log(`${pad(mode.name, 26, true)}${cells.join('')}`);
+    });
+    console.log('');
   });
-  const profiles = bodies.slice(0, 200).map((b) => profiler.fromMeasurements(pick(b, ['height', 'chest']), b.gender));
+
+  console.log('Tops per chart, exact (fitroom | 10-NN)');
+  console.log(`${pad('chart', 22, true)}${MODES.map((m) => pad(m.name.replace(', no gender', ' ?g'), 24)).join('')}`);
+  for (const ch of TOP_CHARTS) {
+    const rowsOf = perChart.get(ch.id)!;
+    console.log(`${pad(ch.id, 22, true)}${rowsOf.map((t) => pad(`${fmt(pct(t.fitroom, 'exact'))} | ${fmt(pct(t['10-NN'], 'exact'))}`, 24)).join('')}`);
+  }
+
+  // Acceptance targets of issue 17 on the chest + waist top charts.
+  const tops = results[0];
+  const at = (name: string) => tops[MODES.findIndex((m) => m.name === name)];
+  const targets: [string, number][] = [['height+chest', 80], ['height+waist', 85], ['clothing size', 70]];
+  console.log('\nTargets (tops, chest + waist)');
+  for (const [name, goal] of targets) {
+    const t = at(name);
+    const ok = pct(t.fitroom, 'exact') >= goal && pct(t.fitroom, 'exact') > pct(t['10-NN'], 'exact');
+    console.log(`${pad(name, 26, true)} exact ${fmt(pct(t.fitroom, 'exact'))} (goal ${goal}%, 10-NN ${fmt(pct(t['10-NN'], 'exact'))}) ${ok ? 'met' : 'NOT MET'}`);
+  }
+  const worstNear = Math.min(...categories.flatMap((_, ci) => MODES.map((_, mi) => pct(results[ci][mi].fitroom, 'near'))));
+  console.log(`${pad('within one size', 26, true)} lowest over every mode and category ${fmt(worstNear)} (goal 99.5%) ${worstNear >= 99.5 ? 'met' : 'NOT MET'}`);
+
+  // Speed: 10 products (the six top and four full-body charts) for one profile.
+  const products: SizeFittingProduct[] = [...TOP_CHARTS, ...FULL_BODY_CHARTS.slice(0, 4)].map((c) => c.product);
+  const sample = bodies.slice(0, 200);
+  const measured = sample.map((b) => profiler.fromMeasurements(pick(b, ['height', 'chest']), b.gender));
+  const sized = sample.map((b) => profiler.fromClothingSize(b.measurements.height, letterForChest(b.measurements.chest, b.gender), b.gender));
   const times = (fn: (i: number) => void, runs: number) => {
     for (let i = 0; i < 200; i++) fn(i); // warm-up
     const out: number[] = [];
@@ -177,11 +182,12 @@ async function main(): Promise<void> {
     out.sort((a, b) => a - b);
     return { p50: out[Math.floor(runs * 0.5)], p95: out[Math.floor(runs * 0.95)] };
   };
-  const evalTimes = times((i) => evaluateProducts(profiles[i % profiles.length], products), 2000);
-  const profileTimes = times((i) => profiler.fromMeasurements(pick(bodies[i % bodies.length], ['height', 'waist']), null), 2000);
+  const us = (t: { p50: number; p95: number }) => `p50 ${(t.p50 * 1000).toFixed(0)} µs, p95 ${(t.p95 * 1000).toFixed(0)} µs`;
   console.log('\nSpeed (in-process, this machine)');
-  console.log(`evaluate 10 products:     p50 ${(evalTimes.p50 * 1000).toFixed(0)} µs, p95 ${(evalTimes.p95 * 1000).toFixed(0)} µs`);
-  console.log(`build a profile (2 dims): p50 ${(profileTimes.p50 * 1000).toFixed(0)} µs, p95 ${(profileTimes.p95 * 1000).toFixed(0)} µs`);
+  console.log(`evaluate 10 products, height+chest twin:  ${us(times((i) => evaluateProducts(measured[i % measured.length], products), 1000))}`);
+  console.log(`evaluate 10 products, clothing-size twin: ${us(times((i) => evaluateProducts(sized[i % sized.length], products), 1000))}`);
+  console.log(`build a profile (2 dims, no gender):      ${us(times((i) => profiler.fromMeasurements(pick(bodies[i % bodies.length], ['height', 'waist']), null), 1000))}`);
+  console.log(`build a profile (clothing size):          ${us(times((i) => profiler.fromClothingSize(170, 'M', i % 2 ? 'male' : 'female'), 1000))}`);
   if (process.env.SIZING_BENCH_HTTP !== '0') await endpoint(products);
 }
 

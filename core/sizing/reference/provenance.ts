@@ -1,6 +1,6 @@
 import { DIMENSIONS } from '../../twins/body.ts';
 import type { Dimension } from '../../twins/body.ts';
-import { IMPUTATION_METHOD } from '../imputation-method.ts';
+import { IMPUTATION_SPACE } from '../imputation-method.ts';
 import { GaussianBodyModel } from '../gaussian-body-model.ts';
 import { crossValidateImputation } from '../imputation-cv.ts';
 import type { CrossValidation } from '../imputation-cv.ts';
@@ -15,17 +15,20 @@ export interface InputFile {
 }
 
 const METHODS = {
-  regression: (t: readonly ReferenceBody[]) => new GaussianBodyModel(t),
+  'Gaussian, log cm': (t: readonly ReferenceBody[]) => new GaussianBodyModel(t, 'log'),
+  'Gaussian, cm': (t: readonly ReferenceBody[]) => new GaussianBodyModel(t, 'cm'),
   '10-NN mean': (t: readonly ReferenceBody[]) => new NearestBodies(t, 10),
   '1-NN': (t: readonly ReferenceBody[]) => new NearestBodies(t, 1),
 };
 
-/** The method with the lowest MAE for each dimension. */
-export function winners(cv: CrossValidation): Record<Dimension, string> {
+/** The method with the lowest figure for each dimension. */
+export function winners(cv: CrossValidation, by: CrossValidation['mae'] = cv.mae): Record<Dimension, string> {
   return Object.fromEntries(
-    DIMENSIONS.map((d) => [d, cv.methods.reduce((best, m) => (cv.mae[m][d] < cv.mae[best][d] ? m : best))]),
+    DIMENSIONS.map((d) => [d, cv.methods.reduce((best, m) => (by[m][d] < by[best][d] ? m : best))]),
   ) as Record<Dimension, string>;
 }
+
+const CHOSEN = IMPUTATION_SPACE === 'log' ? 'Gaussian, log cm' : 'Gaussian, cm';
 
 function table(cv: CrossValidation, mae: CrossValidation['mae']): string {
   const head = `| Imputed | ${cv.methods.join(' | ')} |\n|---|${cv.methods.map(() => '---').join('|')}|`;
@@ -39,8 +42,8 @@ export function renderProvenance(inputs: readonly InputFile[], bodies: readonly 
   const count = (g: string, held: boolean) => bodies.filter((b) => b.gender === g && b.heldOut === held).length;
   const cv = crossValidateImputation(training, METHODS);
   const best = winners(cv);
-  const chosen = DIMENSIONS.map((d) => `${d}: ${IMPUTATION_METHOD[d]}`).join(', ');
-  const agrees = DIMENSIONS.every((d) => (best[d] === 'regression') === (IMPUTATION_METHOD[d] === 'regression'));
+  const bestLoss = winners(cv, cv.logLoss);
+  const agrees = DIMENSIONS.every((d) => bestLoss[d] === CHOSEN);
   return `# ansur2-bodies.json — provenance
 
 ## Source
@@ -91,11 +94,19 @@ Gender omitted (both genders searched):
 
 ${table(cv, cv.maeNoGender)}
 
-"regression" is the conditional mean of a per-gender multivariate normal (least squares on the
-supplied subset; a likelihood-weighted mixture of both genders when the gender is omitted);
-"10-NN mean" averages the ten closest bodies in standard-deviation units; "1-NN" copies the closest
-body (the spec's floor). Lowest error per dimension: ${DIMENSIONS.map((d) => `${d} ${best[d]}`).join(', ')}.
-Chosen in \`core/sizing/body-profile.ts\`: ${chosen}${agrees ? '' : ' (DIFFERS from the lowest error above: review IMPUTATION_METHOD)'}.
+Negative log predictive density per cm (gender known; lower is better). It also scores the
+spread, which size fitting integrates over; the nearest-neighbour methods are read as normals with
+their neighbours' spread:
+
+${table(cv, cv.logLoss)}
+
+The Gaussian methods are the conditional normal of a per-gender multivariate normal of the
+centimetres or of their logarithms (the mean is least squares on the supplied subset; a
+likelihood-weighted mixture of both genders when the gender is omitted); "10-NN mean" averages the
+ten closest bodies in standard-deviation units; "1-NN" copies the closest body (the spec's floor).
+Lowest MAE per dimension: ${DIMENSIONS.map((d) => `${d} ${best[d]}`).join(', ')}.
+Lowest log loss per dimension: ${DIMENSIONS.map((d) => `${d} ${bestLoss[d]}`).join(', ')}.
+Chosen in \`core/sizing/imputation-method.ts\`: ${CHOSEN}${agrees ? '' : ' (DIFFERS from the lowest log loss above: review IMPUTATION_SPACE)'}.
 
 ## Regenerate
 

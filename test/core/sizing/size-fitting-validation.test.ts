@@ -92,6 +92,13 @@ describe('validateSizeFittingRequest', () => {
     expect(details[0].message).toMatch(message);
   });
 
+  it('accepts an optional fitPreference per product and rejects unknown ones', () => {
+    for (const pref of ['regular', 'loose', 'snug']) expect(validateSizeFittingRequest(withChange(['products', 0, 'fitPreference'], pref))).toEqual([]);
+    expect(validateSizeFittingRequest(withChange(['products', 0, 'fitPreference'], 'baggy'))).toEqual([
+      { field: 'products[0].fitPreference', message: 'must be one of: regular, loose, snug' },
+    ]);
+  });
+
   it('accepts max equal to min', () => {
     expect(validateSizeFittingRequest(withChange([...ROW1, 'measurements', 'chest'], { min: 95, max: 95 }))).toEqual([]);
   });

@@ -41,22 +41,29 @@ describe('evaluateProducts', () => {
     const [fit] = evaluateProducts(profile(BODY, ALL), [chart]);
     expect(fit.id).toBe('p1');
     expect(fit.recommendedSize).toBe('M');
-    expect(fit.confidence).toBeGreaterThan(0.9);
+    expect(fit.confidence).toBe(1);
     expect(fit.dimensions).toEqual([
-      { dimension: 'chest', status: 'fit', distanceCm: 0, supplied: true },
-      { dimension: 'waist', status: 'fit', distanceCm: 0, supplied: true },
+      { dimension: 'chest', status: 'fit', distanceCm: 0, supplied: true, fitProbability: expect.any(Number) },
+      { dimension: 'waist', status: 'fit', distanceCm: 0, supplied: true, fitProbability: expect.any(Number) },
     ]);
+    // 98 sits mid-band (4 cm from each edge, tape sd 1.5): about 99% sure it is inside.
+    expect(fit.dimensions[0].fitProbability).toBeGreaterThan(0.98);
     expect(fit.alternatives.map((a) => a.label).sort()).toEqual(['L', 'S']);
-    for (const a of fit.alternatives) expect(a.score).toBeLessThan(0.1);
+    for (const a of fit.alternatives) expect(a.score).toBe(0);
+    expect(fit.reason).toBe('M: chest fits, waist fits.');
+    expect(fit.fitPreference).toBe('regular');
   });
 
   it('reports signed distances: below a range is loose (negative), above is tight (positive)', () => {
     const chart = product([{ label: 'One', measurements: { chest: { min: 100, max: 104 }, waist: { min: 70, max: 80 } } }]);
     const [fit] = evaluateProducts(profile(BODY, ALL), [chart]);
-    expect(fit.dimensions).toEqual([
+    expect(fit.dimensions.map(({ fitProbability: _p, ...rest }) => rest)).toEqual([
       { dimension: 'chest', status: 'loose', distanceCm: -2, supplied: true },
       { dimension: 'waist', status: 'tight', distanceCm: 4, supplied: true },
     ]);
+    expect(fit.dimensions[1].fitProbability).toBeLessThan(0.01);
+    expect(fit.decidedBy).toBeNull(); // nothing competed
+    expect(fit.reason).toBe('One: chest is 2 cm below the range, waist is 4 cm above the range.');
   });
 
   it('converts inch charts to centimetres before evaluating', () => {
@@ -73,48 +80,63 @@ describe('evaluateProducts', () => {
     expect(fit.dimensions[0]).toMatchObject({ status: 'fit', distanceCm: 0 });
     const [small] = evaluateProducts(profile({ ...BODY, chest: 90 }, ALL), [inches]);
     expect(small.recommendedSize).toBe('M');
-    expect(small.dimensions[0]).toEqual({ dimension: 'chest', status: 'loose', distanceCm: -4, supplied: true });
+    expect(small.dimensions[0]).toMatchObject({ dimension: 'chest', status: 'loose', distanceCm: -4, supplied: true });
     // The same chart read as centimetres would fit nobody: every row far below the chest.
     const [asCm] = evaluateProducts(profile({ ...BODY, chest: 103 }, ALL), [{ ...inches, sizeChart: { ...inches.sizeChart, unit: 'cm' } }]);
     expect(asCm.dimensions[0].status).toBe('tight');
-    expect(asCm.confidence).toBe(0);
+    expect(asCm.dimensions[0].fitProbability).toBe(0);
   });
 
-  it('shares confidence on a band edge and picks the nearest row when the body is outside the chart', () => {
+  it('picks the nearest row when the body is outside the chart, and the first of two rows a body fits equally', () => {
     const [edge] = evaluateProducts(profile({ ...BODY, chest: 102 }, ALL), [menTops]);
-    expect(['M', 'L']).toContain(edge.recommendedSize);
-    expect(edge.confidence).toBeGreaterThan(0.4);
-    expect(edge.confidence).toBeLessThan(0.6);
+    expect(edge.recommendedSize).toBe('M'); // on the M/L boundary: both fit, equally central
+    expect(edge.dimensions[0].fitProbability).toBeGreaterThan(0.4);
+    expect(edge.dimensions[0].fitProbability).toBeLessThan(0.6);
+    expect(edge.reason).toMatch(/^M: chest fits, close to the upper edge\./);
     const [huge] = evaluateProducts(profile({ ...BODY, chest: 158 }, ALL), [menTops]);
     expect(huge.recommendedSize).toBe('3XL');
-    expect(huge.confidence).toBeLessThan(0.01);
-    expect(huge.dimensions[0]).toEqual({ dimension: 'chest', status: 'tight', distanceCm: 17, supplied: true });
+    expect(huge.dimensions[0]).toMatchObject({ dimension: 'chest', status: 'tight', distanceCm: 17, supplied: true, fitProbability: 0 });
     const [tiny] = evaluateProducts(profile({ ...BODY, chest: 71 }, ALL), [menTops]);
     expect(tiny.recommendedSize).toBe('XS');
     expect(tiny.dimensions[0].status).toBe('loose');
   });
 
-  it('weighs imputed dimensions less than supplied ones', () => {
-    // A fits the chest and misses the waist by 4 cm; B the other way round.
+  it('settles a conflict between dimensions by the smaller total miss and says which dimension decided', () => {
+    // Chest 100 is M; waist 89 is L (1 cm above M's waist band, chest 2 cm below L's).
     const chart = product([
-      { label: 'A', measurements: { chest: { min: 94, max: 102 }, waist: { min: 88, max: 96 } } },
-      { label: 'B', measurements: { chest: { min: 102, max: 110 }, waist: { min: 80, max: 88 } } },
+      { label: 'M', measurements: { chest: { min: 94, max: 102 }, waist: { min: 80, max: 88 } } },
+      { label: 'L', measurements: { chest: { min: 102, max: 110 }, waist: { min: 88, max: 96 } } },
     ]);
-    const sd = { chest: 3, waist: 3 };
-    const body = { ...BODY, chest: 98, waist: 84 };
-    expect(evaluateProducts(profile(body, ['chest'], sd), [chart])[0].recommendedSize).toBe('A');
-    expect(evaluateProducts(profile(body, ['waist'], sd), [chart])[0].recommendedSize).toBe('B');
-    const [fit] = evaluateProducts(profile(body, ['chest'], sd), [chart]);
-    expect(fit.dimensions.map((d) => [d.dimension, d.supplied])).toEqual([['chest', true], ['waist', false]]);
+    const body = { ...BODY, chest: 100, waist: 89 };
+    const [regular] = evaluateProducts(profile(body, ALL), [chart]);
+    expect(regular.recommendedSize).toBe('M');
+    expect(regular.decidedBy).toBe('chest');
+    expect(regular.reason).toBe('M: chest fits, waist is 1 cm above the range. Chosen over L by the chest.');
+    // A shopper who likes room: the waist's 1 cm of tightness counts double, the chest's 2 cm of slack half.
+    const [loose] = evaluateProducts(profile(body, ALL), [{ ...chart, fitPreference: 'loose' }]);
+    expect(loose.recommendedSize).toBe('L');
+    expect(loose.decidedBy).toBe('waist');
+    expect(loose.fitPreference).toBe('loose');
+    const [snug] = evaluateProducts(profile(body, ALL), [{ ...chart, fitPreference: 'snug' }]);
+    expect(snug.recommendedSize).toBe('M');
   });
 
-  it('is less confident for uncertain values near an edge', () => {
-    const body = { ...BODY, chest: 100 };
-    const sure = evaluateProducts(profile(body, ALL, { chest: 1.5 }), [menTops])[0];
-    const unsure = evaluateProducts(profile(body, ALL, { chest: 4 }), [menTops])[0];
-    expect(sure.recommendedSize).toBe('M');
-    expect(unsure.recommendedSize).toBe('M');
-    expect(unsure.confidence).toBeLessThan(sure.confidence - 0.2);
+  it('integrates over imputed values: the size most likely right for the full body, with its probability', () => {
+    // Chest known in M; the waist decides between M and L and is only estimated.
+    const chart = product([
+      { label: 'M', measurements: { chest: { min: 94, max: 102 }, waist: { min: 78, max: 86 } } },
+      { label: 'L', measurements: { chest: { min: 102, max: 110 }, waist: { min: 86, max: 94 } } },
+    ]);
+    const body = { ...BODY, chest: 100, waist: 88 };
+    const sure = evaluateProducts(profile(body, ['height', 'chest'], { waist: 1 }), [chart])[0];
+    const unsure = evaluateProducts(profile(body, ['height', 'chest'], { waist: 6 }), [chart])[0];
+    // Waist 88 (±1): M misses by about 2, L by chest's 2: a toss-up settled by the spread either way.
+    expect(sure.confidence + sure.alternatives[0].score).toBeCloseTo(1, 5);
+    expect(unsure.confidence).toBeGreaterThanOrEqual(0.5);
+    const waist = unsure.dimensions.find((d) => d.dimension === 'waist')!;
+    expect(waist.supplied).toBe(false);
+    expect(unsure.reason).toContain('waist (estimated)');
+    expect(unsure.reason).toMatch(/Between sizes: \d+% \w+, \d+% \w+/);
   });
 
   it('keeps every score and confidence within [0, 1] for random profiles and charts', () => {
@@ -127,14 +149,22 @@ describe('evaluateProducts', () => {
         const lo = 50 + 120 * rand();
         return { label: `R${i}`, measurements: { waist: { min: lo, max: lo + 12 * rand() }, ...(rand() < 0.5 ? { hip: { min: lo, max: lo + 30 } } : {}) } };
       });
-      const [fit] = evaluateProducts(p, [product(rows, 'bottom', rand() < 0.5 ? 'cm' : 'in')]);
+      const prefs = ['regular', 'loose', 'snug'] as const;
+      const [fit] = evaluateProducts(p, [{ ...product(rows, 'bottom', rand() < 0.5 ? 'cm' : 'in'), fitPreference: prefs[t % 3] }]);
       expect(fit.confidence).toBeGreaterThanOrEqual(0);
       expect(fit.confidence).toBeLessThanOrEqual(1);
+      const total = fit.confidence + fit.alternatives.reduce((s, a) => s + a.score, 0);
+      expect(total).toBeLessThanOrEqual(1.002);
       for (const a of fit.alternatives) {
         expect(a.score).toBeGreaterThanOrEqual(0);
-        expect(a.score).toBeLessThanOrEqual(1);
+        expect(a.score).toBeLessThanOrEqual(fit.confidence);
       }
-      for (const d of fit.dimensions) expect(Math.sign(d.distanceCm)).toBe(d.status === 'fit' ? 0 : d.status === 'tight' ? 1 : -1);
+      for (const d of fit.dimensions) {
+        expect(Math.sign(d.distanceCm)).toBe(d.status === 'fit' ? 0 : d.status === 'tight' ? 1 : -1);
+        expect(d.fitProbability).toBeGreaterThanOrEqual(0);
+        expect(d.fitProbability).toBeLessThanOrEqual(1);
+      }
+      expect(fit.reason.length).toBeGreaterThan(0);
     }
   });
 
@@ -147,9 +177,13 @@ describe('evaluateProducts', () => {
   });
 
   it('sizes a clothing-size twin back to its own letter', () => {
-    for (const size of ['S', 'M', 'L', 'XL'] as const) {
-      const [fit] = evaluateProducts(profileFromClothingSize(178, size, 'male'), [menTops]);
-      expect(fit.recommendedSize).toBe(size);
+    for (const g of ['female', 'male'] as const) {
+      const tops = product(Object.entries(EN13402_CHEST_BANDS[g]).map(([label, [min, max]]) => ({ label, measurements: { chest: { min, max } } })));
+      for (const size of ['S', 'M', 'L', 'XL'] as const) {
+        const [fit] = evaluateProducts(profileFromClothingSize(170, size, g), [tops]);
+        expect(fit.recommendedSize).toBe(size);
+        expect(fit.confidence).toBeGreaterThan(0.99);
+      }
     }
   });
 });
@@ -164,6 +198,8 @@ describe('sizeFittingResponse', () => {
     expect(body.available).toBe(true);
     expect(body.products![0].recommendedSize).toBe('L');
     expect(validate(body), JSON.stringify(validate.errors)).toBe(true);
+    const sized = sizeFittingResponse(twin, profileFromClothingSize(165, 'M', 'female'), [{ ...menTops, fitPreference: 'snug' }]);
+    expect(validate(sized), JSON.stringify(validate.errors)).toBe(true);
   });
 
   it('answers available: false for a twin without a body profile', () => {

@@ -81,9 +81,13 @@ describe('POST /api/v1/size-fitting', () => {
     expect(tee.alternatives.map((a: any) => a.label)).toEqual(expect.arrayContaining(['S', 'L']));
     expect(chinos.recommendedSize).toBe('32');
     expect(chinos.dimensions).toEqual([
-      { dimension: 'waist', status: 'fit', distanceCm: 0, supplied: true },
-      { dimension: 'inseam', status: 'fit', distanceCm: 0, supplied: false },
+      { dimension: 'waist', status: 'fit', distanceCm: 0, supplied: true, fitProbability: expect.any(Number) },
+      { dimension: 'inseam', status: 'fit', distanceCm: 0, supplied: false, fitProbability: expect.any(Number) },
     ]);
+    // Waist 84 in 80-86 with a tape's 1.5 cm: likely inside; the imputed inseam, in a wide band, too.
+    expect(chinos.dimensions[0].fitProbability).toBeGreaterThan(0.8);
+    expect(chinos.dimensions[1].fitProbability).toBeGreaterThan(0.8);
+    expect(chinos).toMatchObject({ fitPreference: 'regular', reason: '32: waist fits, inseam (estimated) fits.' });
     for (const p of r.body.products) {
       for (const s of [p.confidence, ...p.alternatives.map((a: any) => a.score)]) {
         expect(s).toBeGreaterThanOrEqual(0);
@@ -100,7 +104,30 @@ describe('POST /api/v1/size-fitting', () => {
     expect(inches.body.products[0].confidence).toBeCloseTo(cm.body.products[0].confidence, 2);
     // A chest range given in inches, read as inches: 40-43 in is 101.6-109.2 cm, above a 98 cm chest.
     const loose = await fit({ digitalTwinId: measured, products: [{ id: 'b', category: 'top', sizeChart: chart([{ label: 'L', measurements: { chest: { min: 40, max: 43 } } }], 'in') }] });
-    expect(loose.body.products[0].dimensions[0]).toEqual({ dimension: 'chest', status: 'loose', distanceCm: -3.6, supplied: true });
+    expect(loose.body.products[0].dimensions[0]).toMatchObject({ dimension: 'chest', status: 'loose', distanceCm: -3.6, supplied: true });
+  });
+
+  it('settles a chest/waist conflict by the smaller total miss, says which dimension decided, and follows fitPreference', async () => {
+    // The twin: chest 98 and waist 84. M fits the chest but not the waist; L the waist but not the chest.
+    const sizes = [
+      { label: 'M', measurements: { chest: { min: 94, max: 102 }, waist: { min: 76, max: 82 } } },
+      { label: 'L', measurements: { chest: { min: 101, max: 109 }, waist: { min: 82, max: 88 } } },
+    ];
+    const r = await fit({
+      digitalTwinId: measured,
+      products: (['regular', 'loose', 'snug'] as const).map((fitPreference) => ({ id: fitPreference, category: 'top', sizeChart: chart(sizes), fitPreference })),
+    });
+    expect(r.status, r.text).toBe(200);
+    const [regular, loose, snug] = r.body.products;
+    // M misses by 2 cm of waist, L by 3 cm of chest: M, decided by the chest.
+    expect(regular).toMatchObject({ recommendedSize: 'M', decidedBy: 'chest', fitPreference: 'regular', confidence: 1 });
+    expect(regular.reason).toBe('M: chest fits, waist is 2 cm above the range. Chosen over L by the chest.');
+    // Liking room: the waist's tightness counts double (4) and L's chest slack half (1.5): L, decided by the waist.
+    expect(loose).toMatchObject({ recommendedSize: 'L', decidedBy: 'waist', fitPreference: 'loose' });
+    expect(snug).toMatchObject({ recommendedSize: 'M', fitPreference: 'snug' });
+    const bad = await fit({ digitalTwinId: measured, products: [{ id: 'x', category: 'top', sizeChart: chart(sizes), fitPreference: 'baggy' }] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details).toEqual([{ field: 'products[0].fitPreference', message: 'must be one of: regular, loose, snug' }]);
   });
 
   it('sizes a clothing-size twin from its letter', async () => {
@@ -155,6 +182,15 @@ describe('POST /api/v1/size-fitting', () => {
     for (let i = 0; i < mask.length; i++) if ((mask[i] > 0) === (depth[i] > 0)) agree++;
     expect(agree / mask.length).toBeGreaterThan(0.99);
     expect(await twins.loadRender('f'.repeat(64))).toBeNull();
+  });
+
+  it('still sizes twins stored before profiles carried their distribution', async () => {
+    const body = { digitalTwinId: measured, products: [{ id: 'tee', category: 'top', sizeChart: chart(MEN_TOPS) }] };
+    const before = await fit(body);
+    await svc.fitroom.pool.query("update twins set profile = profile - 'distribution' where id = $1", [measured]);
+    const after = await fit(body);
+    expect(after.status, after.text).toBe(200);
+    expect(after.body.products[0]).toMatchObject({ recommendedSize: before.body.products[0].recommendedSize, confidence: before.body.products[0].confidence });
   });
 });
 
