@@ -47,13 +47,6 @@ export class GaussianBodyModel implements BodyImputer {
     this.#models = { female: fit('female'), male: fit('male') };
   }
 
-  /** Mean and covariance of one gender's dimensions (model space), e.g. to condition on a band. */
-  marginal(gender: Gender, d: Dimension): { mean: number; variance: number } {
-    const i = DIMENSIONS.indexOf(d);
-    const m = this.#models[gender];
-    return { mean: m.mean[i], variance: m.cov[i][i] };
-  }
-
   /** The body given the supplied values (cm): one component per candidate gender, weighted. */
   distribution(known: Known, gender: Gender | null): BodyDistribution {
     const s = DIMENSIONS.map((d, i) => [d, i] as const).filter(([d]) => known[d] !== undefined).map(([, i]) => i);
@@ -66,13 +59,6 @@ export class GaussianBodyModel implements BodyImputer {
     const wSum = w.reduce((a, b) => a + b, 0);
     const components: BodyComponent[] = parts.map((p, k) => ({ weight: w[k] / wSum, gender: p.gender, mean: p.mean, cov: p.cov }));
     return { space: this.space, components };
-  }
-
-  /** Log density (model space) of the supplied values under a gender's model. */
-  logLikelihood(known: Known, gender: Gender): number {
-    const s = DIMENSIONS.map((d, i) => [d, i] as const).filter(([d]) => known[d] !== undefined).map(([, i]) => i);
-    const x = s.map((i) => toSpace(this.space, known[DIMENSIONS[i]]!));
-    return this.#condition(this.#models[gender], s, x).logWeight - Math.log(this.#models[gender].prior);
   }
 
   impute(known: Known, gender: Gender | null): Imputation {
