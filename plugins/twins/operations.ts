@@ -85,7 +85,7 @@ export function twinOperations(deps: { twins: TwinService; jobs: JobService; con
     path: '/api/v1/size-fitting',
     summary: 'Estimate clothing sizes for a twin',
     description:
-      'Synchronous and non-billable. Evaluates each product\'s body-basis size chart (cm or inches) against the body profile behind a measurement or clothing-size twin. A fully known body gets the size whose ranges it misses by the fewest centimetres in total (an optional per-product `fitPreference` leans conflicts to the larger or smaller size); imputed values are integrated over their uncertainty, and `confidence` is the probability that the full body would get the recommended size. Each answer names the dimension that `decidedBy` and a plain `reason`. Scores are estimates and can reveal the underlying measurements. Photo and direct twins answer `available: false`.',
+      'Synchronous and non-billable. Evaluates each product\'s body-basis size chart (cm or inches) against the body profile behind a measurement or clothing-size twin. A fully known body gets the size whose ranges it misses by the fewest centimetres in total (an optional per-product `fitPreference` leans conflicts to the larger or smaller size); imputed values are integrated over their uncertainty, and `confidence` is the probability that the full body would get the recommended size. Each answer says which dimension decided (`decidedBy`) and why, in plain words (`reason`). Scores are estimates and can reveal the underlying measurements. Photo and direct twins answer `available: false`.',
     tags: TAGS,
     auth: ['apiKey'],
     rateLimit: 'status',
