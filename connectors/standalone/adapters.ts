@@ -24,6 +24,8 @@ import { MONITORING_STORE } from '../../core/ports/monitoring-store.ts';
 import { PostgresMonitoringStore } from '../../adapters/postgres/monitoring-store.ts';
 import { FOOT_MEASUREMENT_STORE } from '../../core/ports/foot-measurement-store.ts';
 import { PostgresFootMeasurementStore } from '../../adapters/postgres/foot-measurement-store.ts';
+import { TEXTURE_PAINTER } from '../../core/ports/texture-painter.ts';
+import { BuiltinTexturePainter } from '../../adapters/builtin/texture-painter/engine.ts';
 
 export interface AdapterContext {
   config: FitroomConfig;
@@ -48,4 +50,5 @@ export function bindPluginAdapters(ctx: AdapterContext): void {
   ctx.services.provide(OWNER_DATA, new PostgresOwnerData(ctx.pool, ctx.blobs));
   ctx.services.provide(MONITORING_STORE, new PostgresMonitoringStore(ctx.pool));
   ctx.services.provide(FOOT_MEASUREMENT_STORE, new PostgresFootMeasurementStore(ctx.pool));
+  ctx.services.provide(TEXTURE_PAINTER, new BuiltinTexturePainter());
 }
