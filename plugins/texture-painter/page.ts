@@ -28,7 +28,7 @@ const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&
 export function painterHeaders(glbOrigin: string | null): Record<string, string> {
   const csp = [
     "default-src 'none'",
-    "script-src 'self'",
+    "script-src 'self' 'wasm-unsafe-eval'",
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data: blob:",
     `connect-src 'self' data: blob:${glbOrigin ? ` ${glbOrigin}` : ''}`,
@@ -53,7 +53,7 @@ export function renderPainterPage(cfg: { glb: string; limits: { maxSide: number;
 <script type="module" src="/texture-painter/assets/painter.js"></script>
 </head>
 <body>
-<header><h1>Texture painter</h1><span id="status" role="status">Loading the model…</span></header>
+<header><h1>Texture painter</h1><span id="painter-status" role="status">Loading the model…</span></header>
 <main>
 <section class="model"><model-viewer id="viewer" src="${esc(cfg.glb)}" camera-controls touch-action="pan-y" interaction-prompt="none" shadow-intensity="0.6" exposure="1" alt="The model being painted"></model-viewer></section>
 <section class="paint">
