@@ -137,7 +137,7 @@ describe('foot measurement admin routes without FOOT_ADMIN_KEY', () => {
 
   it('answer 503 ADMIN_NOT_CONFIGURED', async () => {
     for (const [m, p] of [['GET', '/api/v1/foot-measurements/recent'], ['DELETE', '/api/v1/foot-measurements/7a0e9a52-4d36-4c53-9d3e-2f4ed4c1b7a1']]) {
-      for (const headers of [{}, { 'x-admin-key': 'anything' }, { 'x-admin-key': ADMIN_KEY }]) {
+      for (const headers of [{}, { 'x-admin-key': 'anything' }, { 'x-admin-key': ADMIN_KEY }] as Record<string, string>[]) {
         const r = await svc.call(m, p, { headers });
         expect(r.status, `${m} ${p}`).toBe(503);
         expect(r.body.error.code).toBe('ADMIN_NOT_CONFIGURED');
