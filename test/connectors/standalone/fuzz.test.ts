@@ -15,7 +15,7 @@ let key: string;
 let doc: any;
 
 beforeAll(async () => {
-  svc = await startArService({ worker: false, env: { FITROOM_ENV: 'development', BOT_VERIFIER: 'off', MAX_JSON_BYTES: String(2 * 1024 * 1024) } });
+  svc = await startArService({ worker: false, env: { FITROOM_ENV: 'development', BOT_VERIFIER: 'off', MAX_JSON_BYTES: String(2 * 1024 * 1024), FOOT_ADMIN_KEY: 'fuzz-foot-admin-key-0123456789' } });
   ({ key } = await svc.createKey({ kind: 'development' }));
   doc = (await svc.call('GET', '/api/v1/openapi.json')).body;
 }, 120_000);

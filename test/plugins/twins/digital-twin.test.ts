@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, waitForJob } from '../../support/harness.ts';
 import type { TestService } from '../../support/harness.ts';
 import { dataUrl, twinImages } from './fixtures.ts';
+import { EN13402_CHEST_BANDS } from '../../../core/sizing/en13402.ts';
 
 let svc: TestService;
 let key: string;
@@ -192,7 +193,11 @@ describe('digital twins', () => {
     expect(explicitFemale.body).toMatchObject({ status: 'completed', digitalTwinId: size.id });
     const row = (await svc.fitroom.pool.query('select gender, pose, profile from twins where id = $1', [size.id])).rows[0];
     expect(row).toMatchObject({ gender: 'female', pose: 'girl_pose' });
-    expect(row.profile.measurements.chest).toBe(94);
+    // The chest of a size follows the population inside the size's EN 13402-3 band (not its midpoint).
+    const [lo, hi] = EN13402_CHEST_BANDS.female.M;
+    expect(row.profile.measurements.chest).toBeGreaterThan(lo);
+    expect(row.profile.measurements.chest).toBeLessThan(hi);
+    expect(Math.abs(row.profile.measurements.chest - (lo + hi) / 2)).toBeLessThan(1.5);
 
     const silhouette = dataUrl(images.silhouette);
     const direct = await createTwin({ faceImage: face, silhouetteImage: silhouette, poseId: 'walking_pose' });
