@@ -55,8 +55,8 @@ export function registerAuthSchemes(api: PluginApi): AccountTokens {
     },
     claims: (req) => SERVICE_HEADERS.some((h) => req.headers[h] !== undefined),
     missing: () => new FitroomError('HTTP_ERROR', 'Missing API key: send it in the X-API-Key header'),
-    async onSuccess(caller, op) {
-      if (op.billable) await credentials.countUsage(caller);
+    async onSuccess(caller, op, units) {
+      if (op.billable) await credentials.countUsage(caller, units);
       if (caller.usageAccountId && attribution) await attribution.record(caller.usageAccountId, op.id, new Date());
     },
   });

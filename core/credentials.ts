@@ -136,10 +136,10 @@ export class CredentialService {
     return { key: created.key, record: { ...created.record, rotatedFrom: id } };
   }
 
-  /** Counts one successful use of a key (submissions, AR requests). */
-  countUsage(caller: Caller): Promise<void> {
-    if (!caller.countsKeyUsage) return Promise.resolve();
-    return this.store.incrementUsage(caller.credentialId);
+  /** Counts successful uses of a key (submissions, AR requests; a batch counts its items). */
+  countUsage(caller: Caller, units = 1): Promise<void> {
+    if (!caller.countsKeyUsage || units <= 0) return Promise.resolve();
+    return this.store.incrementUsage(caller.credentialId, units);
   }
 }
 

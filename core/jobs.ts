@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { raceAbort } from './abort.ts';
 import { FitroomError, isFitroomError, notFound } from './errors.ts';
 import type { Caller } from './credentials.ts';
-import type { JobStore, NewJob } from './ports/job-store.ts';
+import type { JobStore, NewJob, QueueOptions } from './ports/job-store.ts';
 import { buildJobDelivery } from './webhooks.ts';
 import type { Links } from './links.ts';
 import type { OperationResult } from './plugin.ts';
@@ -216,13 +216,19 @@ export class JobService {
 
   /** Records the job and enqueues its task in one transaction. */
   async submit(s: SubmitInput): Promise<JobRecord> {
+    const { job, queue } = this.prepare(s);
+    return this.store.create(job, queue);
+  }
+
+  /**
+   * The job row and queue options a submission writes, for stores that write many jobs in one
+   * transaction (batches). `priority` overrides the kind's: higher numbers run after real-time work.
+   */
+  prepare(s: SubmitInput, priority?: number): { job: NewJob; queue: QueueOptions } {
     const kind = this.kind(s.kind);
-    return this.store.create(
-      newJob(s),
-      // Queue attempts exceed the kind's own retries so worker shutdowns (which release a job for
-      // another worker) do not use them up.
-      { queue: kind.queue, priority: kind.priority, maxAttempts: (kind.maxAttempts ?? 3) + INTERRUPTION_SLACK },
-    );
+    // Queue attempts exceed the kind's own retries so worker shutdowns (which release a job for
+    // another worker) do not use them up.
+    return { job: newJob(s), queue: { queue: kind.queue, priority: priority ?? kind.priority, maxAttempts: (kind.maxAttempts ?? 3) + INTERRUPTION_SLACK } };
   }
 
   /**

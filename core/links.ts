@@ -12,6 +12,8 @@ export interface Links {
   readonly ar: string;
   /** Where a job's status is polled. */
   job(jobId: string): string;
+  /** Where a digitization batch's status is read. */
+  batch(batchId: string): string;
   /** A result file, with its signature query pair. */
   file(fileId: string, signature: { expires: number; token: string }): string;
   /** The AR host's viewer page for a GLB URL. */
@@ -26,6 +28,7 @@ export function restLinks(config: Pick<FitroomConfig, 'arPublicUrl' | 'arPort'>,
     api,
     ar,
     job: (jobId) => `${api}/api/v1/jobs/${encodeURIComponent(jobId)}`,
+    batch: (batchId) => `${api}/api/v1/digitization/batches/${encodeURIComponent(batchId)}`,
     file: (fileId, s) => `${api}/api/v1/files/${encodeURIComponent(fileId)}?expires=${s.expires}&token=${s.token}`,
     viewer: (glbUrl) => `${ar}/tryon?src=${encodeURIComponent(glbUrl)}`,
   };

@@ -95,8 +95,9 @@ export class OperationPipeline {
       await this.#verifyBrowser(op, req, caller, headers, cookies);
       const context = await this.#context(op, req, caller, scheme);
       const result = await op.handler(context);
-      if (caller && resolver?.onSuccess) await resolver.onSuccess(caller, op);
-      const out: OperationResponse = { ...result, status: result.status ?? (result.body === undefined && !result.file && !result.text ? 204 : 200), headers: { 'X-Content-Type-Options': 'nosniff', ...headers, ...result.headers }, cookies, caller: caller?.kind ?? scheme };
+      const { usage, ...answer } = result;
+      if (caller && resolver?.onSuccess) await resolver.onSuccess(caller, op, usage ?? 1);
+      const out: OperationResponse = { ...answer, status: result.status ?? (result.body === undefined && !result.file && !result.text ? 204 : 200), headers: { 'X-Content-Type-Options': 'nosniff', ...headers, ...result.headers }, cookies, caller: caller?.kind ?? scheme };
       return out;
     } catch (raw) {
       return this.failure(raw, req.requestId, op.id, headers);

@@ -77,6 +77,8 @@ export interface OperationResult {
   file?: { contentType: string; bytes?: Uint8Array; stream?: NodeJS.ReadableStream; size?: number; filename?: string };
   /** HTML or other text content with an explicit type. */
   text?: { contentType: string; body: string };
+  /** Usage units a billable success counts (default 1; a batch counts its items). Not sent. */
+  usage?: number;
 }
 
 export interface ResponseSpec {
@@ -158,7 +160,7 @@ export interface AuthResolver {
   /** Whether the request carries this scheme's credentials (schemes that share a header). */
   claims?(req: AuthRequest): boolean;
   /** Called after a successful request (usage counting); optional. */
-  onSuccess?(caller: Caller, op: Operation): Promise<void>;
+  onSuccess?(caller: Caller, op: Operation, usageUnits: number): Promise<void>;
 }
 
 /** What a plugin receives in `setup`: the container's services and the registries. */

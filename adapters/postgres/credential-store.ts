@@ -104,7 +104,7 @@ export class PostgresCredentialStore implements CredentialStore {
   async setRotatedFrom(id: string, from: string) {
     await this.pool.query('update api_keys set rotated_from = $2 where id = $1', [id, from]);
   }
-  async incrementUsage(id: string) {
-    await this.pool.query('update api_keys set usage_count = usage_count + 1 where id = $1', [id]);
+  async incrementUsage(id: string, by = 1) {
+    await this.pool.query('update api_keys set usage_count = usage_count + $2 where id = $1', [id, by]);
   }
 }

@@ -1,4 +1,4 @@
-import type { Pool } from './db.ts';
+import type { Pool, PoolClient } from './db.ts';
 import { withTransaction } from './db.ts';
 import { enqueueDelivery } from './webhook-store.ts';
 import type { PgListener } from './listener.ts';
@@ -10,7 +10,7 @@ import type pg from 'pg';
 export const JOB_TASK = 'fitroom_job';
 const CANCEL_CHANNEL = 'fitroom_job_cancel';
 
-interface JobRow {
+export interface JobRow {
   id: string;
   kind: string;
   owner_hash: string;
@@ -34,7 +34,7 @@ interface JobRow {
   finished_at: Date | null;
 }
 
-const toJob = (r: JobRow): JobRecord => ({
+export const toJob = (r: JobRow): JobRecord => ({
   id: r.id,
   kind: r.kind,
   ownerHash: r.owner_hash,
@@ -57,6 +57,17 @@ const toJob = (r: JobRow): JobRecord => ({
   startedAt: r.started_at,
   finishedAt: r.finished_at,
 });
+
+/** Inserts a queued job and its queue task in the caller's transaction (batches write many at once). */
+export async function insertJob(c: PoolClient, job: NewJob, q: QueueOptions, batch?: { id: string; index: number }): Promise<JobRecord> {
+  const r = await c.query<JobRow>(
+    `insert into jobs (id, kind, owner_hash, account_id, credential_id, status, input, webhook_url, base_url, charged, batch_id, batch_index)
+     values ($1, $2, $3, $4, $5, 'queued', $6, $7, $8, $9, $10, $11) returning *`,
+    [job.id, job.kind, job.ownerHash, job.accountId, job.credentialId, JSON.stringify(job.input), job.webhookUrl, job.baseUrl, job.charged, batch?.id ?? null, batch?.index ?? null],
+  );
+  await c.query('select graphile_worker.add_job($1, json_build_object($2::text, $3::text), queue_name => $4, max_attempts => $5, priority => $6)', [JOB_TASK, 'jobId', job.id, q.queue ?? null, q.maxAttempts, q.priority ?? 0]);
+  return toJob(r.rows[0]);
+}
 
 const READ_CACHE_MAX = 20_000;
 const READ_CACHE_TTL_MS = 5 * 60_000;
@@ -102,15 +113,7 @@ export class PostgresJobStore implements JobStore {
   }
 
   create(job: NewJob, q: QueueOptions): Promise<JobRecord> {
-    return withTransaction(this.pool, async (c) => {
-      const r = await c.query<JobRow>(
-        `insert into jobs (id, kind, owner_hash, account_id, credential_id, status, input, webhook_url, base_url, charged)
-         values ($1, $2, $3, $4, $5, 'queued', $6, $7, $8, $9) returning *`,
-        [job.id, job.kind, job.ownerHash, job.accountId, job.credentialId, JSON.stringify(job.input), job.webhookUrl, job.baseUrl, job.charged],
-      );
-      await c.query('select graphile_worker.add_job($1, json_build_object($2::text, $3::text), queue_name => $4, max_attempts => $5, priority => $6)', [JOB_TASK, 'jobId', job.id, q.queue ?? null, q.maxAttempts, q.priority ?? 0]);
-      return toJob(r.rows[0]);
-    });
+    return withTransaction(this.pool, (c) => insertJob(c, job, q));
   }
 
   createCompleted(job: NewJob, outcome: { result: unknown; results: JobRecord['results'] }, delivery: WebhookDelivery | null): Promise<JobRecord> {

@@ -33,7 +33,10 @@ export class PostgresOwnerData implements OwnerData {
     try {
       await c.query('begin');
       await c.query('delete from webhook_deliveries where job_id in (select id from jobs where owner_hash = any($1::text[]))', [owners]);
+      // batches own their batch.completed deliveries; their item jobs are the owner's jobs (below)
+      await c.query('delete from webhook_deliveries where id in (select delivery_id from batches where owner_hash = any($1::text[]))', [owners]);
       const jobs = await c.query('delete from jobs where owner_hash = any($1::text[])', [owners]);
+      await c.query('delete from batches where owner_hash = any($1::text[])', [owners]);
       const results = await c.query('delete from tryon_results where owner_hash = any($1::text[])', [owners]);
       const twins = await c.query('delete from twins where owner_hash = any($1::text[])', [owners]);
       const files = await c.query<{ blob_key: string }>('delete from files where owner_hash = any($1::text[]) returning blob_key', [owners]);

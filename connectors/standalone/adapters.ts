@@ -26,6 +26,8 @@ import { FOOT_MEASUREMENT_STORE } from '../../core/ports/foot-measurement-store.
 import { PostgresFootMeasurementStore } from '../../adapters/postgres/foot-measurement-store.ts';
 import { TEXTURE_PAINTER } from '../../core/ports/texture-painter.ts';
 import { BuiltinTexturePainter } from '../../adapters/builtin/texture-painter/engine.ts';
+import { BATCH_STORE } from '../../core/ports/batch-store.ts';
+import { PostgresBatchStore } from '../../adapters/postgres/batch-store.ts';
 
 export interface AdapterContext {
   config: FitroomConfig;
@@ -51,4 +53,5 @@ export function bindPluginAdapters(ctx: AdapterContext): void {
   ctx.services.provide(MONITORING_STORE, new PostgresMonitoringStore(ctx.pool));
   ctx.services.provide(FOOT_MEASUREMENT_STORE, new PostgresFootMeasurementStore(ctx.pool));
   ctx.services.provide(TEXTURE_PAINTER, new BuiltinTexturePainter());
+  ctx.services.provide(BATCH_STORE, new PostgresBatchStore(ctx.pool, ctx.config.webhook.maxAttempts));
 }

@@ -29,5 +29,5 @@ export interface CredentialStore {
   /** Marks inactive; returns null when the id is unknown. */
   revoke(id: string, at: Date): Promise<ApiKeyRecord | null>;
   setRotatedFrom(id: string, from: string): Promise<void>;
-  incrementUsage(id: string): Promise<void>;
+  incrementUsage(id: string, by?: number): Promise<void>;
 }

@@ -4,6 +4,8 @@ import { AR_OBJECT_STORE } from '../../core/ports/ar-object-store.ts';
 import { TOKENS } from '../../core/tokens.ts';
 import { DEFAULT_SHOE3D_TIMEOUTS, SHOE3D_ENGINE, SHOE3D_TIMEOUTS, type Shoe3dEngine } from '../../core/ports/shoe3d-engine.ts';
 import { registerShoe3dOperations } from './operations.ts';
+import { BatchService, registerBatchOperations } from './batches.ts';
+import { BATCH_STORE } from '../../core/ports/batch-store.ts';
 import { FILE_UPLOAD_RESULT, SHOE3D_OPTIONS, SHOE3D_REQUEST, SHOE3D_RESULT } from './schemas.ts';
 import { shoe3dJobKind } from './shoe3d-job.ts';
 
@@ -12,7 +14,8 @@ import { shoe3dJobKind } from './shoe3d-job.ts';
  * (GLBs for `glbInput`). Needs a Shoe3dEngine bound to SHOE3D_ENGINE (the builtin one is
  * adapters/builtin/shoe3d/engine.ts) and the ProductReconstructors; uploads to the AR host go
  * through the ArObjectStore and the AR host's autofit job. SHOE3D_TIMEOUTS may override the
- * 3 / 5 minute stage timeouts.
+ * 3 / 5 minute stage timeouts. Digitization batches (plugins/shoe3d/batches.ts) queue many shoe-3d
+ * items at a lower priority through the BatchStore.
  */
 export function createShoe3dPlugin(): FitroomPlugin {
   return definePlugin({
@@ -41,7 +44,9 @@ export function createShoe3dPlugin(): FitroomPlugin {
         arStore: api.has(AR_OBJECT_STORE) ? api.get(AR_OBJECT_STORE) : null,
         timeouts: api.has(SHOE3D_TIMEOUTS) ? api.get(SHOE3D_TIMEOUTS) : DEFAULT_SHOE3D_TIMEOUTS,
       })));
-      registerShoe3dOperations({ api, engine, jobs, files, blobs });
+      const deps = { api, engine, jobs, files, blobs };
+      registerShoe3dOperations(deps);
+      registerBatchOperations(api, new BatchService(deps, api.get(BATCH_STORE)));
     },
   });
 }

@@ -51,50 +51,9 @@ export function registerShoe3dOperations(d: OperationDeps): void {
       const body = ctx.body;
       const caller = ctx.caller!;
       if (body.images.length === 0 && !body.glbInput) throw validationError([{ field: 'images', message: 'must hold at least one image unless glbInput is given' }]);
-      const details: ErrorDetail[] = [];
-      const images: StoredSource[] = [];
-      for (let i = 0; i < body.images.length; i++) {
-        const src = body.images[i];
-        if (!src.startsWith('data:')) { images.push({ url: src }); continue; }
-        const bytes = dataUrlBytes(src);
-        if (!bytes) { details.push({ field: `images[${i}]`, message: 'has no valid base64 data' }); continue; }
-        images.push({ fileId: await stash(d.files, bytes, src.slice(5, src.indexOf(';')), caller) });
-      }
-      let glbInput: StoredSource | undefined;
-      if (body.glbInput) {
-        if (body.glbInput.startsWith('data:')) {
-          const bytes = dataUrlBytes(body.glbInput);
-          if (!bytes) details.push({ field: 'glbInput', message: 'has no valid base64 data' });
-          else {
-            try {
-              d.engine().inspectGlb(bytes, GLB_INPUT_MAX_BYTES);
-              glbInput = { fileId: await stash(d.files, bytes, 'model/gltf-binary', caller) };
-            } catch (e) {
-              details.push({ field: 'glbInput', message: `is not a usable GLB: ${(e as Error).message.replace(/^invalid_glb:\s*/, '')}` });
-            }
-          }
-        } else glbInput = { url: body.glbInput };
-      }
-      if (details.length) throw validationError(details);
-      const o = body.options ?? {};
-      const options: Shoe3dOptions = {
-        uploadToService: o.uploadToService ?? false,
-        ...(o.sessionId !== undefined ? { sessionId: o.sessionId } : {}),
-        enhanceTexture: o.enhanceTexture ?? false,
-        correctImage: o.correctImage ?? false,
-        productType: o.productType ?? 'auto',
-        refineLogo: o.refineLogo ?? false,
-        // high by default when the texture pass is on (spec)
-        genaiQuality: o.genaiQuality ?? (o.enhanceTexture ? 'high' : 'default'),
-      };
-      const input: Shoe3dJobInput = {
-        images,
-        ...(glbInput ? { glbInput } : {}),
-        options,
-        caller: snapshot(caller),
-        // a verified account token (X-Service-Account); an unverifiable one never gets this far (401)
-        accountAttribution: caller.kind === 'account',
-      };
+      const parsed = parseShoe3d(d, body, '');
+      if (parsed.details.length) throw validationError(parsed.details);
+      const input = await stashShoe3d(d, parsed, caller);
       const job = await d.jobs.submit({ kind: SHOE3D_JOB, input, caller, webhookUrl: body.webhookUrl, links: ctx.links, charged: caller.countsKeyUsage });
       return submissionAnswer(job.id, ctx.links, { estimatedProcessingTime: d.jobs.kind(SHOE3D_JOB).estimatedSeconds ?? 120 });
     },
@@ -133,6 +92,70 @@ export function registerShoe3dOperations(d: OperationDeps): void {
       return { status: 200, body: { url: signed.url, expiresAt: signed.expiresAt, bytes: up.size }, headers: { 'Cache-Control': 'no-store' } };
     },
   });
+}
+
+/** A shoe-3d request checked and decoded, before anything is stored. */
+export interface ParsedShoe3d {
+  images: ({ url: string } | { bytes: Uint8Array; contentType: string })[];
+  glbInput?: { url: string } | { bytes: Uint8Array };
+  options: Shoe3dOptions;
+  details: ErrorDetail[];
+}
+
+/**
+ * The checks the schema cannot make (inline data decodes, an inline GLB is usable) and the option
+ * defaults. Field names carry `prefix` so a batch can name the item (`items[3].images[0]`).
+ */
+export function parseShoe3d(d: Pick<OperationDeps, 'engine'>, body: { images: string[]; glbInput?: string; options?: Partial<Shoe3dOptions> }, prefix: string): ParsedShoe3d {
+  const details: ErrorDetail[] = [];
+  const images: ParsedShoe3d['images'] = [];
+  body.images.forEach((src, i) => {
+    if (!src.startsWith('data:')) return void images.push({ url: src });
+    const bytes = dataUrlBytes(src);
+    if (!bytes) details.push({ field: `${prefix}images[${i}]`, message: 'has no valid base64 data' });
+    else images.push({ bytes, contentType: src.slice(5, src.indexOf(';')) });
+  });
+  let glbInput: ParsedShoe3d['glbInput'];
+  if (body.glbInput?.startsWith('data:')) {
+    const bytes = dataUrlBytes(body.glbInput);
+    if (!bytes) details.push({ field: `${prefix}glbInput`, message: 'has no valid base64 data' });
+    else {
+      try {
+        d.engine().inspectGlb(bytes, GLB_INPUT_MAX_BYTES);
+        glbInput = { bytes };
+      } catch (e) {
+        details.push({ field: `${prefix}glbInput`, message: `is not a usable GLB: ${(e as Error).message.replace(/^invalid_glb:\s*/, '')}` });
+      }
+    }
+  } else if (body.glbInput) glbInput = { url: body.glbInput };
+  const o = body.options ?? {};
+  const options: Shoe3dOptions = {
+    uploadToService: o.uploadToService ?? false,
+    ...(o.sessionId !== undefined ? { sessionId: o.sessionId } : {}),
+    enhanceTexture: o.enhanceTexture ?? false,
+    correctImage: o.correctImage ?? false,
+    productType: o.productType ?? 'auto',
+    refineLogo: o.refineLogo ?? false,
+    // high by default when the texture pass is on (spec)
+    genaiQuality: o.genaiQuality ?? (o.enhanceTexture ? 'high' : 'default'),
+  };
+  return { images, ...(glbInput ? { glbInput } : {}), options, details };
+}
+
+/** Stores inline inputs for the job that reads them and builds the job input. */
+export async function stashShoe3d(d: Pick<OperationDeps, 'files'>, p: ParsedShoe3d, caller: Caller, resultTtlSeconds?: number): Promise<Shoe3dJobInput> {
+  const images: StoredSource[] = [];
+  for (const img of p.images) images.push('url' in img ? { url: img.url } : { fileId: await stash(d.files, img.bytes, img.contentType, caller) });
+  const glbInput: StoredSource | undefined = !p.glbInput ? undefined : 'url' in p.glbInput ? { url: p.glbInput.url } : { fileId: await stash(d.files, p.glbInput.bytes, 'model/gltf-binary', caller) };
+  return {
+    images,
+    ...(glbInput ? { glbInput } : {}),
+    options: p.options,
+    caller: snapshot(caller),
+    // a verified account token (X-Service-Account); an unverifiable one never gets this far (401)
+    accountAttribution: caller.kind === 'account',
+    ...(resultTtlSeconds ? { resultTtlSeconds } : {}),
+  };
 }
 
 function dataUrlBytes(s: string): Uint8Array | null {

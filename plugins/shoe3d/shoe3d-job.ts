@@ -54,6 +54,8 @@ export interface Shoe3dJobInput {
   caller: Caller;
   /** The request carried an explicit account attribution (an ownership claim of its own). */
   accountAttribution: boolean;
+  /** How long the result files are kept (batch items: the batch retention); default RESULT_TTL_SECONDS. */
+  resultTtlSeconds?: number;
 }
 
 /**
@@ -235,7 +237,7 @@ async function runShoe3d(job: RunningJob<Shoe3dJobInput>, d: Shoe3dDeps) {
       if (!c.withinBudget) throw new FitroomError('file_too_large', `file_too_large: The GLB is ${(c.bytes / 1048576).toFixed(1)} MB after compression; the AR library accepts at most 20 MB`);
       out = c.glb;
     }
-    const ttl = d.config.resultTtlSeconds;
+    const ttl = job.input.resultTtlSeconds ?? d.config.resultTtlSeconds;
     const glbRec = await d.files.store(out, { ownerHash: job.record.ownerHash, contentType: 'model/gltf-binary', filename: 'model.glb', ttlSeconds: ttl });
     const pngRec = await d.files.store(preview.bytes, { ownerHash: job.record.ownerHash, contentType: preview.contentType, filename: 'preview.png', ttlSeconds: ttl });
     job.note({ glbBytes: out.byteLength, previewBytes: preview.bytes.byteLength });
