@@ -5,12 +5,14 @@ import { KEY_KINDS, CredentialService, type KeyKind } from '../../core/credentia
 import { createPool, migrate } from '../../adapters/postgres/db.ts';
 import { PostgresCredentialStore } from '../../adapters/postgres/credential-store.ts';
 import { openDatabase, runningEmbeddedUrl } from './runtime.ts';
+import { BATCH_USAGE, batchCommand } from './cli-batch.ts';
 
 const USAGE = `Usage:
   fitroom keys create --name NAME [--kind user|service|development] [--account ID] [--max-usage N]
   fitroom keys list
   fitroom keys revoke ID
   fitroom keys rotate ID          a new key with the same settings; the old one is revoked
+${BATCH_USAGE}
   fitroom --help
 
 Uses DATABASE_URL, or the embedded database under DATA_DIR (the running service's, or started here).`;
@@ -19,6 +21,10 @@ async function main() {
   const [group, command, ...rest] = process.argv.slice(2);
   if (group === undefined || group === '--help' || group === '-h' || group === 'help' || command === '--help') {
     console.log(USAGE);
+    return;
+  }
+  if (group === 'batch') {
+    process.exitCode = await batchCommand(command, rest, process.env);
     return;
   }
   if (group !== 'keys' || !['create', 'list', 'revoke', 'rotate'].includes(command ?? '')) {

@@ -1,4 +1,9 @@
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +11,8 @@ import { verifyWebhook } from '../../../core/webhooks.ts';
 import { startTestService, type TestService } from '../../support/harness.ts';
 import { startHttpsReceiver, type HttpsReceiver } from '../../support/tls.ts';
 import { download, shoe3dPlugins, shoePhotos, startShoe3dService } from './helpers.ts';
+
+const run = promisify(execFile);
 
 /**
  * Digitization batches through the HTTP API: validation of the whole batch, items as shoe-3d jobs,
@@ -18,6 +25,7 @@ let keyId: string;
 let receiver: HttpsReceiver;
 let photos: string[];
 let missingImageUrl: string;
+let shopUrl: string;
 let server: http.Server;
 
 beforeAll(async () => {
@@ -25,9 +33,16 @@ beforeAll(async () => {
   ({ key, id: keyId } = await svc.createKey());
   receiver = await startHttpsReceiver();
   photos = await shoePhotos([0, 90], 240);
-  server = http.createServer((_req, res) => res.writeHead(404).end('gone'));
+  // a shop serving the photos as files, and one that is gone
+  const files = photos.map((p) => Buffer.from(p.slice(p.indexOf(',') + 1), 'base64'));
+  server = http.createServer((req, res) => {
+    const m = /^\/shoe-(\d)\.png$/.exec(req.url ?? '');
+    if (m && files[Number(m[1])]) res.writeHead(200, { 'content-type': 'image/png' }).end(files[Number(m[1])]);
+    else res.writeHead(404).end('gone');
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  missingImageUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/missing.png`;
+  shopUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  missingImageUrl = `${shopUrl}/missing.png`;
 }, 60_000);
 
 afterAll(async () => {
@@ -196,6 +211,54 @@ describe('cancelling, expiry and purge', () => {
     );
     expect(left.rows[0]).toEqual({ batches: 0, jobs: 0, deliveries: 0 });
     expect((await svc.call('GET', `/api/v1/jobs/${r.body.items[0].jobId}`, { key })).status).toBe(404);
+  }, 60_000);
+});
+
+describe('the batch CLI', () => {
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    run('node_modules/.bin/node', ['connectors/standalone/cli.ts', 'batch', ...args], { env: { ...process.env, FITROOM_URL: svc.api, FITROOM_API_KEY: key, ...env }, encoding: 'utf8', timeout: 90_000 }).then(
+      (r) => ({ code: 0, ...r }),
+      (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+    );
+
+  it('submits a CSV of image URLs, shows progress to the end and prints each item; status reads it back', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'fitroom-batch-cli-'));
+    const csv = path.join(dir, 'products.csv');
+    writeFileSync(csv, `side,front\n${shopUrl}/shoe-0.png,${shopUrl}/shoe-1.png\n${shopUrl}/shoe-1.png,${shopUrl}/shoe-0.png\n${missingImageUrl}\n`);
+    const out = await cli(['submit', csv, '--product-type', 'shoe', '--interval', '300']);
+    // one item cannot be fetched: exit 1, and the summary says so
+    expect(out.code, out.stderr).toBe(1);
+    const batchId = out.stdout.split('\n')[0].trim();
+    expect(batchId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(out.stderr).toContain(`Batch ${batchId}: 3 item(s) queued`);
+    expect(out.stderr).toMatch(/3\/3 finished \| 2 completed, 1 failed/);
+    expect(out.stderr).toContain(`Batch ${batchId}: completed; 2 completed, 1 failed, 0 cancelled, 0 unfinished of 3`);
+    const lines = out.stdout.trimEnd().split('\n').slice(1);
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/^\s+0\s+\S+\s+completed\s+http:\/\/127\.0\.0\.1:\d+\/api\/v1\/files\//);
+    expect(lines[2]).toMatch(/failed\s+IMAGE_FETCH_FAILED: /);
+    const status = await cli(['status', batchId]);
+    expect(status.code).toBe(0);
+    expect(status.stdout.trimEnd().split('\n')).toEqual(lines);
+    const rows = await svc.fitroom.pool.query<{ input: any }>('select input from jobs where batch_id = $1 order by batch_index', [batchId]);
+    expect(rows.rows.map((r) => r.input.options.productType)).toEqual(['shoe', 'shoe', 'shoe']);
+    expect(rows.rows[0].input.images).toEqual([{ url: `${shopUrl}/shoe-0.png` }, { url: `${shopUrl}/shoe-1.png` }]);
+  }, 120_000);
+
+  it('says what is wrong: invalid items, no key, no service', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'fitroom-batch-cli-'));
+    const json = path.join(dir, 'items.json');
+    writeFileSync(json, JSON.stringify({ items: [{ images: [] }] }));
+    const invalid = await cli(['submit', json]);
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toMatch(/answered 400 VALIDATION_ERROR/);
+    expect(invalid.stderr).toMatch(/items\[0\]\.images/);
+    const noKey = await cli(['submit', json], { FITROOM_API_KEY: '' });
+    expect(noKey.code).toBe(1);
+    expect(noKey.stderr).toMatch(/FITROOM_API_KEY/);
+    const down = await cli(['status', '7a0e9a52-4d36-4c53-9d3e-2f4ed4c1b7a1'], { FITROOM_URL: 'http://127.0.0.1:9' });
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(/cannot reach http:\/\/127\.0\.0\.1:9/);
   }, 60_000);
 });
 
