@@ -30,6 +30,11 @@ export interface FitroomConfig {
   /** How long stored foot scans are kept (FOOT_SCAN_RETENTION_DAYS). */
   footScanRetentionDays: number;
   workerConcurrency: number;
+  /**
+   * BATCH_LANES: at most this many batch items run at once across all workers (0: no cap; batch items
+   * then only yield to real-time work by priority). A cap keeps slots free for real-time work.
+   */
+  batchLanes: number;
   /** A worker whose heartbeat is older than this is considered gone; its jobs are released. */
   workerDeadAfterSeconds: number;
   /** Extra plugin modules to install (FITROOM_PLUGINS, comma-separated module paths). */
@@ -136,6 +141,7 @@ export function loadConfig(env: Env): FitroomConfig {
     footAdminKey: str(env, 'FOOT_ADMIN_KEY'),
     footScanRetentionDays: int(env, 'FOOT_SCAN_RETENTION_DAYS', 90, 1, 3650),
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', autoConcurrency(os.totalmem()), 1, 64),
+    batchLanes: int(env, 'BATCH_LANES', 0, 0, 64),
     workerDeadAfterSeconds: int(env, 'WORKER_DEAD_AFTER_SECONDS', 30, 2, 3600),
     extraPlugins: list(env, 'FITROOM_PLUGINS') ?? [],
     maxJsonBytes: int(env, 'MAX_JSON_BYTES', 40 * 1024 * 1024, 1024),

@@ -222,13 +222,14 @@ export class JobService {
 
   /**
    * The job row and queue options a submission writes, for stores that write many jobs in one
-   * transaction (batches). `priority` overrides the kind's: higher numbers run after real-time work.
+   * transaction (batches). `priority` overrides the kind's (higher numbers run after real-time work),
+   * `queue` names a serial queue (jobs in one named queue run one at a time across all workers).
    */
-  prepare(s: SubmitInput, priority?: number): { job: NewJob; queue: QueueOptions } {
+  prepare(s: SubmitInput, override: { priority?: number; queue?: string } = {}): { job: NewJob; queue: QueueOptions } {
     const kind = this.kind(s.kind);
     // Queue attempts exceed the kind's own retries so worker shutdowns (which release a job for
     // another worker) do not use them up.
-    return { job: newJob(s), queue: { queue: kind.queue, priority: priority ?? kind.priority, maxAttempts: (kind.maxAttempts ?? 3) + INTERRUPTION_SLACK } };
+    return { job: newJob(s), queue: { queue: override.queue ?? kind.queue, priority: override.priority ?? kind.priority, maxAttempts: (kind.maxAttempts ?? 3) + INTERRUPTION_SLACK } };
   }
 
   /**

@@ -50,9 +50,11 @@ export class BatchService {
     if (details.length) throw validationError(details);
     const jobs: NewJob[] = [];
     let queue;
-    for (const p of parsed) {
+    const lanes = this.d.api.config.batchLanes;
+    for (const [i, p] of parsed.entries()) {
       const input = await stashShoe3d(this.d, p, caller, BATCH_RETENTION_SECONDS);
-      const prepared = this.d.jobs.prepare({ kind: SHOE3D_JOB, input, caller, links, charged: caller.countsKeyUsage }, BATCH_PRIORITY);
+      // With BATCH_LANES, items are spread over that many serial queues: no more run at once.
+      const prepared = this.d.jobs.prepare({ kind: SHOE3D_JOB, input, caller, links, charged: caller.countsKeyUsage }, { priority: BATCH_PRIORITY, ...(lanes ? { queue: `fitroom_batch_${i % lanes}` } : {}) });
       jobs.push(prepared.job);
       queue = prepared.queue;
     }

@@ -291,4 +291,30 @@ describe('priority', () => {
     expect(itemsBefore).toBeLessThanOrEqual(1);
     await one.call('DELETE', `/api/v1/digitization/batches/${batch.body.batchId}`, { key: k });
   }, 120_000);
+
+  it('with BATCH_LANES=1 runs one item at a time and keeps the other slot for real-time work', async () => {
+    const lanes = await startTestService({ plugins: shoe3dPlugins(), concurrency: 2, env: { BATCH_LANES: '1' } });
+    try {
+      const k = (await lanes.createKey()).key;
+      const batch = await lanes.call('POST', '/api/v1/digitization/batches', { key: k, body: { items: Array.from({ length: 3 }, () => ({ images: photos })) } });
+      expect(batch.status).toBe(202);
+      await new Promise((res) => setTimeout(res, 300));
+      const single = await lanes.call('POST', '/api/v1/shoe-3d', { key: k, body: { images: photos } });
+      const t0 = Date.now();
+      for (;;) {
+        const b = await lanes.call('GET', `/api/v1/digitization/batches/${batch.body.batchId}`, { key: k });
+        if (b.body.status === 'completed') break;
+        if (Date.now() - t0 > 90_000) throw new Error('batch did not finish');
+        await new Promise((res) => setTimeout(res, 200));
+      }
+      const rows = (await lanes.fitroom.pool.query<{ id: string; s: Date; f: Date }>('select id, started_at as s, finished_at as f from jobs where batch_id = $1 order by started_at', [batch.body.batchId])).rows;
+      // never two items at once
+      for (let i = 1; i < rows.length; i++) expect(rows[i].s.getTime()).toBeGreaterThanOrEqual(rows[i - 1].f.getTime());
+      // the single job started without waiting for an item to end
+      const s = (await lanes.fitroom.pool.query<{ s: Date; c: Date }>('select started_at as s, created_at as c from jobs where id = $1', [single.body.jobId])).rows[0];
+      expect(s.s.getTime() - s.c.getTime()).toBeLessThan(rows[0].f.getTime() - rows[0].s.getTime());
+    } finally {
+      await lanes.close();
+    }
+  }, 120_000);
 });
