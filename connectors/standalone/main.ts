@@ -31,6 +31,9 @@ for (const s of ['SIGTERM', 'SIGINT'] as const) {
   process.removeAllListeners(s);
   process.on(s, () => onSignal(s));
 }
+// The all-in-one service's worker process loses its IPC channel when its parent dies (SIGKILL, OOM
+// kill): it drains and exits like on SIGTERM instead of running on unsupervised.
+if (process.env.FITROOM_WORKER_CHILD && process.send) process.once('disconnect', () => onSignal('SIGTERM'));
 
 async function main() {
   if (!['all', 'api', 'worker'].includes(role)) throw new ConfigError(`Unknown role "${role}": use all, api or worker`);

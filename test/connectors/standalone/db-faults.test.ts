@@ -55,12 +55,13 @@ async function finished(s: ServiceProcess, key: string, jobId: string, ms: numbe
   }, ms);
 }
 
-/** SIGKILL to the service's pid only: its worker process is a child that keeps running (cleaned up in afterAll). */
+/** SIGKILL to the service's pid only; returns the pid of its worker process (cleaned up in afterAll if it stays). */
 async function killed(s: ServiceProcess) {
   const worker = s.workerPid();
   if (worker) orphans.add(worker);
   s.proc.kill('SIGKILL');
   await s.exited;
+  return worker;
 }
 
 describe('the embedded database under faults', () => {
@@ -73,8 +74,11 @@ describe('the embedded database under faults', () => {
     const inFlight = (await call(first, 'POST', '/api/v1/test-jobs', { key, body: { mode: 'wait', waitMs: 4000 } })).body.jobId as string;
     await until(async () => (await call(first, 'GET', `/api/v1/jobs/${inFlight}`, { key })).body.status === 'processing', 20_000);
     const orphan = postgresPid(dir);
-    await killed(first);
+    const worker = await killed(first);
     expect(() => process.kill(orphan, 0)).not.toThrow(); // the cluster outlived its parent
+    // the worker process noticed its parent is gone and drained and exited on its own
+    expect(worker).toBeTruthy();
+    expect(await until(async () => !alive(worker!), 30_000)).toBe(true);
 
     const t0 = Date.now();
     const second = await start(dir);
