@@ -74,7 +74,7 @@ export const corePlugin = definePlugin({
       method: 'GET',
       path: '/api/v1/warmup',
       summary: 'Warm up the AI backend and the job queue',
-      description: '`modal` reports the first provider of the configured model chain; `queue.warm` is a real round trip through the job queue (a worker must run a ping task within 5 s).',
+      description: '`modal` reports the first provider of the configured model chain; `queue.warm` is a real round trip through the job queue (a worker must run a ping task within 5 s); `vendors` is the live check of the configured AI vendors (key accepted, configured models present, credits), refreshed when older than 10 minutes; models a vendor does not have are listed under `retiredModels` and left out of the chain.',
       tags: ['Health'],
       auth: ['apiKey'],
       rateLimit: 'health',
@@ -92,8 +92,11 @@ export const corePlugin = definePlugin({
           modal = { warm: false, error: (e as Error).message, provider: first?.id ?? 'none' };
         }
         const db = await database.check();
-        const q = db.ok ? await probe.ping(5000) : { warm: false, roundTripMs: null };
-        return { body: { status: db.ok ? 'ok' : 'degraded', timestamp: now(), modal, queue: { warm: q.warm, roundTripMs: q.roundTripMs }, database: { reachable: db.ok, latencyMs: db.latencyMs, ...(db.error ? { error: db.error } : {}) } } };
+        const [q, vendors] = await Promise.all([
+          db.ok ? probe.ping(5000) : { warm: false, roundTripMs: null },
+          api.has(TOKENS.vendorStatus) ? api.get(TOKENS.vendorStatus).current(10 * 60_000, 10_000) : null,
+        ]);
+        return { body: { status: db.ok ? 'ok' : 'degraded', timestamp: now(), modal, queue: { warm: q.warm, roundTripMs: q.roundTripMs }, database: { reachable: db.ok, latencyMs: db.latencyMs, ...(db.error ? { error: db.error } : {}) }, ...(vendors ? { vendors } : {}) } };
       },
     });
 

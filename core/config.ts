@@ -49,7 +49,21 @@ export interface FitroomConfig {
   twinTtlSeconds: number;
   defaultPose: { female: string; male: string; unknown: string };
   /** Vendor credentials and the model chain (ids from the model registry). */
-  ai: { geminiApiKey: string | null; falKey: string | null; meshyApiKey: string | null; tripoApiKey: string | null; modelChain: string[] | null; reconstructor: string };
+  ai: {
+    geminiApiKey: string | null;
+    falKey: string | null;
+    meshyApiKey: string | null;
+    tripoApiKey: string | null;
+    modelChain: string[] | null;
+    reconstructor: string;
+    /** FITROOM_MODELS (JSON) and FITROOM_MODELS_FILE (a JSON file): models added or changed without a release. */
+    models: string | null;
+    modelsFile: string | null;
+    /** MESHY_AI_MODEL: the pinned Meshy model (`latest` would change without notice). */
+    meshyAiModel: string;
+    /** TRIPO_MODEL_VERSION: the pinned Tripo model version. */
+    tripoModelVersion: string;
+  };
   /** Multiplier for development keys and loopback clients (development only). */
   devRateMultiplier: number;
   /** How long a client may take to send its headers, its whole request, or stay idle on a connection. */
@@ -165,6 +179,10 @@ export function loadConfig(env: Env): FitroomConfig {
       tripoApiKey: str(env, 'TRIPO_API_KEY'),
       modelChain: list(env, 'FITROOM_MODEL_CHAIN'),
       reconstructor: str(env, 'FITROOM_RECONSTRUCTOR') ?? 'builtin',
+      models: str(env, 'FITROOM_MODELS'),
+      modelsFile: str(env, 'FITROOM_MODELS_FILE'),
+      meshyAiModel: str(env, 'MESHY_AI_MODEL') ?? 'meshy-6',
+      tripoModelVersion: str(env, 'TRIPO_MODEL_VERSION') ?? 'v2.5-20250123',
     },
     devRateMultiplier: mode === 'development' ? 10 : 1,
     http: {

@@ -135,6 +135,29 @@ export const CORE_SCHEMAS: Record<string, JsonSchema> = {
       },
       queue: { type: 'object', required: ['warm'], properties: { warm: { type: 'boolean' }, roundTripMs: { type: ['number', 'null'] } } },
       database: { type: 'object', required: ['reachable'], properties: { reachable: { type: 'boolean' }, latencyMs: { type: 'number' }, error: { type: 'string' } } },
+      vendors: {
+        type: 'object',
+        description: 'The live check of the configured AI vendors (none configured: an empty list).',
+        required: ['checkedAt', 'vendors', 'retiredModels'],
+        properties: {
+          checkedAt: { type: 'string', format: 'date-time' },
+          vendors: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['provider', 'status'],
+              properties: {
+                provider: { type: 'string' },
+                status: { enum: ['ok', 'account_refused', 'model_missing', 'unreachable', 'error'], description: '`account_refused`: the key, its permissions or its credits were refused; `model_missing`: a configured model does not exist there (it leaves the chain); `unreachable`: no answer (an offline deployment carries on with the builtin engines).' },
+                message: { type: 'string' },
+                balance: { type: 'number', description: 'Credits the vendor reports (Meshy, Tripo).' },
+                models: { type: 'array', items: { type: 'object', required: ['id', 'available'], properties: { id: { type: 'string' }, available: { type: 'boolean' }, detail: { type: 'string' } } } },
+              },
+            },
+          },
+          retiredModels: { type: 'array', items: { type: 'object', required: ['id', 'reason'], properties: { id: { type: 'string' }, reason: { type: 'string' } } } },
+        },
+      },
     },
   },
   QueueWarmupResponse: {

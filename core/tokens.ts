@@ -1,4 +1,5 @@
 import { token } from './plugin.ts';
+import type { VendorStatus } from './vendor-status.ts';
 import type { FitroomConfig } from './config.ts';
 import type { JobStore } from './ports/job-store.ts';
 import type { CredentialStore } from './ports/credential-store.ts';
@@ -34,6 +35,8 @@ export const TOKENS = {
   queueProbe: token<QueueProbe>('QueueProbe'),
   /** Image model providers with credentials configured (builtin always present). */
   imageModels: token<ImageModelProvider[]>('ImageModelProviders'),
+  /** The live check of the AI vendors (bound when the composition root registers the providers). */
+  vendorStatus: token<VendorStatus>('VendorStatus'),
   /** Product reconstructors, the configured one first. */
   reconstructors: token<ProductReconstructor[]>('ProductReconstructors'),
   jobs: token<JobService>('JobService'),

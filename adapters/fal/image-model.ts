@@ -1,13 +1,17 @@
 import type { EncodedImage } from '../../core/images.ts';
 import { ProviderError } from '../../core/ports/image-model.ts';
-import type { ImageModelProvider, ModelCall, ModelSpec } from '../../core/ports/image-model.ts';
+import type { ImageModelProvider, ModelCall, ModelSpec, VendorCheck } from '../../core/ports/image-model.ts';
 import { modelsForProvider } from '../../core/tryon/models.ts';
-import { INPUT_STATUSES, dataUri, downloadCapped, pollUntil, positiveOption, requestJson, vendorSettings } from '../http/vendor.ts';
+import { INPUT_STATUSES, checkBaseUrl, checkRequest, downloadCapped, httpError, pollUntil, positiveOption, requestJson, vendorRequest, vendorSettings } from '../http/vendor.ts';
 import type { ErrorReader, VendorOptions, VendorSettings } from '../http/vendor.ts';
 
 export interface FalOptions extends VendorOptions {
   /** The queue host. Default https://queue.fal.run */
   baseUrl?: string;
+  /** fal's REST host, for storage uploads of the references. Default https://rest.fal.ai */
+  storageUrl?: string;
+  /** fal's platform API, for the live model check. Default https://api.fal.ai/v1 */
+  platformUrl?: string;
   /** Timeout of each HTTP request (submit, status, result, download). Default 30 s. */
   timeoutMs?: number;
   /** First wait between status polls; doubles up to maxPollIntervalMs. Default 500 ms. */
@@ -46,16 +50,21 @@ const STATUS_RETRIES = 2;
 /**
  * fal.ai queue API: submit to `queue.fal.run/{model}`, poll the returned `status_url` with backoff until
  * COMPLETED, fetch the result from `response_url` and download the output images (fal returns URLs).
- * References travel as base64 data URIs; models with one slot take `image_url`, the others `image_urls`.
+ * References are uploaded to fal storage first and travel as file URLs; models with one slot take
+ * `image_url`, the others `image_urls`. Input validation errors arrive from `response_url` (422).
  */
 export class FalImageModel implements ImageModelProvider {
   readonly id = 'fal' as const;
   readonly #http: VendorSettings;
   readonly #maxWaitMs: number;
   readonly #maxImageBytes: number;
+  readonly #storageUrl: string;
+  readonly #platformUrl: string;
 
   constructor(options: FalOptions) {
     this.#http = vendorSettings('fal', 'FAL_KEY', options, { baseUrl: 'https://queue.fal.run', timeoutMs: 30_000, pollIntervalMs: 500, maxPollIntervalMs: 5_000 });
+    this.#storageUrl = checkBaseUrl('fal', options.storageUrl ?? 'https://rest.fal.ai');
+    this.#platformUrl = checkBaseUrl('fal', options.platformUrl ?? 'https://api.fal.ai/v1');
     this.#maxWaitMs = positiveOption('fal', 'maxWaitMs', options.maxWaitMs ?? 600_000);
     this.#maxImageBytes = positiveOption('fal', 'maxImageBytes', options.maxImageBytes ?? 50 * 1024 * 1024);
   }
@@ -67,7 +76,10 @@ export class FalImageModel implements ImageModelProvider {
   async run(call: ModelCall): Promise<EncodedImage[]> {
     const spec = this.models().find((m) => m.id === call.model);
     const input: Record<string, unknown> = { prompt: call.prompt, num_images: 1, ...(spec ? spec.params(call.quality) : {}) };
-    const uris = call.references.map((r) => dataUri(r.image));
+    // fal documents URLs as the input every model takes (data URIs only "some" models accept), and
+    // its SDK uploads files to fal storage first: so do we, one reference at a time.
+    const uris: string[] = [];
+    for (const [i, r] of call.references.entries()) uris.push(await this.#upload(r.image, `reference-${i + 1}`, call.signal));
     if (spec?.maxReferences === 1) {
       input.image_url = uris[0];
     } else if (uris.length > 0) {
@@ -108,6 +120,43 @@ export class FalImageModel implements ImageModelProvider {
     const images: EncodedImage[] = [];
     for (const file of kept) images.push(await this.#download(file.url!, file.content_type, call.signal));
     return images;
+  }
+
+  /**
+   * fal storage, as its SDK uploads (@fal-ai/client 1.10 storage.ts): `POST {rest}/storage/upload/initiate`
+   * with the content type and a file name answers `{upload_url, file_url}`; the bytes go to the presigned
+   * `upload_url` with PUT (no key); the model gets `file_url`.
+   */
+  async #upload(image: EncodedImage, name: string, signal: AbortSignal): Promise<string> {
+    const { apiKey, timeoutMs } = this.#http;
+    const ext = (image.contentType.split('/')[1] ?? 'bin').split(/[;+-]/)[0];
+    const init = (await requestJson('fal', `${this.#storageUrl}/storage/upload/initiate?storage_type=fal-cdn-v3`, { method: 'POST', headers: { authorization: `Key ${apiKey}`, accept: 'application/json' }, json: { content_type: image.contentType, file_name: `${name}.${ext}` }, signal, timeoutMs }, readError)) as { upload_url?: string; file_url?: string };
+    if (!init.upload_url || !init.file_url) throw new ProviderError('fal', 'storage upload answered without upload_url and file_url', { retryable: true });
+    const put = await vendorRequest('fal', init.upload_url, { method: 'PUT', headers: { 'content-type': image.contentType }, bytes: image.bytes, signal, timeoutMs });
+    if (put.status < 200 || put.status >= 300) throw httpError('fal', put, readError);
+    return init.file_url;
+  }
+
+  /**
+   * Live check: the platform API's model search (`GET /v1/models?endpoint_id=...`) says whether each
+   * endpoint exists and is active; a storage upload initiation (free, nothing stored) proves the key.
+   */
+  async check(modelIds: readonly string[], signal: AbortSignal): Promise<VendorCheck> {
+    const { apiKey } = this.#http;
+    const timeoutMs = Math.min(this.#http.timeoutMs, 10_000);
+    const key = await checkRequest('fal', `${this.#storageUrl}/storage/upload/initiate?storage_type=fal-cdn-v3`, { method: 'POST', headers: { authorization: `Key ${apiKey}` }, json: { content_type: 'image/png', file_name: 'fitroom-check.png' }, signal, timeoutMs }, readError);
+    if (!key.ok) return key.check;
+    const query = modelIds.map((id) => `endpoint_id=${encodeURIComponent(id)}`).join('&');
+    const found = await checkRequest('fal', `${this.#platformUrl}/models?${query}`, { headers: { authorization: `Key ${apiKey}` }, signal, timeoutMs }, readError);
+    if (!found.ok) return found.check;
+    const listed = new Map<string, { status?: string; display_name?: string }>(((found.body?.models ?? []) as { endpoint_id: string; metadata?: { status?: string; display_name?: string } }[]).map((m) => [m.endpoint_id, m.metadata ?? {}]));
+    const models = modelIds.map((id) => {
+      const m = listed.get(id);
+      if (!m) return { id, available: false, detail: 'not listed by fal' };
+      return { id, available: m.status !== 'deprecated', detail: `${m.display_name ?? id} (${m.status ?? 'status unknown'})` };
+    });
+    const missing = models.filter((m) => !m.available);
+    return { provider: 'fal', status: missing.length ? 'model_missing' : 'ok', models, ...(missing.length ? { message: `not available: ${missing.map((m) => m.id).join(', ')}` } : {}) };
   }
 
   #waitCompleted(statusUrl: string, signal: AbortSignal): Promise<QueueStatus> {

@@ -1,5 +1,5 @@
 import type { EncodedImage } from '../../core/images.ts';
-import { ProviderError } from '../../core/ports/image-model.ts';
+import { ProviderError, type ProviderErrorCode, type VendorCheck } from '../../core/ports/image-model.ts';
 
 /**
  * The HTTP plumbing the AI vendor adapters (gemini, fal, meshy, tripo) share: option checks at start,
@@ -83,7 +83,7 @@ export function dataUri(image: EncodedImage): string {
 /** A ProviderError from an HTTP answer, with the wait the vendor asked for in `Retry-After`. */
 export class VendorHttpError extends ProviderError {
   readonly retryAfterMs: number | undefined;
-  constructor(provider: string, message: string, opts: { retryable: boolean; status: number; retryAfterMs?: number }) {
+  constructor(provider: string, message: string, opts: { retryable: boolean; status: number; retryAfterMs?: number; code?: ProviderErrorCode }) {
     super(provider, message, opts);
     this.retryAfterMs = opts.retryAfterMs;
   }
@@ -97,6 +97,8 @@ export interface VendorRequest {
   json?: unknown;
   /** Sent as is (multipart uploads). */
   form?: FormData;
+  /** Sent as is (file uploads to presigned URLs); set its content-type in `headers`. */
+  bytes?: Uint8Array;
   /** The caller's signal (job cancellation, the chain's attempt timeout). */
   signal: AbortSignal;
   /** Covers the whole exchange, body included. */
@@ -117,7 +119,7 @@ export async function vendorRequest(provider: string, url: string, req: VendorRe
     const res = await fetch(url, {
       method: req.method ?? 'GET',
       headers,
-      body: req.json !== undefined ? JSON.stringify(req.json) : req.form,
+      body: req.json !== undefined ? JSON.stringify(req.json) : (req.form ?? (req.bytes ? Buffer.from(req.bytes) : undefined)),
       signal: AbortSignal.any([req.signal, timeout]),
     });
     return { status: res.status, headers: res.headers, text: await res.text() };
@@ -126,8 +128,16 @@ export async function vendorRequest(provider: string, url: string, req: VendorRe
   }
 }
 
-/** What an adapter reads from its vendor's error body (`body` is undefined when it is not JSON). */
-export type ErrorReader = (body: any, status: number) => { message?: string; tag?: string; inputProblem?: boolean };
+/** Statuses about the deployment's account (key, permission, credits): no retry helps until an operator acts. */
+export const ACCOUNT_STATUSES: ReadonlySet<number> = new Set([401, 402, 403]);
+
+/**
+ * What an adapter reads from its vendor's error body (`body` is undefined when it is not JSON):
+ * the message, a tag (the vendor's own code), and what the failure is about when the status alone
+ * does not say: the request (`inputProblem`), the account (`account`: key, credits), a model that
+ * does not exist (`modelUnavailable`); `retryAfterMs` when the body carries the retry hint.
+ */
+export type ErrorReader = (body: any, status: number) => { message?: string; tag?: string; inputProblem?: boolean; account?: boolean; modelUnavailable?: boolean; retryAfterMs?: number };
 
 /** `vendorRequest` for JSON APIs: a non-2xx answer throws `httpError`, a 2xx body must parse. */
 export async function requestJson(provider: string, url: string, req: VendorRequest, readError?: ErrorReader): Promise<unknown> {
@@ -154,11 +164,14 @@ export function httpError(provider: string, res: VendorResponse, read?: ErrorRea
   }
   const said = read?.(body, res.status) ?? {};
   const message = said.message || res.text.slice(0, 300);
-  const inputProblem = said.inputProblem ?? INPUT_STATUSES.has(res.status);
+  const modelUnavailable = said.modelUnavailable ?? false;
+  const account = !modelUnavailable && (said.account ?? ACCOUNT_STATUSES.has(res.status));
+  const inputProblem = !modelUnavailable && !account && (said.inputProblem ?? INPUT_STATUSES.has(res.status));
   return new VendorHttpError(provider, `HTTP ${res.status}${said.tag ? ` ${said.tag}` : ''}: ${message}`, {
-    retryable: !inputProblem,
+    retryable: !inputProblem && !account && !modelUnavailable,
     status: res.status,
-    retryAfterMs: retryAfterMs(res.headers.get('retry-after')),
+    retryAfterMs: said.retryAfterMs !== undefined ? Math.min(Math.max(said.retryAfterMs, 0), MAX_RETRY_AFTER_MS) : retryAfterMs(res.headers.get('retry-after')),
+    code: modelUnavailable ? 'MODEL_UNAVAILABLE' : account ? 'PROVIDER_ACCOUNT' : undefined,
   });
 }
 
@@ -274,6 +287,23 @@ export async function downloadCapped(provider: string, url: string, o: DownloadO
   } catch (cause) {
     if (cause instanceof ProviderError) throw cause;
     throw transportError(provider, cause, o.signal, timeout, o.timeoutMs, `${o.what} download`, `${o.what} download failed`);
+  }
+}
+
+/**
+ * Runs one live-check request and classifies the outcome for the start-up report: the key rejected,
+ * the vendor unreachable (offline deployments carry on), or the parsed answer.
+ */
+export async function checkRequest(provider: string, url: string, req: VendorRequest, read?: ErrorReader): Promise<{ ok: true; body: any } | { ok: false; check: VendorCheck }> {
+  try {
+    return { ok: true, body: await requestJson(provider, url, req, read) };
+  } catch (e) {
+    if (req.signal.aborted) throw req.signal.reason;
+    const err = e as ProviderError;
+    if (err instanceof ProviderError && err.code === 'PROVIDER_ACCOUNT') return { ok: false, check: { provider, status: 'account_refused', message: err.message } };
+    if (err instanceof ProviderError && err.code === 'MODEL_UNAVAILABLE') return { ok: false, check: { provider, status: 'model_missing', message: err.message } };
+    if (err instanceof ProviderError && err.status === undefined) return { ok: false, check: { provider, status: 'unreachable', message: err.message } };
+    return { ok: false, check: { provider, status: 'error', message: (err as Error).message } };
   }
 }
 

@@ -1,6 +1,6 @@
-import { ProviderError } from '../../core/ports/image-model.ts';
+import { ProviderError, type VendorCheck } from '../../core/ports/image-model.ts';
 import type { ProductReconstructor, ReconstructionRequest, ReconstructionResult, ReconstructionView } from '../../core/ports/product-reconstructor.ts';
-import { dataUri, downloadCapped, pollUntil, positiveOption, requestJson, requireGlb, vendorSettings } from '../http/vendor.ts';
+import { checkRequest, dataUri, downloadCapped, pollUntil, positiveOption, requestJson, requireGlb, vendorSettings } from '../http/vendor.ts';
 import type { ErrorReader, VendorOptions, VendorSettings } from '../http/vendor.ts';
 
 export interface MeshyOptions extends VendorOptions {
@@ -14,8 +14,10 @@ export interface MeshyOptions extends VendorOptions {
   maxPollIntervalMs?: number;
   /** Largest GLB accepted. Default 200 MB. */
   maxGlbBytes?: number;
-  /** `ai_model`; default `latest`. */
+  /** `ai_model`, pinned: `latest` changes which model runs without notice. Default `meshy-6`. */
   aiModel?: string;
+  /** Give up on a task after this long (its own upper bound, whatever the stage timeout). Default 15 min. */
+  maxWaitMs?: number;
 }
 
 interface MeshyTask {
@@ -40,11 +42,13 @@ export class MeshyProductReconstructor implements ProductReconstructor {
   readonly #http: VendorSettings;
   readonly #maxGlbBytes: number;
   readonly #aiModel: string;
+  readonly #maxWaitMs: number;
 
   constructor(options: MeshyOptions) {
     this.#http = vendorSettings('meshy', 'MESHY_API_KEY', options, { baseUrl: 'https://api.meshy.ai', timeoutMs: 30_000, pollIntervalMs: 5_000, maxPollIntervalMs: 30_000 });
     this.#maxGlbBytes = positiveOption('meshy', 'maxGlbBytes', options.maxGlbBytes ?? 200 * 1024 * 1024);
-    this.#aiModel = options.aiModel ?? 'latest';
+    this.#aiModel = options.aiModel ?? 'meshy-6';
+    this.#maxWaitMs = positiveOption('meshy', 'maxWaitMs', options.maxWaitMs ?? 15 * 60_000);
   }
 
   async reconstruct(req: ReconstructionRequest): Promise<ReconstructionResult> {
@@ -88,6 +92,7 @@ export class MeshyProductReconstructor implements ProductReconstructor {
       growth: 1.5,
       // The task keeps running on Meshy's side; a flaky status read is no reason to abandon it.
       retries: POLL_RETRIES,
+      maxWaitMs: this.#maxWaitMs,
       read: async () => (await this.#request('GET', `/openapi/v1/multi-image-to-3d/${encodeURIComponent(taskId)}`, req.signal)) as MeshyTask,
       done: (task) => {
         switch (task.status) {
@@ -108,13 +113,25 @@ export class MeshyProductReconstructor implements ProductReconstructor {
     });
   }
 
+  /** Live check: `GET /openapi/v1/balance` answers the credits of a working key. */
+  async check(signal: AbortSignal): Promise<VendorCheck> {
+    const { baseUrl, apiKey, timeoutMs } = this.#http;
+    const r = await checkRequest('meshy', `${baseUrl}/openapi/v1/balance`, { headers: { authorization: `Bearer ${apiKey}` }, signal, timeoutMs: Math.min(timeoutMs, 10_000) }, readError);
+    if (!r.ok) return r.check;
+    const balance = typeof r.body?.balance === 'number' ? r.body.balance : undefined;
+    return { provider: 'meshy', status: 'ok', models: [{ id: this.#aiModel, available: true, detail: 'pinned ai_model' }], ...(balance !== undefined ? { balance } : {}), ...(balance === 0 ? { message: 'no credits left: tasks will be refused (402)' } : {}) };
+  }
+
   #request(method: 'GET' | 'POST', path: string, signal: AbortSignal, body?: unknown): Promise<unknown> {
     const { baseUrl, apiKey, timeoutMs } = this.#http;
     return requestJson('meshy', baseUrl + path, { method, headers: { authorization: `Bearer ${apiKey}` }, json: body, signal, timeoutMs }, readError);
   }
 }
 
-/** Meshy errors: `{message}`. */
+/**
+ * Meshy errors: `{message}`. 401 (key), 402 (no credits) and 403 are the deployment's account and
+ * never retried (vendor.ts ACCOUNT_STATUSES); 400 and 422 describe the request; 429 and 5xx are retried.
+ */
 const readError: ErrorReader = (body: { message?: string } | undefined) => ({ message: body?.message });
 
 /**

@@ -1,4 +1,4 @@
-import { ProviderError } from '../../core/ports/image-model.ts';
+import { ProviderError, type VendorCheck } from '../../core/ports/image-model.ts';
 import type { ProductReconstructor, ReconstructionRequest, ReconstructionResult, ReconstructionView } from '../../core/ports/product-reconstructor.ts';
 import { INPUT_STATUSES, downloadCapped, httpError, pollUntil, positiveOption, requireGlb, vendorRequest, vendorSettings } from '../http/vendor.ts';
 import type { ErrorReader, VendorOptions, VendorRequest, VendorSettings } from '../http/vendor.ts';
@@ -16,6 +16,8 @@ export interface TripoOptions extends VendorOptions {
   maxGlbBytes?: number;
   /** `model_version`; default v2.5-20250123 (Tripo's documented default). */
   modelVersion?: string;
+  /** Give up on a task after this long. Default 15 min. */
+  maxWaitMs?: number;
 }
 
 interface TripoEnvelope<T> {
@@ -38,7 +40,7 @@ const SLOTS = ['front', 'left', 'back', 'right'] as const;
 const POLL_RETRIES = 4;
 
 /**
- * Tripo task API (v2 openapi): each view is uploaded (`POST /upload` → image token), then one
+ * Tripo task API (v2 openapi): each view is uploaded (`POST /upload/sts` → image token), then one
  * `multiview_to_model` task gets the tokens in its [front, left, back, right] slots (a single view
  * becomes an `image_to_model` task); `GET /task/{id}` is polled until `success` and the PBR GLB
  * is downloaded.
@@ -48,11 +50,13 @@ export class TripoProductReconstructor implements ProductReconstructor {
   readonly #http: VendorSettings;
   readonly #maxGlbBytes: number;
   readonly #modelVersion: string;
+  readonly #maxWaitMs: number;
 
   constructor(options: TripoOptions) {
     this.#http = vendorSettings('tripo', 'TRIPO_API_KEY', options, { baseUrl: 'https://api.tripo3d.ai/v2/openapi', timeoutMs: 30_000, pollIntervalMs: 2_000, maxPollIntervalMs: 10_000 });
     this.#maxGlbBytes = positiveOption('tripo', 'maxGlbBytes', options.maxGlbBytes ?? 200 * 1024 * 1024);
     this.#modelVersion = options.modelVersion ?? 'v2.5-20250123';
+    this.#maxWaitMs = positiveOption('tripo', 'maxWaitMs', options.maxWaitMs ?? 15 * 60_000);
   }
 
   async reconstruct(req: ReconstructionRequest): Promise<ReconstructionResult> {
@@ -100,7 +104,8 @@ export class TripoProductReconstructor implements ProductReconstructor {
     const form = new FormData();
     const ext = fileType(view.encoded.contentType);
     form.append('file', new Blob([Buffer.from(view.encoded.bytes)], { type: view.encoded.contentType }), `view.${ext}`);
-    const data = await this.#call<{ image_token?: string; file_token?: string }>('/upload', { method: 'POST', form, signal });
+    // The documented upload route (Tripo API docs, "Upload"): multipart `file` → `{image_token}`.
+    const data = await this.#call<{ image_token?: string; file_token?: string }>('/upload/sts', { method: 'POST', form, signal });
     const token = data.image_token ?? data.file_token;
     if (!token) throw new ProviderError('tripo', 'upload returned no image token', { retryable: true });
     return token;
@@ -112,6 +117,7 @@ export class TripoProductReconstructor implements ProductReconstructor {
       growth: 1.5,
       // The task keeps running on Tripo's side; a flaky status read is no reason to abandon it.
       retries: POLL_RETRIES,
+      maxWaitMs: this.#maxWaitMs,
       read: () => this.#call<TripoTask>(`/task/${encodeURIComponent(taskId)}`, { signal: req.signal }),
       done: (task) => {
         switch (task.status) {
@@ -134,6 +140,18 @@ export class TripoProductReconstructor implements ProductReconstructor {
     });
   }
 
+  /** Live check: `GET /user/balance` (the SDK's get_balance) proves the key and reports the credits. */
+  async check(signal: AbortSignal): Promise<VendorCheck> {
+    try {
+      const data = await this.#call<{ balance?: number; frozen?: number }>('/user/balance', { signal });
+      return { provider: 'tripo', status: 'ok', models: [{ id: this.#modelVersion, available: true, detail: 'pinned model_version' }], ...(typeof data.balance === 'number' ? { balance: data.balance } : {}), ...(data.balance === 0 ? { message: 'no credits left: tasks will be refused (2010)' } : {}) };
+    } catch (e) {
+      if (signal.aborted) throw signal.reason;
+      const err = e as ProviderError;
+      return { provider: 'tripo', status: err.code === 'PROVIDER_ACCOUNT' ? 'account_refused' : err.status === undefined ? 'unreachable' : 'error', message: err.message };
+    }
+  }
+
   /** One authenticated call; unwraps Tripo's `{code, data, message, suggestion}` envelope. */
   async #call<T>(path: string, req: Omit<VendorRequest, 'headers' | 'timeoutMs'>): Promise<T> {
     const { baseUrl, apiKey, timeoutMs } = this.#http;
@@ -150,12 +168,18 @@ export class TripoProductReconstructor implements ProductReconstructor {
   }
 }
 
+/** Tripo's codes (API docs, "Errors"): 2010 needs credits (403); 2015 and 2017 a deprecated or invalid model_version. */
+const NEEDS_CREDITS = 2010;
+const VERSION_GONE = new Set([2015, 2017]);
+
 /** Tripo errors: the envelope's code, message and suggestion; a refusal under HTTP 2xx is about the request. */
 const readError: ErrorReader = (env: TripoEnvelope<unknown> | undefined, status) => {
   const ok = status >= 200 && status < 300;
   return {
     message: env?.message ? `${env.message}${env.suggestion ? ` (${env.suggestion})` : ''}` : undefined,
     tag: env?.code ? `code ${env.code}` : undefined,
+    account: env?.code === NEEDS_CREDITS || status === 401 || status === 403,
+    modelUnavailable: env?.code !== undefined && VERSION_GONE.has(env.code),
     inputProblem: INPUT_STATUSES.has(status) || (ok && env !== undefined),
   };
 };
@@ -163,8 +187,10 @@ const readError: ErrorReader = (env: TripoEnvelope<unknown> | undefined, status)
 /**
  * Places views in Tripo's [front, left, back, right] slots. With angles on every view, each slot takes
  * the closest unused view within 45 degrees of 0/90/180/270 (closest pairs first); the view at angle 0,
- * the side view of a shoe, is the "front". Assumes the azimuth grows in Tripo's slot order (front to
- * the subject's left). Without angles the views fill the slots in order. The front slot is never empty.
+ * the side view of a shoe, is the "front". The renderer's azimuth grows towards the subject's left
+ * (camera at +x for 90 degrees while the subject faces +z), which is Tripo's slot order; a test renders
+ * a cube with coloured sides and checks each slot's upload. Without angles the views fill the slots in
+ * order. The front slot is never empty.
  */
 export function assignSlots(views: readonly ReconstructionView[]): (ReconstructionView | undefined)[] {
   const slots: (ReconstructionView | undefined)[] = [undefined, undefined, undefined, undefined];

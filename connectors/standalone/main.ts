@@ -1,4 +1,5 @@
 import { loadConfig, ConfigError } from '../../core/config.ts';
+import { TOKENS } from '../../core/tokens.ts';
 import { createFitroom } from './compose.ts';
 import { openDatabase, resolveAdminKey } from './runtime.ts';
 import { isDatabaseUnavailable } from '../../adapters/postgres/db.ts';
@@ -62,6 +63,9 @@ async function main() {
     log(`worker running (concurrency ${config.workerConcurrency})`);
     process.send?.({ type: 'worker-ready' });
   }
+  // The live vendor check: keys, configured models, credits; a missing model leaves the chain now,
+  // not at the first job. In the background: an offline deployment starts as fast as ever.
+  void fitroom.get(TOKENS.vendorStatus).refresh().catch(() => undefined);
   if (admin.generated) log(`generated admin key (kept in ${admin.file}): ${admin.key}`);
   else if (admin.file) log(`admin key is in ${admin.file}`);
   else if (!admin.key && !process.env.FITROOM_WORKER_CHILD) log('admin API disabled: set ADMIN_KEY to enable /admin/v1');

@@ -48,18 +48,41 @@ export interface ImageModelProvider {
   readonly id: ProviderId;
   models(): readonly ModelSpec[];
   run(call: ModelCall): Promise<EncodedImage[]>;
+  /** Live check of the key and of these model ids (vendor adapters; builtin engines have none). */
+  check?(modelIds: readonly string[], signal: AbortSignal): Promise<VendorCheck>;
 }
+
+/**
+ * What a failure says beyond retrying: `PROVIDER_ACCOUNT` the deployment's key or credits (no retry
+ * helps until an operator acts; the chain moves on to other providers), `MODEL_UNAVAILABLE` the model
+ * does not exist or was retired (a configuration error: the model leaves the chain).
+ */
+export type ProviderErrorCode = 'PROVIDER_ACCOUNT' | 'MODEL_UNAVAILABLE';
 
 /** A failure of a provider call; `retryable` failures let the chain fall back to the next model. */
 export class ProviderError extends Error {
   readonly provider: string;
   readonly retryable: boolean;
   readonly status: number | undefined;
-  constructor(provider: string, message: string, opts: { retryable: boolean; status?: number; cause?: unknown }) {
+  /** Becomes the job's errorCode when the failure ends a job. */
+  readonly code: ProviderErrorCode | undefined;
+  constructor(provider: string, message: string, opts: { retryable: boolean; status?: number; cause?: unknown; code?: ProviderErrorCode }) {
     super(`${provider}: ${message}`, { cause: opts.cause });
     this.name = 'ProviderError';
     this.provider = provider;
     this.retryable = opts.retryable;
     this.status = opts.status;
+    this.code = opts.code;
   }
+}
+
+/** A vendor's answer to the live check: does the key work, do the configured models exist. */
+export interface VendorCheck {
+  provider: string;
+  /** `ok`: key accepted and every model found; `unreachable`: no answer (offline); else what failed. */
+  status: 'ok' | 'account_refused' | 'model_missing' | 'unreachable' | 'error';
+  message?: string;
+  models?: { id: string; available: boolean; detail?: string }[];
+  /** Account facts the vendor reports (credits). */
+  balance?: number;
 }

@@ -1,4 +1,5 @@
 import type { EncodedImage, RasterImage } from '../images.ts';
+import type { VendorCheck } from './image-model.ts';
 
 export interface ReconstructionView {
   /** Cleaned packshot: RGBA with the background transparent. */
@@ -33,4 +34,6 @@ export interface ReconstructionResult {
 export interface ProductReconstructor {
   readonly id: 'builtin' | 'meshy' | 'tripo';
   reconstruct(req: ReconstructionRequest): Promise<ReconstructionResult>;
+  /** Live check of the key (and the pinned model version) for vendor adapters. */
+  check?(signal: AbortSignal): Promise<VendorCheck>;
 }

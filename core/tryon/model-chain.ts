@@ -3,7 +3,7 @@ import { FitroomError } from '../errors.ts';
 import type { EncodedImage } from '../images.ts';
 import { ProviderError } from '../ports/image-model.ts';
 import type { ImageModelProvider, ModelCall, ModelSpec, ModelTask, ProviderId, Quality } from '../ports/image-model.ts';
-import { DEFAULT_MODEL_CHAIN, ModelRegistry } from './models.ts';
+import { DEFAULT_MODEL_CHAIN, modelRegistry, type ModelRegistry } from './models.ts';
 
 /** One model tried (or passed over) by the chain, for the job's trace. */
 export interface ModelAttempt {
@@ -40,7 +40,7 @@ export interface ModelChainResult {
 }
 
 const DEFAULT_ATTEMPT_TIMEOUT_MS = 120_000;
-const defaultRegistry = new ModelRegistry();
+const defaultRegistry = modelRegistry;
 
 export interface PinnedModelCheck {
   model: string;
@@ -118,11 +118,22 @@ export async function runModelChain(opts: ModelChainOptions): Promise<ModelChain
 
   const timeoutMs = opts.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
   let lastFailure: unknown;
+  // providers whose key or credits failed in this call: their other models would fail the same way
+  const refused = new Map<ProviderId, string>();
   for (const spec of candidates) {
     const skip = (error: string) => record({ model: spec.id, provider: spec.provider, outcome: 'skipped', durationMs: 0, error });
     const provider = providers.get(spec.provider);
     if (!provider) {
       skip(`provider ${spec.provider} is not configured`);
+      continue;
+    }
+    const retired = registry.retiredReason(spec.id);
+    if (retired) {
+      skip(`retired: ${retired}`);
+      continue;
+    }
+    if (refused.has(spec.provider)) {
+      skip(`provider ${spec.provider} refused this deployment's account: ${refused.get(spec.provider)}`);
       continue;
     }
     if (call.references.length > spec.maxReferences) {
@@ -156,6 +167,17 @@ export async function runModelChain(opts: ModelChainOptions): Promise<ModelChain
       }
       const message = err instanceof Error ? err.message : String(err);
       record({ model: spec.id, provider: spec.provider, outcome: 'failed', durationMs: elapsed(), error: message });
+      // The model is gone (retired, renamed): out of every chain of this process, reported once.
+      if (err instanceof ProviderError && err.code === 'MODEL_UNAVAILABLE') {
+        registry.retire(spec.id, message);
+        lastFailure = err;
+        continue;
+      }
+      if (err instanceof ProviderError && err.code === 'PROVIDER_ACCOUNT') {
+        refused.set(spec.provider, message);
+        lastFailure = err;
+        continue;
+      }
       if (err instanceof ProviderError && err.retryable) {
         lastFailure = err;
         continue;

@@ -22,18 +22,23 @@ function byQuality<T>(table: Record<Quality, T>): (quality: Quality) => T {
 
 export const MODEL_CATALOGUE: readonly ModelSpec[] = [
   {
-    // Nano Banana: Google says it works best with up to 3 input images (a soft limit we enforce as the cap).
-    // Output is fixed at about 1024 px, so quality has no parameter to change.
-    id: 'gemini-2.5-flash-image',
+    // Gemini 3.1 Flash Image (GA; its preview id was shut down on 2026-06-25): up to 14 images per
+    // prompt, output sizes 512, 1K, 2K, 4K (Gemini API image generation guide; Vertex AI model card).
+    id: 'gemini-3.1-flash-image',
     provider: 'gemini',
-    maxReferences: 3,
+    maxReferences: 14,
     tasks: EDITING_TASKS,
     qualities: ALL_QUALITIES,
-    params: () => ({}),
+    params: byQuality({
+      draft: { imageConfig: { imageSize: '1K' } },
+      standard: { imageConfig: { imageSize: '2K' } },
+      high: { imageConfig: { imageSize: '4K' } },
+    }),
   },
   {
-    // Gemini 3 Pro Image takes up to 14 references and an output size of 1K, 2K or 4K.
-    id: 'gemini-3-pro-image-preview',
+    // Gemini 3 Pro Image (GA; `gemini-3-pro-image-preview` was shut down on 2026-06-25): up to 14
+    // references, output 1K, 2K or 4K.
+    id: 'gemini-3-pro-image',
     provider: 'gemini',
     maxReferences: 14,
     tasks: EDITING_TASKS,
@@ -97,28 +102,78 @@ export const MODEL_CATALOGUE: readonly ModelSpec[] = [
  * are skipped by the chain runner.
  */
 export const DEFAULT_MODEL_CHAIN: readonly string[] = [
-  'gemini-2.5-flash-image',
+  'gemini-3.1-flash-image',
   'fal-ai/bytedance/seedream/v4/edit',
-  'gemini-3-pro-image-preview',
+  'gemini-3-pro-image',
   'fal-ai/flux-pro/kontext',
   'builtin-warp',
 ];
 
+/** A model entry from configuration (FITROOM_MODELS): a new or changed model without a release. */
+export interface ConfiguredModel {
+  id: string;
+  provider?: ProviderId;
+  /** Copy the provider, limits, tasks and parameters of this known model, then apply the rest. */
+  like?: string;
+  maxReferences?: number;
+  tasks?: ModelTask[];
+  qualities?: Quality[];
+  /** Vendor parameters per quality (`{draft, standard, high}`), or one object for every quality. */
+  params?: Partial<Record<Quality, Record<string, unknown>>> | Record<string, unknown>;
+  /** Take the model out of every chain (the vendor retired it). */
+  retired?: boolean;
+}
+
 /** A lookup of model specs by id; plugins may add the models their own providers serve. */
 export class ModelRegistry {
   readonly #specs = new Map<string, ModelSpec>();
+  readonly #retired = new Map<string, string>();
+  readonly #onRetire: ((id: string, reason: string) => void)[] = [];
 
   constructor(specs: readonly ModelSpec[] = MODEL_CATALOGUE) {
     for (const spec of specs) this.add(spec);
   }
 
   add(spec: ModelSpec): void {
+    if (this.#specs.has(spec.id)) throw new TypeError(`model ${spec.id} is registered twice`);
+    this.set(spec);
+  }
+
+  /** Adds or replaces a model. */
+  set(spec: ModelSpec): void {
     if (!spec.id) throw new TypeError('a model needs an id');
     if (!Number.isInteger(spec.maxReferences) || spec.maxReferences < 0) {
       throw new TypeError(`model ${spec.id}: maxReferences must be a non-negative integer`);
     }
-    if (this.#specs.has(spec.id)) throw new TypeError(`model ${spec.id} is registered twice`);
     this.#specs.set(spec.id, spec);
+  }
+
+  /**
+   * Applies configured models over the catalogue: new ids are added (`like` copies a known model),
+   * known ids are changed field by field, `retired: true` takes one out of the chains.
+   */
+  configure(entries: readonly ConfiguredModel[]): void {
+    for (const e of entries) {
+      if (!e || typeof e.id !== 'string' || e.id === '') throw new TypeError('every configured model needs an "id"');
+      const base = this.#specs.get(e.like ?? e.id);
+      if (e.like && !base) throw new TypeError(`model ${e.id}: "like" names an unknown model ${e.like}`);
+      const provider = e.provider ?? base?.provider;
+      if (!provider || !(PROVIDERS as readonly string[]).includes(provider)) throw new TypeError(`model ${e.id}: "provider" must be one of ${PROVIDERS.join(', ')}`);
+      const maxReferences = e.maxReferences ?? base?.maxReferences;
+      if (maxReferences === undefined) throw new TypeError(`model ${e.id}: "maxReferences" is required for a new model (or "like" a known one)`);
+      const tasks = e.tasks ?? base?.tasks ?? EDITING_TASKS;
+      const bad = tasks.filter((t) => !(EDITING_TASKS as readonly string[]).includes(t));
+      if (bad.length) throw new TypeError(`model ${e.id}: unknown task(s) ${bad.join(', ')}`);
+      const qualities = e.qualities ?? base?.qualities ?? ALL_QUALITIES;
+      let params = base?.params ?? (() => ({}));
+      if (e.params) {
+        const p = e.params as Record<string, unknown>;
+        const perQuality = ALL_QUALITIES.some((q) => q in p);
+        params = perQuality ? (q) => ({ ...((p[q] as Record<string, unknown> | undefined) ?? {}) }) : () => ({ ...p });
+      }
+      this.set({ id: e.id, provider, maxReferences, tasks, qualities, params });
+      if (e.retired) this.retire(e.id, 'retired in configuration');
+    }
   }
 
   get(id: string): ModelSpec | undefined {
@@ -133,6 +188,28 @@ export class ModelRegistry {
     return this.all().filter((m) => m.provider === provider);
   }
 
+  /**
+   * Takes a model out of every chain of this process: the vendor answered that it does not exist or
+   * was retired. Listeners hear of it once (the composition root logs it loudly).
+   */
+  retire(id: string, reason: string): void {
+    if (this.#retired.has(id)) return;
+    this.#retired.set(id, reason);
+    for (const fn of this.#onRetire) fn(id, reason);
+  }
+
+  retiredReason(id: string): string | undefined {
+    return this.#retired.get(id);
+  }
+
+  retired(): { id: string; reason: string }[] {
+    return [...this.#retired].map(([id, reason]) => ({ id, reason }));
+  }
+
+  onRetire(fn: (id: string, reason: string) => void): void {
+    this.#onRetire.push(fn);
+  }
+
   /** The configured chain as specs; an unknown id is a configuration error raised at start. */
   resolveChain(ids: readonly string[] = DEFAULT_MODEL_CHAIN): ModelSpec[] {
     const unknown = ids.filter((id) => !this.#specs.has(id));
@@ -143,16 +220,22 @@ export class ModelRegistry {
   }
 }
 
-const defaultRegistry = new ModelRegistry();
+const PROVIDERS: readonly ProviderId[] = ['builtin', 'gemini', 'fal'];
 
-/** The catalogue's models of one provider (what a vendor adapter reports from `models()`). */
+/**
+ * The process's registry: the catalogue plus what FITROOM_MODELS configures at start, and the models
+ * found retired while running. Adapters, the chain and the try-on service read it.
+ */
+export const modelRegistry = new ModelRegistry();
+
+/** The registry's models of one provider (what a vendor adapter reports from `models()`). */
 export function modelsForProvider(provider: ProviderId): readonly ModelSpec[] {
-  return defaultRegistry.forProvider(provider);
+  return modelRegistry.forProvider(provider);
 }
 
 /**
  * Parses a configured chain: model ids separated by commas, spaces or newlines (e.g.
- * FITROOM_MODEL_CHAIN="gemini-2.5-flash-image, builtin-warp"). Empty or absent means the default.
+ * FITROOM_MODEL_CHAIN="gemini-3.1-flash-image, builtin-warp"). Empty or absent means the default.
  */
 export function parseModelChain(value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import nock from 'nock';
 import { FalImageModel } from '../../../adapters/fal/image-model.ts';
 import { ProviderError } from '../../../core/ports/image-model.ts';
@@ -9,7 +9,43 @@ const KEY = 'fal-key-id:fal-key-secret';
 const QUEUE = 'https://queue.fal.run';
 const CDN = 'https://v3.fal.media';
 
-const dataUri = (bytes: Uint8Array) => `data:image/png;base64,${Buffer.from(bytes).toString('base64')}`;
+const STORAGE = 'https://rest.fal.ai';
+const PRESIGNED = 'https://storage.googleapis.com';
+
+/*
+ * Fixtures follow fal's documentation as of 2026-11 and its SDK (@fal-ai/client 1.10.1): the queue API
+ * (`POST queue.fal.run/{model}` → request_id, status_url, response_url, cancel_url; `GET .../status`
+ * IN_QUEUE / IN_PROGRESS / COMPLETED; `GET .../requests/{id}` for the result, where a validation error
+ * arrives as 422 `{detail: [{loc, msg, type}]}`), storage uploads as the SDK makes them
+ * (src/storage.js: `POST rest.fal.ai/storage/upload/initiate?storage_type=fal-cdn-v3` with
+ * `{content_type, file_name}` → `{upload_url, file_url}`, then PUT to upload_url), and the platform
+ * API's model search (`GET api.fal.ai/v1/models?endpoint_id=...` → `{models: [{endpoint_id, metadata:
+ * {display_name, status}}], next_cursor, has_more}`).
+ */
+
+/** Every reference goes to fal storage first: what was initiated and what was PUT, in order. */
+let uploads: { name: string; type: string; put?: { type: string | undefined; bytes: number } }[] = [];
+function storage() {
+  uploads = [];
+  nock(STORAGE, { reqheaders: { authorization: `Key ${KEY}` } })
+    .persist()
+    .post('/storage/upload/initiate', (b) => (uploads.push({ name: b.file_name, type: b.content_type }), true))
+    .query({ storage_type: 'fal-cdn-v3' })
+    .reply(() => {
+      const n = uploads.length;
+      return [200, { upload_url: `${PRESIGNED}/fal-uploads/ref-${n}?X-Goog-Signature=s${n}`, file_url: `${CDN}/files/ref-${n}.png` }];
+    });
+  nock(PRESIGNED, { badheaders: ['authorization'] })
+    .persist()
+    .put(/\/fal-uploads\/ref-\d+/)
+    .query(true)
+    .reply(async (req: Request) => {
+      const n = Number(/ref-(\d+)/.exec(req.url)![1]);
+      uploads[n - 1].put = { type: req.headers.get('content-type') ?? undefined, bytes: (await req.arrayBuffer()).byteLength };
+      return [200, ''];
+    });
+}
+const fileUrl = (n: number) => `${CDN}/files/ref-${n}.png`;
 
 let person: Uint8Array;
 let garment: Uint8Array;
@@ -40,6 +76,7 @@ function queue(app: string, model: string, id: string, onBody: (b: any) => void,
 
 useNock();
 beforeAll(async () => ({ person, garment, output } = await tryonImages()));
+beforeEach(() => storage());
 
 describe('FalImageModel', () => {
   it('refuses to start without a key', () => {
@@ -58,7 +95,11 @@ describe('FalImageModel', () => {
     expect(q.isDone()).toBe(true);
     expect(cdn.isDone()).toBe(true);
     expect(body.prompt).toBe('Dress the person in Figure 1 with the garment in Figure 2.');
-    expect(body.image_urls).toEqual([dataUri(person), dataUri(garment)]);
+    // the references went to fal storage (as its SDK sends files) and travel as file URLs
+    expect(body.image_urls).toEqual([fileUrl(1), fileUrl(2)]);
+    expect(uploads.map((u) => [u.name, u.type])).toEqual([['reference-1.png', 'image/png'], ['reference-2.png', 'image/png']]);
+    expect(uploads.map((u) => u.put)).toEqual([{ type: 'image/png', bytes: person.byteLength }, { type: 'image/png', bytes: garment.byteLength }]);
+    expect(JSON.stringify(body)).not.toContain('base64');
     expect(body.image_url).toBeUndefined();
     expect(body.image_size).toBe('auto_2K');
     expect(body.num_images).toBe(1);
@@ -72,10 +113,60 @@ describe('FalImageModel', () => {
     queue('fal-ai/flux-pro', 'fal-ai/flux-pro/kontext', 'req-2', (b) => (body = b), { images: [{ url: `${CDN}/files/k.jpg`, content_type: 'image/jpeg' }] });
     nock(CDN).get('/files/k.jpg').reply(200, Buffer.from(output), { 'content-type': 'image/jpeg' });
     const images = await new FalImageModel(fast).run(call({ model: 'fal-ai/flux-pro/kontext', quality: 'draft', references: [{ role: 'input', image: { bytes: person, contentType: 'image/png' } }] }));
-    expect(body.image_url).toBe(dataUri(person));
+    expect(body.image_url).toBe(fileUrl(1));
     expect(body.image_urls).toBeUndefined();
     expect(body.output_format).toBe('jpeg');
     expect(images[0].contentType).toBe('image/jpeg');
+  });
+
+  it('reads a validation error from the result URL, where the queue delivers it', async () => {
+    const app = 'fal-ai/bytedance';
+    nock(QUEUE)
+      .post('/fal-ai/bytedance/seedream/v4/edit')
+      .reply(200, { request_id: 'r12', status_url: `${QUEUE}/${app}/requests/r12/status`, response_url: `${QUEUE}/${app}/requests/r12` })
+      .get(`/${app}/requests/r12/status`)
+      .reply(200, { status: 'COMPLETED' })
+      .get(`/${app}/requests/r12`)
+      .reply(422, { detail: [{ loc: ['body', 'image_urls', 0], msg: 'Image dimensions are too small. Minimum is 300x300.', type: 'image_too_small', input: fileUrl(1) }] });
+    const err = await new FalImageModel(fast).run(call()).catch((e) => e);
+    expect(err).toBeInstanceOf(ProviderError);
+    expect(err.retryable).toBe(false);
+    expect(err.status).toBe(422);
+    expect(err.message).toMatch(/body\.image_urls\.0: Image dimensions are too small/);
+  });
+
+  it('reports a rejected key at upload as PROVIDER_ACCOUNT, and a storage failure as retryable', async () => {
+    nock.cleanAll();
+    nock(STORAGE).post('/storage/upload/initiate').query(true).reply(401, { detail: 'No user found for Key ID and Secret' });
+    const key = await new FalImageModel(fast).run(call()).catch((e) => e);
+    expect(key.code).toBe('PROVIDER_ACCOUNT');
+    expect(key.retryable).toBe(false);
+    nock(STORAGE).post('/storage/upload/initiate').query(true).reply(200, { upload_url: `${PRESIGNED}/fal-uploads/x?sig=1`, file_url: fileUrl(9) });
+    nock(PRESIGNED).put('/fal-uploads/x').query(true).reply(503, 'Service Unavailable');
+    const put = await new FalImageModel(fast).run(call()).catch((e) => e);
+    expect(put.retryable).toBe(true);
+    expect(put.status).toBe(503);
+  });
+
+  it('checks the key and the endpoints live', async () => {
+    const ac = new AbortController();
+    nock('https://api.fal.ai', { reqheaders: { authorization: `Key ${KEY}` } })
+      .get('/v1/models')
+      .query({ endpoint_id: ['fal-ai/bytedance/seedream/v4/edit', 'fal-ai/flux-pro/kontext', 'fal-ai/old-model'] })
+      .reply(200, {
+        models: [
+          { endpoint_id: 'fal-ai/bytedance/seedream/v4/edit', metadata: { display_name: 'Bytedance Seedream v4 Edit', category: 'image-to-image', status: 'active' } },
+          { endpoint_id: 'fal-ai/flux-pro/kontext', metadata: { display_name: 'FLUX.1 Kontext [pro]', category: 'image-to-image', status: 'deprecated' } },
+        ],
+        next_cursor: null,
+        has_more: false,
+      });
+    const report = await new FalImageModel(fast).check(['fal-ai/bytedance/seedream/v4/edit', 'fal-ai/flux-pro/kontext', 'fal-ai/old-model'], ac.signal);
+    expect(report.status).toBe('model_missing');
+    expect(report.models!.map((m) => [m.id, m.available])).toEqual([['fal-ai/bytedance/seedream/v4/edit', true], ['fal-ai/flux-pro/kontext', false], ['fal-ai/old-model', false]]);
+    nock.cleanAll();
+    nock(STORAGE).post('/storage/upload/initiate').query(true).reply(401, { detail: 'Unauthorized' });
+    expect((await new FalImageModel(fast).check(['fal-ai/flux-pro/kontext'], ac.signal)).status).toBe('account_refused');
   });
 
   it('maps a 422 validation error to a non-retryable error with the field', async () => {

@@ -1,4 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+
+/*
+ * Fixtures follow Meshy's API reference as of 2026-11: `POST /openapi/v1/multi-image-to-3d` (image_urls as
+ * URLs or data URIs, ai_model `meshy-5` | `meshy-6` | `latest`, which resolves to Meshy 6 since the
+ * 2026-01-26 changelog) → `{result: id}`; `GET .../{id}` PENDING / IN_PROGRESS / SUCCEEDED / FAILED with
+ * model_urls.glb; `GET /openapi/v1/balance` → `{balance}`; errors `{message}` with 401, 402, 403, 429.
+ */
 import nock from 'nock';
 import { NodeIO } from '@gltf-transform/core';
 import { MeshyProductReconstructor, pickSpread } from '../../../adapters/meshy/product-reconstructor.ts';
@@ -49,7 +56,8 @@ describe('MeshyProductReconstructor', () => {
     const result = await new MeshyProductReconstructor(fast).reconstruct(request({ onProgress: (f) => progress.push(f), note: (m) => noted.push(m) }));
     expect(api.isDone() && cdn.isDone()).toBe(true);
     expect(body.image_urls).toEqual(views.slice(0, 4).map(dataUri));
-    expect(body).toMatchObject({ should_texture: true, enable_pbr: true, topology: 'triangle', target_polycount: 30_000 });
+    // a pinned model: `latest` would change which model runs without notice
+    expect(body).toMatchObject({ ai_model: 'meshy-6', should_texture: true, enable_pbr: true, topology: 'triangle', target_polycount: 30_000 });
     expect(Buffer.from(result.glb).equals(Buffer.from(glb))).toBe(true);
     expect(progress).toHaveLength(5);
     [0, 0, 0.36, 0.765, 1].forEach((f, i) => expect(progress[i]).toBeCloseTo(f, 9));
@@ -100,6 +108,34 @@ describe('MeshyProductReconstructor', () => {
     nock(API).post('/openapi/v1/multi-image-to-3d').reply(400, { message: 'Invalid image_urls' });
     const bad = await new MeshyProductReconstructor(fast).reconstruct(request()).catch((e) => e);
     expect(bad.retryable).toBe(false);
+  });
+
+  it('never retries the account: 401 key, 402 no credits, 403 forbidden (PROVIDER_ACCOUNT)', async () => {
+    // Meshy API reference, "Errors": 401 invalid key, 402 insufficient credits, 403 forbidden.
+    for (const [status, message] of [[401, 'Invalid API key'], [402, 'Insufficient funds'], [403, 'Forbidden']] as const) {
+      nock(API).post('/openapi/v1/multi-image-to-3d').reply(status, { message });
+      const err = await new MeshyProductReconstructor(fast).reconstruct(request()).catch((e) => e);
+      expect(err.retryable, String(status)).toBe(false);
+      expect(err.code).toBe('PROVIDER_ACCOUNT');
+      expect(err.message).toContain(message);
+    }
+  });
+
+  it('stops waiting for a task after its own maximum', async () => {
+    nock(API).post('/openapi/v1/multi-image-to-3d').reply(202, { result: 'slow' }).get('/openapi/v1/multi-image-to-3d/slow').times(100).reply(200, { id: 'slow', status: 'IN_PROGRESS', progress: 10 });
+    const t0 = Date.now();
+    const err = await new MeshyProductReconstructor({ ...fast, maxWaitMs: 150 }).reconstruct(request()).catch((e) => e);
+    expect(Date.now() - t0).toBeLessThan(2_000);
+    expect(err).toBeInstanceOf(ProviderError);
+    expect(err.message).toMatch(/after 150 ms/);
+  });
+
+  it('checks the key live and reports the credits', async () => {
+    const ac = new AbortController();
+    nock(API, { reqheaders: { authorization: `Bearer ${KEY}` } }).get('/openapi/v1/balance').reply(200, { balance: 1200 });
+    expect(await new MeshyProductReconstructor(fast).check(ac.signal)).toMatchObject({ provider: 'meshy', status: 'ok', balance: 1200, models: [{ id: 'meshy-6', available: true }] });
+    nock(API).get('/openapi/v1/balance').reply(401, { message: 'Invalid API key' });
+    expect((await new MeshyProductReconstructor(fast).check(ac.signal)).status).toBe('account_refused');
   });
 
   it('rides out transient status errors while the task runs', async () => {

@@ -1,10 +1,21 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import nock from 'nock';
 import { Readable } from 'node:stream';
+import sharp from 'sharp';
+import { renderProductViews, type ProductMesh } from '../../support/products.ts';
 import { TripoProductReconstructor, assignSlots } from '../../../adapters/tripo/product-reconstructor.ts';
 import { ProviderError } from '../../../core/ports/image-model.ts';
 import type { ReconstructionRequest, ReconstructionView } from '../../../core/ports/product-reconstructor.ts';
 import { FAST_POLL, productView, tinyGlb, useNock } from '../vendor-helpers.ts';
+
+/*
+ * Fixtures follow Tripo's API documentation (v2 openapi) as of 2026-11 and its Python SDK
+ * (VAST-AI-Research/tripo-python-sdk, tripo3d/client.py): `POST /upload/sts` (multipart `file` →
+ * `{code: 0, data: {image_token}}`), `POST /task` (`multiview_to_model` with `files` in the order
+ * [front, left, back, right], or `image_to_model`), `GET /task/{id}`, `GET /user/balance`; error
+ * envelopes `{code, message, suggestion}`: 2000 (429, rate), 2002 (400), 2010 (403, needs credits),
+ * 2015 (400, deprecated model_version).
+ */
 
 const KEY = 'tsk_test_key';
 const API = 'https://api.tripo3d.ai';
@@ -21,7 +32,7 @@ const fast = { apiKey: KEY, ...FAST_POLL };
 /** Upload interceptor: checks the multipart part and hands out tokens named after the view's shade. */
 function uploads(count: number, seen: string[]) {
   return nock(API, { reqheaders: { authorization: `Bearer ${KEY}` } })
-    .post('/v2/openapi/upload', (raw: string) => {
+    .post('/v2/openapi/upload/sts', (raw: string) => {
       // nock hands over binary bodies hex-encoded.
       const body = /^[0-9a-f]+$/.test(raw) ? Buffer.from(raw, 'hex').toString('latin1') : raw;
       seen.push(body);
@@ -124,7 +135,7 @@ describe('TripoProductReconstructor', () => {
   });
 
   it('maps error envelopes: 429 retryable, 400 not, with the message and suggestion', async () => {
-    nock(API).post('/v2/openapi/upload').reply(429, { code: 2000, message: 'You have exceeded the limit of generation.', suggestion: 'Please retry later.' });
+    nock(API).post('/v2/openapi/upload/sts').reply(429, { code: 2000, message: 'You have exceeded the limit of generation.', suggestion: 'Please retry later.' });
     const limited = await new TripoProductReconstructor(fast).reconstruct(request()).catch((e) => e);
     expect(limited.retryable).toBe(true);
     expect(limited.status).toBe(429);
@@ -135,6 +146,28 @@ describe('TripoProductReconstructor', () => {
     nock(API).post('/v2/openapi/task').reply(400, { code: 2002, message: 'Unsupported task type', suggestion: 'Check the type' });
     const bad = await new TripoProductReconstructor(fast).reconstruct(request()).catch((e) => e);
     expect(bad.retryable).toBe(false);
+  });
+
+  it('never retries the account (403 code 2010, needs credits) and reports a deprecated version as MODEL_UNAVAILABLE', async () => {
+    uploads(4, []);
+    nock(API).post('/v2/openapi/task').reply(403, { code: 2010, message: 'You need more credits to start a new task.', suggestion: 'Please reivew your usage at Billing and purchase more credits.' });
+    const credits = await new TripoProductReconstructor(fast).reconstruct(request()).catch((e) => e);
+    expect(credits.retryable).toBe(false);
+    expect(credits.code).toBe('PROVIDER_ACCOUNT');
+    expect(credits.message).toMatch(/code 2010/);
+    uploads(4, []);
+    nock(API).post('/v2/openapi/task').reply(400, { code: 2015, message: 'The version has been deprecated, please try higher version.', suggestion: 'Try higher version please.' });
+    const old = await new TripoProductReconstructor({ ...fast, modelVersion: 'v1.3-20240522' }).reconstruct(request()).catch((e) => e);
+    expect(old.code).toBe('MODEL_UNAVAILABLE');
+    expect(old.retryable).toBe(false);
+  });
+
+  it('checks the key live (GET /user/balance) and reports the credits', async () => {
+    const ac = new AbortController();
+    nock(API, { reqheaders: { authorization: `Bearer ${KEY}` } }).get('/v2/openapi/user/balance').reply(200, { code: 0, data: { balance: 300, frozen: 0 } });
+    expect(await new TripoProductReconstructor(fast).check(ac.signal)).toMatchObject({ provider: 'tripo', status: 'ok', balance: 300, models: [{ id: 'v2.5-20250123', available: true }] });
+    nock(API).get('/v2/openapi/user/balance').reply(401, { code: 1002, message: 'Authentication failed' });
+    expect((await new TripoProductReconstructor(fast).check(ac.signal)).status).toBe('account_refused');
   });
 
   it('stops polling when the caller aborts', async () => {
@@ -154,7 +187,7 @@ describe('TripoProductReconstructor', () => {
 
   it('times out a slow request as retryable', async () => {
     nock(API)
-      .post('/v2/openapi/upload')
+      .post('/v2/openapi/upload/sts')
       .reply(() => new Promise((r) => setTimeout(() => r([200, { code: 0, data: { image_token: 'x' } }]), 3_000)));
     const err = await new TripoProductReconstructor({ ...fast, timeoutMs: 200 }).reconstruct(request()).catch((e) => e);
     expect(err.retryable).toBe(true);
@@ -204,5 +237,93 @@ describe('assignSlots', () => {
   it('fills slots in order without angles and always has a front', () => {
     expect(assignSlots([v(), v(), v(), v(), v()]).filter(Boolean)).toHaveLength(4);
     expect(angles(assignSlots([v(90), v(180)]))).toEqual([90, null, 180, null]);
+  });
+});
+
+describe('Tripo slot orientation', () => {
+  /**
+   * A cube whose faces are coloured by the side they are on. The subject faces the camera of the
+   * 0 degree view (+z). Facing +z with +y up, its left hand is on +x (a person facing you has their
+   * left on your right). Tripo's slots are [front, left, back, right] of the subject, so the view of
+   * the +x face belongs in `left`, -z in `back`, -x in `right`. Views are rendered by the same
+   * orthographic renderer as the reconstruction's (azimuth 0 = side view), then sent through the
+   * adapter: each uploaded file is decoded and its dominant colour must be its slot's face colour.
+   */
+  const PLUS_Z: [number, number, number] = [1, 0, 0];
+  const PLUS_X: [number, number, number] = [0, 1, 0];
+  const MINUS_Z: [number, number, number] = [0, 0, 1];
+  const MINUS_X: [number, number, number] = [1, 1, 0];
+  /** What each slot must show: the subject faces +z, its left is +x. */
+  const EXPECTED: Record<string, [number, number, number]> = { front: PLUS_Z, left: PLUS_X, back: MINUS_Z, right: MINUS_X };
+  function colouredCube(): ProductMesh {
+    const faces: { n: [number, number, number]; c: [number, number, number] }[] = [
+      { n: [0, 0, 1], c: PLUS_Z },
+      { n: [1, 0, 0], c: PLUS_X },
+      { n: [0, 0, -1], c: MINUS_Z },
+      { n: [-1, 0, 0], c: MINUS_X },
+      { n: [0, 1, 0], c: [0.5, 0.5, 0.5] },
+      { n: [0, -1, 0], c: [0.5, 0.5, 0.5] },
+    ];
+    const positions: number[] = [];
+    const colors: number[] = [];
+    const indices: number[] = [];
+    for (const { n, c } of faces) {
+      // two axes spanning the face, ordered so the triangles wind outwards
+      const a = n[0] !== 0 ? [0, 1, 0] : [1, 0, 0];
+      const b = [n[1] * a[2] - n[2] * a[1], n[2] * a[0] - n[0] * a[2], n[0] * a[1] - n[1] * a[0]];
+      const base = positions.length / 3;
+      for (const [s, t] of [[-1, -1], [1, -1], [1, 1], [-1, 1]]) {
+        positions.push(0.1 * (n[0] + s * a[0] + t * b[0]), 0.1 * (n[1] + s * a[1] + t * b[1]), 0.1 * (n[2] + s * a[2] + t * b[2]));
+        colors.push(...c);
+      }
+      indices.push(base, base + 1, base + 2, base, base + 2, base + 3);
+    }
+    return { positions: new Float32Array(positions), indices: new Uint32Array(indices), colors: new Float32Array(colors) };
+  }
+
+  it('puts the view of the subject\'s left side in the left slot (azimuth grows front → left → back → right)', async () => {
+    const rendered = renderProductViews(colouredCube(), [0, 90, 180, 270], { size: 96 });
+    const cubeViews: ReconstructionView[] = [];
+    // out of order, as photos arrive
+    for (const i of [2, 0, 3, 1]) {
+      const r = rendered[i];
+      const bytes = new Uint8Array(await sharp(Buffer.from(r.image.data), { raw: { width: r.image.width, height: r.image.height, channels: 4 } }).png().toBuffer());
+      cubeViews.push({ image: r.cutout, encoded: { bytes, contentType: 'image/png' }, angleDeg: r.angleDeg });
+    }
+    const files: Buffer[] = [];
+    nock(API)
+      .post('/v2/openapi/upload/sts', (raw: string) => {
+        const body = Buffer.from(raw, /^[0-9a-f]+$/.test(raw) ? 'hex' : 'latin1');
+        const start = body.indexOf(Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+        files.push(body.subarray(start));
+        return true;
+      })
+      .times(4)
+      .reply(200, () => ({ code: 0, data: { image_token: `tok-${files.length}` } }));
+    let task: any;
+    nock(API)
+      .post('/v2/openapi/task', (b) => ((task = b), true))
+      .reply(200, { code: 0, data: { task_id: 'orient' } })
+      .get('/v2/openapi/task/orient')
+      .reply(200, { code: 0, data: { task_id: 'orient', status: 'success', output: { pbr_model: `${CDN}/o.glb` } } });
+    nock(CDN).get('/o.glb').reply(200, Buffer.from(glb));
+    await new TripoProductReconstructor(fast).reconstruct(request({ views: cubeViews }));
+    expect(task.type).toBe('multiview_to_model');
+    const slotNames = ['front', 'left', 'back', 'right'];
+    for (const [slot, file] of (task.files as { file_token: string }[]).entries()) {
+      const upload = files[Number(file.file_token.slice(4)) - 1];
+      const { data, info } = await sharp(upload).raw().toBuffer({ resolveWithObject: true });
+      // mean colour of the pixels that are not the white background
+      const sum = [0, 0, 0];
+      let n = 0;
+      for (let i = 0; i < data.length; i += info.channels) {
+        if (data[i] > 240 && data[i + 1] > 240 && data[i + 2] > 240) continue;
+        sum[0] += data[i]; sum[1] += data[i + 1]; sum[2] += data[i + 2]; n++;
+      }
+      const mean = sum.map((s) => s / n / 255);
+      const want = EXPECTED[slotNames[slot]];
+      const dist = Math.hypot(mean[0] - want[0] * mean.reduce((a, b) => Math.max(a, b), 0), mean[1] - want[1] * Math.max(...mean), mean[2] - want[2] * Math.max(...mean));
+      expect(dist, `${slotNames[slot]} slot has mean colour ${mean.map((m) => m.toFixed(2))}`).toBeLessThan(0.25);
+    }
   });
 });

@@ -17,7 +17,7 @@ import { FAST_POLL, late, tryonImages, useNock } from '../../adapters/vendor-hel
 const GEMINI = 'https://generativelanguage.googleapis.com';
 const QUEUE = 'https://queue.fal.run';
 const CDN = 'https://v3.fal.media';
-const GEMINI_PATH = '/v1beta/models/gemini-2.5-flash-image:generateContent';
+const GEMINI_PATH = '/v1beta/models/gemini-3.1-flash-image:generateContent';
 
 let person: Uint8Array;
 let garment: Uint8Array;
@@ -32,8 +32,14 @@ function call(n = 2, signal = new AbortController().signal): Omit<ModelCall, 'mo
 function vendors(): ImageModelProvider[] {
   return [new GeminiImageModel({ apiKey: 'g-key' }), new FalImageModel({ apiKey: 'f-key', ...FAST_POLL })];
 }
-/** fal's whole documented round trip for one request, counting submissions. */
+/** fal's whole documented round trip for one request (storage uploads of the references first), counting submissions. */
 function falSucceeds(model: string, app: string, id: string, counter: { n: number } = { n: 0 }) {
+  nock('https://rest.fal.ai')
+    .post('/storage/upload/initiate')
+    .query(true)
+    .times(20)
+    .reply(200, { upload_url: 'https://storage.googleapis.com/fal-uploads/ref?sig=1', file_url: `${CDN}/files/ref.png` });
+  nock('https://storage.googleapis.com').put('/fal-uploads/ref').query(true).times(20).reply(200, '');
   nock(QUEUE)
     .post(`/${model}`)
     .reply(() => (counter.n++, [200, { request_id: id, status_url: `${QUEUE}/${app}/requests/${id}/status`, response_url: `${QUEUE}/${app}/requests/${id}` }]))
@@ -82,7 +88,7 @@ describe('runModelChain with the vendor adapters', () => {
     expect(Buffer.from(result.images[0].bytes).equals(Buffer.from(output))).toBe(true);
     expect(seen).toEqual(result.attempts);
     expect(seen.map((a) => [a.model, a.provider, a.outcome])).toEqual([
-      ['gemini-2.5-flash-image', 'gemini', 'failed'],
+      ['gemini-3.1-flash-image', 'gemini', 'failed'],
       ['fal-ai/bytedance/seedream/v4/edit', 'fal', 'succeeded'],
     ]);
     expect(seen[0].error).toMatch(/503 UNAVAILABLE.*overloaded/);
@@ -103,7 +109,7 @@ describe('runModelChain with the vendor adapters', () => {
     const t0 = Date.now();
     const result = await runModelChain({ call: call(), providers: vendors(), attemptTimeoutMs: 250 });
     expect(Date.now() - t0).toBeLessThan(2_500);
-    expect(result.attempts[0]).toMatchObject({ model: 'gemini-2.5-flash-image', outcome: 'timeout' });
+    expect(result.attempts[0]).toMatchObject({ model: 'gemini-3.1-flash-image', outcome: 'timeout' });
     expect(result.attempts[0].durationMs).toBeGreaterThanOrEqual(200);
     expect(result.attempts[1]).toMatchObject({ provider: 'fal', outcome: 'succeeded' });
   });
@@ -131,7 +137,7 @@ describe('runModelChain with the vendor adapters', () => {
       expect(err.code).toBe('INPUT_REFERENCE_LIMIT');
       expect(err.status).toBe(422);
       expect(err.message).toMatch(/at most 1 input reference; this call sends 2/);
-      const four = await runModelChain({ call: call(4), providers: vendors(), pinnedModel: 'gemini-2.5-flash-image' }).catch((e) => e);
+      const four = await runModelChain({ call: call(15), providers: vendors(), pinnedModel: 'gemini-3.1-flash-image' }).catch((e) => e);
       expect(four.code).toBe('INPUT_REFERENCE_LIMIT');
       expect(outbound).toBe(0);
       expect(gemini.isDone()).toBe(false);
@@ -155,7 +161,7 @@ describe('runModelChain with the vendor adapters', () => {
   it('does not fall back from a failing pinned model', async () => {
     nock(GEMINI).post(GEMINI_PATH).reply(503, { error: { code: 503, message: 'overloaded', status: 'UNAVAILABLE' } });
     const fal = nock(QUEUE).post(/.*/).reply(200, {});
-    const err = await runModelChain({ call: call(2), providers: vendors(), pinnedModel: 'gemini-2.5-flash-image' }).catch((e) => e);
+    const err = await runModelChain({ call: call(2), providers: vendors(), pinnedModel: 'gemini-3.1-flash-image' }).catch((e) => e);
     expect(err.code).toBe('SERVICE_UNAVAILABLE');
     expect(err.retryable).toBe(true);
     expect(fal.isDone()).toBe(false);
@@ -172,7 +178,7 @@ describe('runModelChain with the vendor adapters', () => {
   it('skips a provider without credentials (absent from providers)', async () => {
     falSucceeds('fal-ai/bytedance/seedream/v4/edit', 'fal-ai/bytedance', 's1');
     const result = await runModelChain({ call: call(), providers: [new FalImageModel({ apiKey: 'f-key', pollIntervalMs: 10 })] });
-    expect(result.attempts[0]).toMatchObject({ model: 'gemini-2.5-flash-image', outcome: 'skipped', error: 'provider gemini is not configured' });
+    expect(result.attempts[0]).toMatchObject({ model: 'gemini-3.1-flash-image', outcome: 'skipped', error: 'provider gemini is not configured' });
     expect(result.attempts[1]).toMatchObject({ model: 'fal-ai/bytedance/seedream/v4/edit', outcome: 'succeeded' });
   });
 });
@@ -183,12 +189,12 @@ describe('runModelChain rules', () => {
   it('follows the configured chain order and skips models with too few slots', async () => {
     const fal = new FakeProvider('fal', ok);
     const gemini = new FakeProvider('gemini', ok);
-    const result = await runModelChain({ call: call(2), providers: [fal, gemini], chain: ['fal-ai/flux-pro/kontext', 'gemini-3-pro-image-preview', 'fal-ai/bytedance/seedream/v4/edit'] });
-    expect(result.model).toBe('gemini-3-pro-image-preview');
+    const result = await runModelChain({ call: call(2), providers: [fal, gemini], chain: ['fal-ai/flux-pro/kontext', 'gemini-3-pro-image', 'fal-ai/bytedance/seedream/v4/edit'] });
+    expect(result.model).toBe('gemini-3-pro-image');
     expect(result.attempts[0]).toMatchObject({ model: 'fal-ai/flux-pro/kontext', outcome: 'skipped' });
     expect(result.attempts[0].error).toMatch(/at most 1 references; the call has 2/);
     expect(fal.calls).toHaveLength(0);
-    expect(gemini.calls[0].model).toBe('gemini-3-pro-image-preview');
+    expect(gemini.calls[0].model).toBe('gemini-3-pro-image');
     expect(gemini.calls[0].quality).toBe('standard');
   });
 
@@ -198,10 +204,10 @@ describe('runModelChain rules', () => {
       throw new ProviderError('gemini', 'down', { retryable: true });
     });
     const generate = { ...call(1), task: 'generate' as const };
-    const err = await runModelChain({ call: generate, providers: [builtin, gemini], chain: ['gemini-2.5-flash-image', 'builtin-warp'] }).catch((e) => e);
+    const err = await runModelChain({ call: generate, providers: [builtin, gemini], chain: ['gemini-3.1-flash-image', 'builtin-warp'] }).catch((e) => e);
     expect(builtin.calls).toHaveLength(0);
     expect(err.code).toBe('SERVICE_UNAVAILABLE');
-    expect(err.message).toMatch(/gemini-2.5-flash-image failed \(gemini: down\)/);
+    expect(err.message).toMatch(/gemini-3.1-flash-image failed \(gemini: down\)/);
   });
 
   it('ends with the builtin engine when every vendor fails', async () => {
@@ -211,9 +217,9 @@ describe('runModelChain rules', () => {
     const result = await runModelChain({ call: call(3), providers: [new FakeProvider('gemini', down), new FakeProvider('fal', down), new FakeProvider('builtin', ok)] });
     expect(result.model).toBe('builtin-warp');
     expect(result.attempts.map((a) => `${a.model}:${a.outcome}`)).toEqual([
-      'gemini-2.5-flash-image:failed',
+      'gemini-3.1-flash-image:failed',
       'fal-ai/bytedance/seedream/v4/edit:failed',
-      'gemini-3-pro-image-preview:failed',
+      'gemini-3-pro-image:failed',
       'fal-ai/flux-pro/kontext:skipped',
       'builtin-warp:succeeded',
     ]);
@@ -250,7 +256,7 @@ describe('runModelChain rules', () => {
 
   it('treats an empty answer as a retryable failure', async () => {
     const result = await runModelChain({ call: call(2), providers: [new FakeProvider('gemini', async () => []), new FakeProvider('fal', ok)] });
-    expect(result.attempts[0]).toMatchObject({ outcome: 'failed', error: 'gemini: gemini-2.5-flash-image returned no image' });
+    expect(result.attempts[0]).toMatchObject({ outcome: 'failed', error: 'gemini: gemini-3.1-flash-image returned no image' });
     expect(result.provider).toBe('fal');
   });
 
@@ -264,13 +270,13 @@ describe('runModelChain rules', () => {
 describe('checkPinnedModel', () => {
   const base = { task: 'tryon' as const, quality: 'standard' as const, referenceCount: 2 };
   it('validates the pin against the registry and the configured providers', () => {
-    expect(checkPinnedModel({ ...base, model: 'gemini-2.5-flash-image' }).maxReferences).toBe(3);
+    expect(checkPinnedModel({ ...base, model: 'gemini-3.1-flash-image' }).maxReferences).toBe(14);
     expect(() => checkPinnedModel({ ...base, model: 'dall-e-9' })).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR', details: [{ field: 'options.model', message: 'is not a known model' }] }));
     expect(() => checkPinnedModel({ ...base, model: 'fal-ai/bytedance/seedream/v4/edit', referenceCount: 11 })).toThrow(expect.objectContaining({ code: 'INPUT_REFERENCE_LIMIT' }));
     expect(checkPinnedModel({ ...base, model: 'fal-ai/bytedance/seedream/v4/edit', referenceCount: 10 }).id).toBe('fal-ai/bytedance/seedream/v4/edit');
     expect(() => checkPinnedModel({ ...base, model: 'builtin-warp', task: 'generate' })).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR' }));
-    expect(() => checkPinnedModel({ ...base, model: 'gemini-2.5-flash-image', provider: 'fal' })).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR', details: [expect.objectContaining({ field: 'options.provider' })] }));
-    expect(() => checkPinnedModel({ ...base, model: 'gemini-2.5-flash-image', providers: [] })).toThrow(expect.objectContaining({ code: 'SERVICE_UNAVAILABLE' }));
+    expect(() => checkPinnedModel({ ...base, model: 'gemini-3.1-flash-image', provider: 'fal' })).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR', details: [expect.objectContaining({ field: 'options.provider' })] }));
+    expect(() => checkPinnedModel({ ...base, model: 'gemini-3.1-flash-image', providers: [] })).toThrow(expect.objectContaining({ code: 'SERVICE_UNAVAILABLE' }));
   });
 
   it('checks the slot count before anything else, even for an unconfigured provider', () => {
@@ -281,20 +287,20 @@ describe('checkPinnedModel', () => {
 describe('the model registry', () => {
   it('holds the documented slot caps', () => {
     const r = new ModelRegistry();
-    expect(r.get('gemini-2.5-flash-image')!.maxReferences).toBe(3);
-    expect(r.get('gemini-3-pro-image-preview')!.maxReferences).toBe(14);
+    expect(r.get('gemini-3.1-flash-image')!.maxReferences).toBe(14);
+    expect(r.get('gemini-3-pro-image')!.maxReferences).toBe(14);
     expect(r.get('fal-ai/bytedance/seedream/v4/edit')!.maxReferences).toBe(10);
     expect(r.get('fal-ai/flux-pro/kontext')!.maxReferences).toBe(1);
     expect(r.get('builtin-warp')!.maxReferences).toBeGreaterThanOrEqual(8);
-    expect(r.get('gemini-3-pro-image-preview')!.params('draft')).toEqual({ imageConfig: { imageSize: '1K' } });
+    expect(r.get('gemini-3-pro-image')!.params('draft')).toEqual({ imageConfig: { imageSize: '1K' } });
     expect(r.get('fal-ai/bytedance/seedream/v4/edit')!.params('high')).toMatchObject({ image_size: 'auto_4K' });
   });
 
   it('resolves a configured chain and refuses unknown ids at start', () => {
     const r = new ModelRegistry();
     expect(r.resolveChain().map((m) => m.id)).toEqual([...DEFAULT_MODEL_CHAIN]);
-    expect(r.resolveChain(parseModelChain('builtin-warp, gemini-2.5-flash-image builtin-warp')).map((m) => m.id)).toEqual(['builtin-warp', 'gemini-2.5-flash-image']);
-    expect(() => r.resolveChain(['gemini-2.5-flash-image', 'gpt-image-9'])).toThrow(/unknown model id\(s\) in the model chain: gpt-image-9/);
+    expect(r.resolveChain(parseModelChain('builtin-warp, gemini-3.1-flash-image builtin-warp')).map((m) => m.id)).toEqual(['builtin-warp', 'gemini-3.1-flash-image']);
+    expect(() => r.resolveChain(['gemini-3.1-flash-image', 'gpt-image-9'])).toThrow(/unknown model id\(s\) in the model chain: gpt-image-9/);
     expect(parseModelChain('  ')).toBeUndefined();
     expect(parseModelChain(undefined)).toBeUndefined();
     expect(() => r.add({ ...r.get('builtin-warp')! })).toThrow(/registered twice/);
@@ -333,8 +339,8 @@ describe('vendor registration from configuration', () => {
   });
 
   it('refuses an unknown model in FITROOM_MODEL_CHAIN and a reconstructor without its key', () => {
-    expect(() => register({ FITROOM_MODEL_CHAIN: 'gemini-2.5-flash-image,builtin-warp' })).not.toThrow();
-    expect(() => register({ FITROOM_MODEL_CHAIN: 'gemini-2.5-flash-image,gpt-image-9' })).toThrow(/FITROOM_MODEL_CHAIN: unknown model id\(s\) in the model chain: gpt-image-9/);
+    expect(() => register({ FITROOM_MODEL_CHAIN: 'gemini-3.1-flash-image,builtin-warp' })).not.toThrow();
+    expect(() => register({ FITROOM_MODEL_CHAIN: 'gemini-3.1-flash-image,gpt-image-9' })).toThrow(/FITROOM_MODEL_CHAIN: unknown model id\(s\) in the model chain: gpt-image-9/);
     expect(() => register({ FITROOM_RECONSTRUCTOR: 'meshy' })).toThrow(/MESHY_API_KEY is not set/);
     expect(() => register({ FITROOM_RECONSTRUCTOR: 'rodin' })).toThrow(/builtin, meshy, tripo/);
   });

@@ -91,8 +91,8 @@ describe('virtual-fitting and clothing try-on input rules', () => {
     expect(r.status).toBe(422);
     expect(r.body.error.code).toBe('INPUT_REFERENCE_LIMIT');
     expect(r.body.error.message).toMatch(/at most 1 input reference; this call sends 2/);
-    // three person images and a grid: four references, still too many for a 3-slot model
-    const r2 = await svc.call('POST', '/api/v1/tryon/clothing', { key, body: { personImages: [imageUrl, imageUrl, imageUrl], topGarment: imageUrl, options: { model: 'gemini-2.5-flash-image' } } });
+    // three person images and a grid: four references, too many for the one slot of Kontext [max] too
+    const r2 = await svc.call('POST', '/api/v1/tryon/clothing', { key, body: { personImages: [imageUrl, imageUrl, imageUrl], topGarment: imageUrl, options: { model: 'fal-ai/flux-pro/kontext/max' } } });
     expect(r2.body.error.code).toBe('INPUT_REFERENCE_LIMIT');
     expect(hits).toBe(before);
     await expectInvalid('/api/v1/tryon/clothing', { personImages: [imageUrl], topGarment: imageUrl, options: { model: 'no-such-model' } }, 'options.model');

@@ -47,7 +47,7 @@ describe('BuiltinTryOnProvider', () => {
     await expect(provider.run(call({ nonsense: true }))).rejects.toMatchObject({ name: 'ProviderError', retryable: false });
     const input: TryOnStructuredInput = { body, garments: { topGarment: { packshot: drawTop() } }, preserveBackground: true };
     await expect(provider.run(call(input, { task: 'generate' }))).rejects.toBeInstanceOf(ProviderError);
-    await expect(provider.run(call(input, { model: 'gemini-2.5-flash-image' }))).rejects.toBeInstanceOf(ProviderError);
+    await expect(provider.run(call(input, { model: 'gemini-3.1-flash-image' }))).rejects.toBeInstanceOf(ProviderError);
     // a blank "garment" cannot be segmented: the input's fault
     const blank = { width: 32, height: 32, data: new Uint8Array(32 * 32 * 4).fill(255) };
     await expect(provider.run(call({ ...input, garments: { topGarment: { packshot: blank } } }))).rejects.toMatchObject({ retryable: false });
