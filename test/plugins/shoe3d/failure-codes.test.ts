@@ -7,6 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startShoe3dService, followJob, dataUrl } from './helpers.ts';
 import { solidImage } from '../../support/images.ts';
 import type { TestService } from '../../support/harness.ts';
+import nock from 'nock';
+import { TOKENS } from '../../../core/tokens.ts';
+import { MeshyProductReconstructor } from '../../../adapters/meshy/product-reconstructor.ts';
 
 let svc: TestService;
 let key: string;
@@ -37,4 +40,30 @@ describe('failure codes', () => {
     const r = await svc.call('GET', `/api/v1/jobs/${sub.body.jobId}`, { key });
     expect(r.body).toMatchObject({ status: 'failed', cancelled: true, errorCode: 'CANCELLED' });
   });
+});
+
+describe('a vendor that refuses the account', () => {
+  let meshySvc: TestService;
+  afterAll(async () => {
+    await meshySvc?.close();
+    nock.cleanAll();
+    nock.enableNetConnect();
+  });
+
+  it('fails the job at once with PROVIDER_ACCOUNT and the vendor\'s words, without retries', async () => {
+    nock.disableNetConnect();
+    nock.enableNetConnect(/127\.0\.0\.1|localhost/);
+    let tasks = 0;
+    nock('https://api.meshy.ai').persist().post('/openapi/v1/multi-image-to-3d').reply(() => (tasks++, [402, { message: 'Insufficient funds' }]));
+    meshySvc = await startShoe3dService((api) => api.provide(TOKENS.reconstructors, [new MeshyProductReconstructor({ apiKey: 'msy-test', pollIntervalMs: 10, maxPollIntervalMs: 20 })]));
+    const k = (await meshySvc.createKey()).key;
+    const { shoePhotos } = await import('./helpers.ts');
+    const sub = await meshySvc.call('POST', '/api/v1/shoe-3d', { key: k, body: { images: await shoePhotos([0, 90], 240) } });
+    const { job } = await followJob(meshySvc, k, sub.body.jobId, 60_000);
+    expect(job).toMatchObject({ status: 'failed', errorCode: 'PROVIDER_ACCOUNT' });
+    expect(job.error).toMatch(/HTTP 402: Insufficient funds/);
+    expect(tasks).toBe(1);
+    const trace = (await meshySvc.call('GET', `/api/v1/jobs/${sub.body.jobId}/trace`, { key: k })).body;
+    expect(new Set(trace.timeline.map((t: { attempt: number }) => t.attempt))).toEqual(new Set([1]));
+  }, 90_000);
 });
