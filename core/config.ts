@@ -35,6 +35,8 @@ export interface FitroomConfig {
    * then only yield to real-time work by priority). A cap keeps slots free for real-time work.
    */
   batchLanes: number;
+  /** DISCOVERY_TIMEOUT_MS: the time budget of one product discovery (synchronous route). */
+  discoveryTimeoutMs: number;
   /** A worker whose heartbeat is older than this is considered gone; its jobs are released. */
   workerDeadAfterSeconds: number;
   /** Extra plugin modules to install (FITROOM_PLUGINS, comma-separated module paths). */
@@ -156,6 +158,7 @@ export function loadConfig(env: Env): FitroomConfig {
     footScanRetentionDays: int(env, 'FOOT_SCAN_RETENTION_DAYS', 90, 1, 3650),
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', autoConcurrency(os.totalmem()), 1, 64),
     batchLanes: int(env, 'BATCH_LANES', 0, 0, 64),
+    discoveryTimeoutMs: int(env, 'DISCOVERY_TIMEOUT_MS', 20_000, 500, 120_000),
     workerDeadAfterSeconds: int(env, 'WORKER_DEAD_AFTER_SECONDS', 30, 2, 3600),
     extraPlugins: list(env, 'FITROOM_PLUGINS') ?? [],
     maxJsonBytes: int(env, 'MAX_JSON_BYTES', 40 * 1024 * 1024, 1024),

@@ -17,6 +17,16 @@ export const ERROR_CODES = {
   JOB_NOT_CANCELLABLE: 409,
   BATCH_NOT_CANCELLABLE: 409,
   PAYLOAD_TOO_LARGE: 413,
+  /** Product discovery: nothing matching on the shop's site (within the budgets). */
+  PRODUCT_NOT_FOUND: 404,
+  /** Product discovery: the product was found, but none of its images is a packshot. */
+  NO_PACKSHOTS: 422,
+  /** Product discovery: the shop cannot be fetched (private address, DNS, refused, redirect loop, too large). */
+  SITE_UNREACHABLE: 422,
+  /** Product discovery: the shop's robots.txt disallows the page. */
+  ROBOTS_DISALLOWED: 422,
+  /** Product discovery: the time budget ran out first. */
+  DISCOVERY_TIMEOUT: 422,
   UNSUPPORTED_MEDIA_TYPE: 415,
   INPUT_REFERENCE_LIMIT: 422,
   QUOTA_EXCEEDED: 429,

@@ -28,6 +28,8 @@ import { TEXTURE_PAINTER } from '../../core/ports/texture-painter.ts';
 import { BuiltinTexturePainter } from '../../adapters/builtin/texture-painter/engine.ts';
 import { BATCH_STORE } from '../../core/ports/batch-store.ts';
 import { PostgresBatchStore } from '../../adapters/postgres/batch-store.ts';
+import { PACKSHOT_CLASSIFIER } from '../../core/ports/packshot-classifier.ts';
+import { BuiltinPackshotClassifier } from '../../adapters/builtin/shoe3d/packshot-classifier.ts';
 
 export interface AdapterContext {
   config: FitroomConfig;
@@ -54,4 +56,5 @@ export function bindPluginAdapters(ctx: AdapterContext): void {
   ctx.services.provide(FOOT_MEASUREMENT_STORE, new PostgresFootMeasurementStore(ctx.pool));
   ctx.services.provide(TEXTURE_PAINTER, new BuiltinTexturePainter());
   ctx.services.provide(BATCH_STORE, new PostgresBatchStore(ctx.pool, ctx.config.webhook.maxAttempts));
+  ctx.services.provide(PACKSHOT_CLASSIFIER, new BuiltinPackshotClassifier());
 }
