@@ -176,13 +176,20 @@ export const corePlugin = definePlugin({
       rateLimit: 'download',
       params: { fileId: { type: 'string', minLength: 1, maxLength: 100 } },
       query: { token: { schema: { type: 'string' } }, expires: { schema: { type: 'string', pattern: '^[0-9]+$' } } },
-      responses: { 200: { description: 'The file', contentType: 'application/octet-stream' }, 404: { description: 'Not found or not accessible', schema: 'ErrorEnvelope' } },
+      responses: {
+        200: { description: 'The file', contentType: 'application/octet-stream' },
+        206: { description: 'The bytes asked for with `Range: bytes=a-b` (one range; `a-` and `-n` too), with Content-Range', contentType: 'application/octet-stream' },
+        404: { description: 'Not found or not accessible', schema: 'ErrorEnvelope' },
+        416: { description: 'RANGE_NOT_SATISFIABLE: the range starts past the end', schema: 'ErrorEnvelope' },
+      },
       handler: async (ctx) => {
-        const f = await files.openForDownload(ctx.params.fileId, { caller: ctx.caller, token: ctx.query.token, expires: ctx.query.expires });
+        const f = await files.openForDownload(ctx.params.fileId, { caller: ctx.caller, token: ctx.query.token, expires: ctx.query.expires }, ctx.headers.range);
+        const ranged: { status?: number; headers: Record<string, string> } = f.range ? { status: 206, headers: { 'Content-Range': `bytes ${f.range.start}-${f.range.end}/${f.size}` } } : { headers: {} };
         return {
-          file: { contentType: f.rec.contentType, stream: f.stream, size: f.size, filename: f.rec.filename ?? undefined },
+          status: ranged.status,
+          file: { contentType: f.rec.contentType, stream: f.stream, size: f.range ? f.range.end - f.range.start + 1 : f.size, filename: f.rec.filename ?? undefined },
           // A signed URL is itself the credential: viewers on other origins (the AR host) may load it.
-          headers: { 'Cache-Control': 'private, max-age=300', 'X-Content-Type-Options': 'nosniff', ...(ctx.authScheme === 'signedUrl' ? { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' } : {}) },
+          headers: { 'Cache-Control': 'private, max-age=300', 'X-Content-Type-Options': 'nosniff', 'Accept-Ranges': 'bytes', ...ranged.headers, ...(ctx.authScheme === 'signedUrl' ? { 'Access-Control-Allow-Origin': '*', 'Cross-Origin-Resource-Policy': 'cross-origin' } : {}) },
         };
       },
     });

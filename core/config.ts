@@ -35,6 +35,12 @@ export interface FitroomConfig {
    * then only yield to real-time work by priority). A cap keeps slots free for real-time work.
    */
   batchLanes: number;
+  /**
+   * BLOB_STORE: `fs` (files under DATA_DIR/blobs, one machine) or `s3` (an S3-compatible bucket that
+   * every API and worker process shares).
+   */
+  blobStore: 'fs' | 's3';
+  s3: { endpoint: string | null; bucket: string; region: string; accessKeyId: string | null; secretAccessKey: string | null; forcePathStyle: boolean; sse: 'AES256' | 'aws:kms' | null; sseKmsKeyId: string | null; prefix: string };
   /** DISCOVERY_TIMEOUT_MS: the time budget of one product discovery (synchronous route). */
   discoveryTimeoutMs: number;
   /** A worker whose heartbeat is older than this is considered gone; its jobs are released. */
@@ -159,6 +165,7 @@ export function loadConfig(env: Env): FitroomConfig {
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', autoConcurrency(os.totalmem()), 1, 64),
     batchLanes: int(env, 'BATCH_LANES', 0, 0, 64),
     discoveryTimeoutMs: int(env, 'DISCOVERY_TIMEOUT_MS', 20_000, 500, 120_000),
+    ...blobSettings(env),
     workerDeadAfterSeconds: int(env, 'WORKER_DEAD_AFTER_SECONDS', 30, 2, 3600),
     extraPlugins: list(env, 'FITROOM_PLUGINS') ?? [],
     maxJsonBytes: int(env, 'MAX_JSON_BYTES', 40 * 1024 * 1024, 1024),
@@ -217,6 +224,36 @@ function botSettings(env: Env): FitroomConfig['bot'] {
 }
 
 /** TRUST_PROXY: unset, `false` or 0 = off; `true` = one proxy; or the number of proxy hops (1-10). */
+function blobSettings(env: Env): Pick<FitroomConfig, 'blobStore' | 's3'> {
+  const kind = str(env, 'BLOB_STORE') ?? 'fs';
+  if (kind !== 'fs' && kind !== 's3') throw new ConfigError(`BLOB_STORE must be fs or s3, got "${kind}"`);
+  const bucket = str(env, 'S3_BUCKET');
+  if (kind === 's3' && !bucket) throw new ConfigError('BLOB_STORE=s3 needs S3_BUCKET (and S3_ENDPOINT for a store other than AWS S3)');
+  const accessKeyId = str(env, 'S3_ACCESS_KEY_ID');
+  const secretAccessKey = str(env, 'S3_SECRET_ACCESS_KEY');
+  if (!!accessKeyId !== !!secretAccessKey) throw new ConfigError('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together (or neither: the AWS SDK then uses its default credentials, e.g. an instance role)');
+  const sse = str(env, 'S3_SSE');
+  if (sse && sse !== 'AES256' && sse !== 'aws:kms') throw new ConfigError(`S3_SSE must be AES256 or aws:kms, got "${sse}"`);
+  const pathStyle = str(env, 'S3_FORCE_PATH_STYLE');
+  if (pathStyle && !['true', 'false', '1', '0'].includes(pathStyle)) throw new ConfigError(`S3_FORCE_PATH_STYLE must be true or false, got "${pathStyle}"`);
+  const prefix = str(env, 'S3_PREFIX') ?? '';
+  if (prefix && !/^[A-Za-z0-9/_.-]+\/$/.test(prefix)) throw new ConfigError('S3_PREFIX must end with / and hold only letters, digits, /, _, . and -');
+  return {
+    blobStore: kind,
+    s3: {
+      endpoint: url(env, 'S3_ENDPOINT'),
+      bucket: bucket ?? '',
+      region: str(env, 'S3_REGION') ?? 'us-east-1',
+      accessKeyId,
+      secretAccessKey,
+      forcePathStyle: pathStyle === 'true' || pathStyle === '1',
+      sse: sse as 'AES256' | 'aws:kms' | null,
+      sseKmsKeyId: str(env, 'S3_SSE_KMS_KEY_ID'),
+      prefix,
+    },
+  };
+}
+
 function proxyHops(env: Env): number {
   const v = str(env, 'TRUST_PROXY')?.toLowerCase();
   if (!v || v === 'false') return 0;

@@ -17,6 +17,8 @@ export const ERROR_CODES = {
   JOB_NOT_CANCELLABLE: 409,
   BATCH_NOT_CANCELLABLE: 409,
   PAYLOAD_TOO_LARGE: 413,
+  /** A Range header that starts past the end of the file. */
+  RANGE_NOT_SATISFIABLE: 416,
   /** Product discovery: nothing matching on the shop's site (within the budgets). */
   PRODUCT_NOT_FOUND: 404,
   /** Product discovery: the product was found, but none of its images is a packshot. */

@@ -1,5 +1,5 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { BlobStore } from './ports/blob-store.ts';
+import type { BlobRange, BlobStore } from './ports/blob-store.ts';
 import type { FileStore } from './ports/file-store.ts';
 import type { JobResult } from './jobs.ts';
 import { FitroomError, notFound } from './errors.ts';
@@ -102,7 +102,7 @@ export class FileService {
   }
 
   /** Opens a file for download: the owner's key, or a valid unexpired signature. Same 404 otherwise. */
-  async openForDownload(id: string, access: { caller: Caller | null; token?: string; expires?: string }) {
+  async openForDownload(id: string, access: { caller: Caller | null; token?: string; expires?: string }, rangeHeader?: string) {
     const rec = await this.get(id);
     if (!rec || rec.internal) throw notFound('File not found');
     if (rec.expiresAt && rec.expiresAt.getTime() <= Date.now()) throw notFound('File not found');
@@ -117,7 +117,8 @@ export class FileService {
       }
     }
     if (!allowed) throw notFound('File not found');
-    const s = await this.blobs.stream(rec.blobKey);
+    const range = rangeHeader ? parseRange(rangeHeader, rec.size) : undefined;
+    const s = await this.blobs.stream(rec.blobKey, range ?? undefined);
     if (!s) throw new FitroomError('NOT_FOUND', 'File not found');
     return { rec, ...s };
   }
@@ -134,3 +135,27 @@ export class FileService {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * One `bytes=` range of an HTTP Range header (RFC 9110 14.2): `a-b`, `a-` or the suffix `-n`, clipped to
+ * the size. Several ranges, other units or a malformed header are ignored (the whole file, 200); a range
+ * that starts past the end answers 416.
+ */
+export function parseRange(header: string, size: number): BlobRange | null {
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return null;
+  let start: number;
+  let end: number;
+  if (m[1] === '') {
+    const n = Number(m[2]);
+    if (n === 0) throw new FitroomError('RANGE_NOT_SATISFIABLE', `The file has ${size} bytes`);
+    start = Math.max(0, size - n);
+    end = size - 1;
+  } else {
+    start = Number(m[1]);
+    end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+    if (m[2] !== '' && Number(m[2]) < start) return null;
+  }
+  if (start >= size) throw new FitroomError('RANGE_NOT_SATISFIABLE', `The file has ${size} bytes`);
+  return { start, end };
+}

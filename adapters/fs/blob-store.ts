@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
-import { BlobTooLargeError, type BlobStore } from '../../core/ports/blob-store.ts';
+import { BlobTooLargeError, type BlobRange, type BlobStore } from '../../core/ports/blob-store.ts';
 
 /** Blobs as files under a root folder; writes go to a temporary name and are renamed into place. */
 export class FilesystemBlobStore implements BlobStore {
@@ -57,11 +57,11 @@ export class FilesystemBlobStore implements BlobStore {
     }
   }
 
-  async stream(key: string) {
+  async stream(key: string, range?: BlobRange) {
     const p = this.pathOf(key);
     try {
       const s = await stat(p);
-      return { stream: createReadStream(p), size: s.size };
+      return { stream: createReadStream(p, range ? { start: range.start, end: range.end } : {}), size: s.size, ...(range ? { range } : {}) };
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw e;

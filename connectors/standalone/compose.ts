@@ -3,7 +3,7 @@ import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import type { FitroomConfig } from '../../core/config.ts';
+import { ConfigError, type FitroomConfig } from '../../core/config.ts';
 import type { FitroomPlugin, Token } from '../../core/plugin.ts';
 import { Kernel, type ServiceContainer } from '../../core/kernel.ts';
 import { TOKENS } from '../../core/tokens.ts';
@@ -33,6 +33,8 @@ import { PgListener } from '../../adapters/postgres/listener.ts';
 import { GraphileQueueProbe } from '../../adapters/graphile-worker/queue-probe.ts';
 import { startWorker, type WorkerHandle } from '../../adapters/graphile-worker/worker.ts';
 import { FilesystemBlobStore } from '../../adapters/fs/blob-store.ts';
+import { S3BlobStore } from '../../adapters/s3/blob-store.ts';
+import type { BlobStore } from '../../core/ports/blob-store.ts';
 import { SafeHttp } from '../../adapters/http/safe-http.ts';
 import { SharpImageCodec } from '../../adapters/sharp/image-codec.ts';
 import { createHttpApp, type HttpDeps } from './http.ts';
@@ -80,13 +82,40 @@ class TsyringeServices implements ServiceContainer {
 /** A connector's own routes on the API host (OAuth callbacks, platform webhooks, proxies), given the host's deps. */
 export type Mount = (router: Router, http: HttpDeps) => void;
 
+/**
+ * BLOB_STORE=fs: files under DATA_DIR/blobs (one machine). BLOB_STORE=s3: the shared bucket, checked
+ * at start (bucket found, probe object written, read and deleted) so a wrong setting stops the start
+ * with what to fix instead of failing the first upload.
+ */
+async function openBlobStore(config: FitroomConfig): Promise<BlobStore> {
+  if (config.blobStore === 'fs') return new FilesystemBlobStore(path.join(config.dataDir, 'blobs'));
+  const { s3 } = config;
+  const store = new S3BlobStore({
+    bucket: s3.bucket,
+    region: s3.region,
+    ...(s3.endpoint ? { endpoint: s3.endpoint } : {}),
+    ...(s3.accessKeyId && s3.secretAccessKey ? { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } : {}),
+    forcePathStyle: s3.forcePathStyle,
+    ...(s3.sse ? { sse: s3.sse } : {}),
+    ...(s3.sseKmsKeyId ? { sseKmsKeyId: s3.sseKmsKeyId } : {}),
+    prefix: s3.prefix,
+  });
+  try {
+    await store.probe();
+  } catch (e) {
+    store.close();
+    throw new ConfigError(`BLOB_STORE=s3: ${(e as Error).message}. Check S3_ENDPOINT (${s3.endpoint ?? 'AWS'}), S3_BUCKET (${s3.bucket}), S3_REGION (${s3.region}), the credentials (S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY) and S3_FORCE_PATH_STYLE (${s3.forcePathStyle}) for MinIO or Ceph`);
+  }
+  return store;
+}
+
 export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: string; plugins: FitroomPlugin[]; poolSize?: number; migrate?: boolean; mounts?: Mount[]; logger?: Logger }): Promise<Fitroom> {
   const log = opts.logger ?? createLogger({ level: process.env.LOG_LEVEL ?? 'warn' });
   const pool = createPool(opts.databaseUrl, opts.poolSize ?? 20);
   if (opts.migrate !== false) await migrate(pool);
   const services = new TsyringeServices(rootContainer.createChildContainer());
   const kernel = new Kernel(config, services);
-  const blobs = new FilesystemBlobStore(path.join(config.dataDir, 'blobs'));
+  const blobs = await openBlobStore(config);
   const outbound = new SafeHttp({ allowedPrivateNetworks: config.allowedPrivateNetworks, ...config.fetch });
   const codec = new SharpImageCodec();
   const webhookStore = new PostgresWebhookStore(pool, config.webhook.maxAttempts);
@@ -190,6 +219,7 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
       await rateLimiter.close();
       await listener.close();
       await outbound.close();
+      if (blobs instanceof S3BlobStore) blobs.close();
       await pool.end();
     },
   };

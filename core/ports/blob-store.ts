@@ -1,15 +1,23 @@
 import type { Readable } from 'node:stream';
 
+/** Inclusive byte positions, as in an HTTP Range header. */
+export interface BlobRange {
+  start: number;
+  end: number;
+}
+
 /**
- * BlobStore: bytes by key (images, GLBs, USDZ). Filesystem under DATA_DIR by default; an
- * S3-compatible store when several machines share the blobs.
+ * BlobStore: bytes by key (images, GLBs, USDZ). Filesystem under DATA_DIR by default
+ * (`adapters/fs`); an S3-compatible bucket when several machines share the blobs (`adapters/s3`).
+ * Not found is `null`, never an error.
  */
 export interface BlobStore {
   put(key: string, bytes: Uint8Array, contentType: string): Promise<void>;
   /** Streams into the store, failing (and removing the partial blob) past maxBytes. Returns the size. */
   putStream(key: string, stream: Readable, contentType: string, maxBytes: number): Promise<number>;
   get(key: string): Promise<Uint8Array | null>;
-  stream(key: string): Promise<{ stream: Readable; size: number } | null>;
+  /** The blob, or the bytes of `range` (within the blob: the caller checks against the size); `size` is the whole blob's. */
+  stream(key: string, range?: BlobRange): Promise<{ stream: Readable; size: number; range?: BlobRange } | null>;
   delete(key: string): Promise<void>;
 }
 
