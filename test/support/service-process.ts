@@ -134,3 +134,42 @@ export function watchHealth(s: ServiceProcess) {
     },
   };
 }
+
+/** A process of one role (`api` or `worker`) on an external database, as scale-out runs them. */
+export interface RoleProcess {
+  role: 'api' | 'worker';
+  proc: ChildProcess;
+  dataDir: string;
+  /** The API host (api role). */
+  api: string;
+  /** The AR host (api role). */
+  ar: string;
+  exited: Promise<number | null>;
+  log(): string;
+}
+
+/** Starts `main.ts <role>` with its own DATA_DIR; resolves once it serves (api) or runs jobs (worker). */
+export async function startRoleProcess(role: 'api' | 'worker', env: Record<string, string>, running?: Set<ChildProcess>): Promise<RoleProcess> {
+  const dataDir = tempDataDir(`fitroom-${role}-`);
+  const port = await freePort();
+  const arPort = await freePort();
+  const proc = spawn(NODE, ['connectors/standalone/main.ts', role], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, PORT: String(port), AR_PORT: String(arPort), HOST: '127.0.0.1', ADMIN_KEY: FAULTS_ADMIN_KEY, FITROOM_ENV: 'production', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running?.add(proc);
+  const output: string[] = [];
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => (running?.delete(proc), r(code))));
+  await new Promise<void>((resolve, reject) => {
+    const ready = role === 'api' ? /API host on/ : /worker running/;
+    const onData = (chunk: Buffer) => {
+      output.push(chunk.toString());
+      if (ready.test(output.join(''))) resolve();
+    };
+    proc.stdout!.on('data', onData);
+    proc.stderr!.on('data', onData);
+    void exited.then((code) => reject(new Error(`${role} exited (${code}) during start:\n${output.join('')}`)));
+  });
+  return { role, proc, dataDir, api: `http://127.0.0.1:${port}`, ar: `http://127.0.0.1:${arPort}`, exited, log: () => output.join('') };
+}
