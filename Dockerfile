@@ -1,0 +1,36 @@
+# syntax=docker/dockerfile:1
+# Fitroom for containers: `api` or `worker` processes on an external PostgreSQL (DATABASE_URL) and an
+# S3-compatible store (BLOB_STORE=s3). The embedded PostgreSQL of `npm start` is not used here.
+
+# Production dependencies only (the Medusa plugin, tests and benchmarks stay out).
+FROM node:24-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+FROM node:24-bookworm-slim
+ENV NODE_ENV=production \
+    FITROOM_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=3000 \
+    AR_PORT=3001 \
+    DATA_DIR=/data \
+    LOG_LEVEL=info
+WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json ./
+COPY core ./core
+COPY adapters ./adapters
+COPY plugins ./plugins
+COPY connectors/standalone ./connectors/standalone
+COPY connectors/shopify ./connectors/shopify
+# a writable DATA_DIR for the non-root user (no blobs land there with BLOB_STORE=s3)
+RUN mkdir -p /data && chown node:node /data
+USER node
+EXPOSE 3000 3001
+# The API role answers /api/v1/health (200, or 503 while the database is unreachable); a worker has
+# no port: compose.yaml checks it differently.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/api/v1/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+ENTRYPOINT ["node", "connectors/standalone/main.ts"]
+CMD ["api"]
