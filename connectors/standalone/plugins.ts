@@ -8,8 +8,9 @@ import { storefrontPlugin } from '../../plugins/storefront/index.ts';
 import { monitoringPlugin } from '../../plugins/monitoring/index.ts';
 import { footMeasurementsPlugin } from '../../plugins/foot-measurements/index.ts';
 import { texturePainterPlugin } from '../../plugins/texture-painter/index.ts';
+import { playgroundPlugin } from '../../plugins/playground/index.ts';
 
 /** The capabilities the standalone service installs, in the order they are listed in the README. */
 export function standalonePlugins(): FitroomPlugin[] {
-  return [corePlugin, twinsPlugin, tryonPlugin, shoe3dPlugin, arHostPlugin, storefrontPlugin, monitoringPlugin, footMeasurementsPlugin, texturePainterPlugin];
+  return [corePlugin, twinsPlugin, tryonPlugin, shoe3dPlugin, arHostPlugin, storefrontPlugin, monitoringPlugin, footMeasurementsPlugin, texturePainterPlugin, playgroundPlugin];
 }
