@@ -114,7 +114,7 @@ describe('the playground page', () => {
     expect(seen.length).toBeGreaterThan(1);
     expect(seen.slice(0, -1).every((v) => v === null)).toBe(true);
     expect(seen.at(-1)).toBe(100);
-    await page.waitForFunction(() => (document.querySelector('.result-image') as HTMLImageElement | null)?.naturalWidth! > 0);
+    await page.waitForFunction(() => ((document.querySelector('.result-image') as HTMLImageElement | null)?.naturalWidth ?? 0) > 0);
     const stages = await page.locator('#trace li .name').allTextContents();
     expect(stages).toEqual(['validate inputs', 'resolve identity', 'build garment grid', 'generate', 'store']);
     const curl = await page.textContent('#curl');
