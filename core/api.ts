@@ -7,6 +7,7 @@ import { FitroomError, validationError } from './errors.ts';
 import { registerAuthSchemes } from './auth-schemes.ts';
 import { DATABASE_HEALTH, type DatabaseHealth } from './ports/database-health.ts';
 import { timingSafeEqual, createHash } from 'node:crypto';
+import { EX } from './examples.ts';
 
 function safeEqual(a: string, b: string): boolean {
   const ha = createHash('sha256').update(a).digest();
@@ -61,7 +62,7 @@ export const corePlugin = definePlugin({
       auth: ['none'],
       rateLimit: 'health',
       description: 'Answers 200 while the service and its database answer; 503 `DATABASE_UNAVAILABLE` while the database cannot be reached (load balancers take the instance out; it comes back by itself).',
-      responses: { 200: { description: 'The service is up', schema: 'HealthResponse' }, 503: { description: 'DATABASE_UNAVAILABLE', schema: 'ErrorEnvelope' } },
+      responses: { 200: { description: 'The service is up', schema: 'HealthResponse', example: { status: 'ok', timestamp: EX.time, version: '1.2.0' } }, 503: { description: 'DATABASE_UNAVAILABLE', schema: 'ErrorEnvelope' } },
       handler: async () => {
         const db = await database.check();
         if (!db.ok) throw new FitroomError('DATABASE_UNAVAILABLE', `The database cannot be reached (${db.error}); the service reconnects by itself`);
@@ -78,7 +79,7 @@ export const corePlugin = definePlugin({
       tags: ['Health'],
       auth: ['apiKey'],
       rateLimit: 'health',
-      responses: { 200: { description: 'Warm-up report', schema: 'WarmupResponse' } },
+      responses: { 200: { description: 'Warm-up report', schema: 'WarmupResponse', example: { status: 'ok', timestamp: EX.time, modal: { warm: true, responseTimeMs: 0.03, provider: 'builtin' }, queue: { warm: true, roundTripMs: 7 }, database: { reachable: true, latencyMs: 0.2 } } } },
       handler: async () => {
         const providers = api.get(TOKENS.imageModels);
         const first = providers[0];
@@ -109,7 +110,7 @@ export const corePlugin = definePlugin({
       tags: ['Health'],
       auth: ['apiKey'],
       rateLimit: 'health',
-      responses: { 200: { description: 'Queued a warm-up ping', schema: 'QueueWarmupResponse' } },
+      responses: { 200: { description: 'Queued a warm-up ping', schema: 'QueueWarmupResponse', example: { status: 'ok', timestamp: EX.time, queueWarm: true } } },
       handler: async () => {
         void probe.ping(0).catch(() => undefined);
         return { body: { status: 'ok', timestamp: now(), queueWarm: true } };
@@ -127,7 +128,7 @@ export const corePlugin = definePlugin({
       rateLimit: 'status',
       browserProtected: true,
       params: { jobId: JOB_ID },
-      responses: { 200: { description: 'The job', schema: 'Job' }, 404: { description: 'No such job for this credential', schema: 'ErrorEnvelope' } },
+      responses: { 200: { description: 'The job', schema: 'Job', example: { jobId: EX.jobId, status: 'completed', progress: { stage: 'completed', percentage: 100 }, createdAt: EX.time, updatedAt: EX.time, result: { imageUrl: EX.fileUrl }, results: [{ url: EX.fileUrl, expiresAt: EX.later, digitalTwinId: EX.twinId }], digitalTwinId: EX.twinId } }, 404: { description: 'No such job for this credential', schema: 'ErrorEnvelope' } },
       handler: async (ctx) => ({ body: await jobs.view(ctx.params.jobId, ctx.caller!), headers: NO_STORE }),
     });
 
@@ -142,7 +143,7 @@ export const corePlugin = definePlugin({
       rateLimit: 'status',
       params: { jobId: JOB_ID },
       responses: {
-        200: { description: 'Cancelled', schema: 'CancelResponse' },
+        200: { description: 'Cancelled', schema: 'CancelResponse', example: { cancelled: true } },
         404: { description: 'No such job for this credential', schema: 'ErrorEnvelope' },
         409: { description: 'The job is already terminal', schema: 'ErrorEnvelope' },
       },
@@ -161,7 +162,7 @@ export const corePlugin = definePlugin({
       auth: ['apiKey'],
       rateLimit: 'status',
       params: { jobId: JOB_ID },
-      responses: { 200: { description: 'The trace', schema: 'JobTrace' }, 404: { description: 'No such job for this credential', schema: 'ErrorEnvelope' } },
+      responses: { 200: { description: 'The trace', schema: 'JobTrace', example: { jobId: EX.jobId, kind: 'tryon', status: 'completed', cancelled: false, stages: ['validate inputs', 'resolve identity', 'build garment grid', 'generate', 'store'], timeline: [{ seq: 1, stage: 'validate inputs', status: 'validating', attempt: 1, startedAt: EX.time, endedAt: EX.time, durationMs: 24, outcome: 'ok' }, { seq: 4, stage: 'generate', status: 'processing', attempt: 1, startedAt: EX.time, endedAt: EX.time, durationMs: 1000, outcome: 'ok', detail: { model: 'builtin-warp' } }] } }, 404: { description: 'No such job for this credential', schema: 'ErrorEnvelope' } },
       handler: async (ctx) => ({ body: await jobs.trace(ctx.params.jobId, ctx.caller!), headers: NO_STORE }),
     });
 
@@ -201,7 +202,7 @@ export const corePlugin = definePlugin({
       summary: 'This OpenAPI 3.1 document',
       tags: ['Meta'],
       auth: ['none'],
-      responses: { 200: { description: 'OpenAPI document' } },
+      responses: { 200: { description: 'OpenAPI document', schema: { type: 'object', required: ['openapi', 'info', 'paths'], properties: { openapi: { const: '3.1.0' }, info: { type: 'object' }, servers: { type: 'array' }, paths: { type: 'object' } } }, example: { openapi: '3.1.0', info: { title: 'Fitroom API', version: '1.2.0' }, servers: [{ url: 'https://fitroom.example' }], paths: {} } } },
       // each host's operations under its own server, so that /docs sends AR host calls to the AR host
       handler: async (ctx) => ({ body: buildOpenApi(kernel, { serverUrl: ctx.links.api, arServerUrl: ctx.links.ar || undefined }) }),
     });
@@ -215,7 +216,8 @@ export const corePlugin = definePlugin({
       tags: ['Admin'],
       auth: ['admin'],
       body: 'CreateApiKeyRequest',
-      responses: { 201: { description: 'Created; the key is shown once', schema: 'CreatedApiKey' }, 503: { description: 'ADMIN_KEY is not configured', schema: 'ErrorEnvelope' } },
+      example: { name: 'my-shop', kind: 'user', maxUsage: 0 },
+      responses: { 201: { description: 'Created; the key is shown once', schema: 'CreatedApiKey', example: { key: 'fr_live_GciSzwiwIXlYwEXjYOk3-C4SRjLQpScz', apiKey: { id: EX.keyId, name: 'my-shop', kind: 'user', prefix: 'fr_live_Gci', accountId: null, isActive: true, expiresAt: null, maxUsage: 0, usageCount: 4, monthlyQuota: null, createdAt: EX.time, revokedAt: null, rotatedFrom: null } } }, 503: { description: 'ADMIN_KEY is not configured', schema: 'ErrorEnvelope' } },
       handler: async (ctx) => {
         const b = ctx.body as { name: string; kind?: KeyKind; accountId?: string; expiresAt?: string; maxUsage?: number; monthlyQuota?: number };
         const expiresAt = b.expiresAt ? new Date(b.expiresAt) : null;
@@ -231,7 +233,7 @@ export const corePlugin = definePlugin({
       summary: 'List API keys',
       tags: ['Admin'],
       auth: ['admin'],
-      responses: { 200: { description: 'Keys (never the secrets)', schema: { type: 'object', required: ['keys'], properties: { keys: { type: 'array', items: ref('ApiKey') } } } } },
+      responses: { 200: { description: 'Keys (never the secrets)', schema: { type: 'object', required: ['keys'], properties: { keys: { type: 'array', items: ref('ApiKey') } } }, example: { keys: [{ id: EX.keyId, name: 'my-shop', kind: 'user', prefix: 'fr_live_Gci', accountId: null, isActive: true, expiresAt: null, maxUsage: 0, usageCount: 4, monthlyQuota: null, createdAt: EX.time, revokedAt: null, rotatedFrom: null }] } } },
       handler: async () => ({ body: { keys: (await credentials.list()).map(keyView) } }),
     });
     api.operation({
@@ -242,7 +244,7 @@ export const corePlugin = definePlugin({
       tags: ['Admin'],
       auth: ['admin'],
       params: { keyId: { type: 'string', format: 'uuid' } },
-      responses: { 200: { description: 'Revoked', schema: 'ApiKey' }, 404: { description: 'Unknown key', schema: 'ErrorEnvelope' } },
+      responses: { 200: { description: 'Revoked', schema: 'ApiKey', example: { ...{ id: EX.keyId, name: 'my-shop', kind: 'user', prefix: 'fr_live_Gci', accountId: null, isActive: true, expiresAt: null, maxUsage: 0, usageCount: 4, monthlyQuota: null, createdAt: EX.time, revokedAt: null, rotatedFrom: null }, isActive: false, revokedAt: EX.later } }, 404: { description: 'Unknown key', schema: 'ErrorEnvelope' } },
       handler: async (ctx) => ({ body: keyView(await credentials.revoke(ctx.params.keyId)) }),
     });
     api.operation({
@@ -254,7 +256,7 @@ export const corePlugin = definePlugin({
       tags: ['Admin'],
       auth: ['admin'],
       params: { keyId: { type: 'string', format: 'uuid' } },
-      responses: { 201: { description: 'The new key, shown once', schema: 'CreatedApiKey' }, 404: { description: 'Unknown key', schema: 'ErrorEnvelope' }, 409: { description: 'The key is revoked', schema: 'ErrorEnvelope' } },
+      responses: { 201: { description: 'The new key, shown once', schema: 'CreatedApiKey', example: { key: 'fr_live_6YkjQ2mH7u0aWcE3xXk9V1pLrS8tNbDf', apiKey: { ...{ id: EX.keyId, name: 'my-shop', kind: 'user', prefix: 'fr_live_Gci', accountId: null, isActive: true, expiresAt: null, maxUsage: 0, usageCount: 4, monthlyQuota: null, createdAt: EX.time, revokedAt: null, rotatedFrom: null }, id: '9fdffdc0-0aad-4d26-b351-d662c06e4259', prefix: 'fr_live_6Yk', usageCount: 0, rotatedFrom: EX.keyId } } }, 404: { description: 'Unknown key', schema: 'ErrorEnvelope' }, 409: { description: 'The key is revoked', schema: 'ErrorEnvelope' } },
       handler: async (ctx) => {
         const { key, record } = await credentials.rotate(ctx.params.keyId);
         return { status: 201, body: { key, apiKey: keyView(record) }, headers: { 'Cache-Control': 'no-store' } };

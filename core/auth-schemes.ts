@@ -1,6 +1,7 @@
 import { MAX_TOKEN_TTL_SECONDS } from './config.ts';
 import type { PluginApi } from './plugin.ts';
 import { TOKENS } from './tokens.ts';
+import { EX } from './examples.ts';
 import { FitroomError } from './errors.ts';
 import { callerFromKey, type Caller } from './credentials.ts';
 import { AccountTokens, TOKEN_PREFIX, accountCaller, accountOf, storefrontCaller, type TokenType } from './account-tokens.ts';
@@ -133,9 +134,10 @@ function registerTokenOperations(api: PluginApi, tokens: AccountTokens) {
     auth: ['apiKey'],
     rateLimit: 'submission',
     body: 'MintTokenRequest',
+    example: { type: 'storefront', ttlSeconds: 900 },
     maxBodyBytes: 4096,
     responses: {
-      201: { description: 'Minted', schema: 'MintedToken' },
+      201: { description: 'Minted', schema: 'MintedToken', example: { success: true, token: 'wfs1.eyJ0eXAiOiJzdG9yZWZyb250Iiwia2lkIjoiZDEiLCJhY2MiOiJrZXk6Nzc3NWRmODUiLCJrZXkiOiI3Nzc1ZGY4NSIsImlhdCI6MTc5NTU0ODg1NywiZXhwIjoxNzk1NTQ5NzU3LCJuIjoiVXJLeG1kNk8ifQ.cRva6y9yjvSANaYUUV-FwllloaD9hSEYUtz78zhrRvk', tokenType: 'storefront', accountId: `key:${EX.keyId}`, expiresAt: EX.later, expiresIn: 900 } },
       400: { description: 'Invalid request', schema: 'ErrorEnvelope' },
       401: { description: 'Missing or invalid key, or a bad usage handshake', schema: 'ErrorEnvelope' },
       403: { description: 'This key may not mint this token type (CREDENTIAL_NOT_ALLOWED)', schema: 'ErrorEnvelope' },
@@ -175,7 +177,8 @@ function registerTokenOperations(api: PluginApi, tokens: AccountTokens) {
     tags: ['Admin'],
     auth: ['admin'],
     body: 'AdminAccountTokenRequest',
-    responses: { 201: { description: 'Minted', schema: 'MintedToken' }, 404: { description: 'No usable key belongs to that account', schema: 'ErrorEnvelope' } },
+    example: { accountId: 'acme-shop', ttlSeconds: 3600 },
+    responses: { 201: { description: 'Minted', schema: 'MintedToken', example: { success: true, token: 'wfa1.eyJ0eXAiOiJhY2NvdW50Iiwia2lkIjoiZDEiLCJhY2MiOiJhY21lLXNob3AifQ.3a9kVnq0yQf5mVQb8o3n2q5QmZk0xF3e1q2T6wVbq7c', tokenType: 'account', accountId: 'acme-shop', expiresAt: EX.later, expiresIn: 3600 } }, 404: { description: 'No usable key belongs to that account', schema: 'ErrorEnvelope' } },
     async handler(ctx) {
       const b = ctx.body as { accountId: string; ttlSeconds?: number };
       const rec = await credentials.activeKeyOfAccount(b.accountId);
@@ -194,7 +197,13 @@ function registerTokenOperations(api: PluginApi, tokens: AccountTokens) {
     tags: ['Admin'],
     auth: ['admin'],
     query: { accountId: { schema: { type: 'string', minLength: 1, maxLength: 200 } }, since: { schema: { type: 'string', format: 'date' }, description: 'First UTC day (default: 30 days ago)' } },
-    responses: { 200: { description: 'Counts, newest day first' } },
+    responses: {
+      200: {
+        description: 'Counts, newest day first',
+        schema: { type: 'object', required: ['usage'], properties: { usage: { type: 'array', items: { type: 'object', required: ['accountId', 'operationId', 'day', 'count'], properties: { accountId: { type: 'string' }, operationId: { type: 'string' }, day: { type: 'string', format: 'date' }, count: { type: 'integer', minimum: 0 } } } } } },
+        example: { usage: [{ accountId: 'acme-shop', operationId: 'createVirtualFitting', day: '2026-11-24', count: 17 }] },
+      },
+    },
     async handler(ctx) {
       const store = api.has(USAGE_ATTRIBUTION) ? api.get(USAGE_ATTRIBUTION) : null;
       const since = ctx.query.since ?? new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 10);

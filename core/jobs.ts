@@ -6,6 +6,7 @@ import type { JobStore, NewJob, QueueOptions } from './ports/job-store.ts';
 import { buildJobDelivery } from './webhooks.ts';
 import type { Links } from './links.ts';
 import type { OperationResult } from './plugin.ts';
+import { currentRequestId } from './request-context.ts';
 
 /**
  * Terminology
@@ -187,14 +188,15 @@ function newJob(s: SubmitInput): NewJob {
     webhookUrl: s.webhookUrl ?? null,
     baseUrl: s.links.api,
     charged: s.charged ?? false,
+    requestId: currentRequestId(),
   };
 }
 
 /** What a worker's log sees of a job: its start, each stage's end, and how it finished. */
 export interface JobObserver {
-  started?(e: { jobId: string; kind: string; attempt: number }): void;
-  stage?(e: { jobId: string; kind: string; stage: string; outcome: 'ok' | 'failed' | 'cancelled' | 'interrupted'; ms: number; error?: string }): void;
-  finished?(e: { jobId: string; kind: string; status: 'completed' | 'failed' | 'retrying'; ms: number; error?: string; errorCode?: string }): void;
+  started?(e: { jobId: string; kind: string; attempt: number; requestId?: string | null }): void;
+  stage?(e: { jobId: string; kind: string; requestId?: string | null; stage: string; outcome: 'ok' | 'failed' | 'cancelled' | 'interrupted'; ms: number; error?: string }): void;
+  finished?(e: { jobId: string; kind: string; requestId?: string | null; status: 'completed' | 'failed' | 'retrying'; ms: number; error?: string; errorCode?: string }): void;
 }
 
 /** Owns every job transition: submission, reads with the ownership rule, cancellation, running. */
@@ -290,7 +292,11 @@ export class JobService {
    * alone. Returns normally when the job reached a terminal state or was cancelled; throws to ask the
    * queue for a retry (retryable failure with attempts left, or worker shutdown).
    */
-  async run(jobId: string, attempt: number, workerSignal: AbortSignal, onAbortRegister?: (jobId: string, abort: () => void) => () => void): Promise<void> {
+  async run(jobId: string, attempt: number, workerSignal: AbortSignal, onAbortRegister?: (jobId: string, abort: () => void) => () => void, requestId: string | null = null): Promise<void> {
+    // every line of this run names the request that submitted the job
+    const obs: JobObserver = requestId
+      ? { started: (e) => this.observer.started?.({ ...e, requestId }), stage: (e) => this.observer.stage?.({ ...e, requestId }), finished: (e) => this.observer.finished?.({ ...e, requestId }) }
+      : this.observer;
     const job = await this.store.get(jobId);
     if (!job || isTerminal(job.status)) return;
     const kind = this.kinds.get(job.kind);
@@ -305,16 +311,16 @@ export class JobService {
     const onWorkerAbort = () => controller.abort(new Error('worker shutting down'));
     workerSignal.addEventListener('abort', onWorkerAbort, { once: true });
     const unregister = onAbortRegister?.(jobId, () => controller.abort(new JobCancelled('cancelled')));
-    const running = new RunningJobImpl(this.store, job, kind, attempt, controller.signal, this.observer);
+    const running = new RunningJobImpl(this.store, job, kind, attempt, controller.signal, obs);
     const t0 = performance.now();
     const ms = () => Math.round(performance.now() - t0);
-    this.observer.started?.({ jobId, kind: job.kind, attempt });
+    obs.started?.({ jobId, kind: job.kind, attempt });
     try {
       const outcome = await kind.run(running);
       running.throwIfCancelled();
       const delivery = job.webhookUrl ? buildJobDelivery(job, 'job.completed', { ...outcome }, kind) : null;
       await this.store.transition(jobId, 'completed', RUNNING_STATUSES, { progress: 100, stage: 'completed', result: outcome.result ?? null, results: outcome.results ?? null }, delivery);
-      this.observer.finished?.({ jobId, kind: job.kind, status: 'completed', ms: ms() });
+      obs.finished?.({ jobId, kind: job.kind, status: 'completed', ms: ms() });
     } catch (err) {
       await running.closeOpenStage(err);
       const current = await this.store.get(jobId);
@@ -322,13 +328,13 @@ export class JobService {
       if (workerSignal.aborted) throw new Error(`Job ${jobId} interrupted by worker shutdown; released for retry`, { cause: err });
       const retryable = isFitroomError(err) ? err.retryable : !(err instanceof JobCancelled) && (err as { retryable?: boolean })?.retryable !== false;
       if (retryable && attempt < maxAttempts) {
-        this.observer.finished?.({ jobId, kind: job.kind, status: 'retrying', ms: ms(), error: (err as Error)?.message });
+        obs.finished?.({ jobId, kind: job.kind, status: 'retrying', ms: ms(), error: (err as Error)?.message });
         throw err;
       }
       const code = isFitroomError(err) ? err.code : ((err as { code?: string })?.code ?? 'INTERNAL_ERROR');
       await this.finishFailed(current, publicMessage(err), String(code));
       // the log keeps the real cause even when the client is told only "internal error"
-      this.observer.finished?.({ jobId, kind: job.kind, status: 'failed', ms: ms(), error: (err as Error)?.message ?? String(err), errorCode: String(code) });
+      obs.finished?.({ jobId, kind: job.kind, status: 'failed', ms: ms(), error: (err as Error)?.message ?? String(err), errorCode: String(code) });
     } finally {
       workerSignal.removeEventListener('abort', onWorkerAbort);
       unregister?.();

@@ -1,4 +1,5 @@
 import type { Kernel } from './kernel.ts';
+import { ERROR_CODES } from './errors.ts';
 import type { AuthScheme, JsonSchema, Operation } from './plugin.ts';
 
 export const API_VERSION = '1.2.0';
@@ -13,13 +14,29 @@ const SECURITY: Record<AuthScheme, Record<string, string[]>[] | null> = {
   none: [{}],
 };
 
-const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } });
+const errorResponse = (status: string, description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' }, example: errorExample(status, description) } } });
 
 const RATE_HEADERS = {
   'X-RateLimit-Limit': { description: 'Requests allowed in the current window', schema: { type: 'integer' } },
   'X-RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' } },
   'X-RateLimit-Reset': { description: 'Epoch seconds when the window resets', schema: { type: 'integer' } },
 };
+
+const DEFAULT_ERROR_CODES: Record<string, string> = { 400: 'VALIDATION_ERROR', 401: 'HTTP_ERROR', 403: 'CREDENTIAL_NOT_ALLOWED', 404: 'NOT_FOUND', 409: 'CONFLICT', 413: 'PAYLOAD_TOO_LARGE', 422: 'IMAGE_INVALID', 429: 'RATE_LIMITED', 500: 'INTERNAL_ERROR', 502: 'PLATFORM_ERROR', 503: 'SERVICE_UNAVAILABLE' };
+
+/** An error envelope as the status gives it: the code the description starts with, or the status's usual one. */
+function errorExample(status: string, description: string) {
+  const named = /^[A-Z][A-Z_]{3,}\b/.exec(description)?.[0];
+  const code = named && named in ERROR_CODES ? named : (DEFAULT_ERROR_CODES[status] ?? 'HTTP_ERROR');
+  const error: Record<string, unknown> = { code, message: (named === code ? description.replace(/^[A-Z][A-Z_]{3,}:?\s*/, '') : description) || description };
+  if (code === 'VALIDATION_ERROR') error.details = [{ field: 'images[0]', message: 'must be an https URL or a data URL' }];
+  return { success: false, error };
+}
+
+/** A response body's schema when the operation names only its media type. */
+function defaultSchema(contentType: string): JsonSchema {
+  return contentType.startsWith('text/') ? { type: 'string' } : { type: 'string', contentMediaType: contentType, description: 'The raw bytes' };
+}
 
 function schemaOrRef(s: string | JsonSchema): JsonSchema {
   return typeof s === 'string' ? { $ref: `#/components/schemas/${s}` } : s;
@@ -52,11 +69,11 @@ export function buildOpenApi(kernel: Kernel, opts: { serverUrl?: string; arServe
     components: {
       schemas: kernel.schemas,
       securitySchemes: {
-        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A user, service or development key. Service keys may add `X-Service-Account` (an account token, `wfa1.`) and `X-Service-Usage-Account` (a usage token, `wfu1.`).' },
+        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API host (the first server): every /api/v1 operation that lists it. A user, service or development key (`fr_live_…`, from `npx fitroom keys create` or POST /admin/v1/keys); a missing or wrong key answers 401. The AR host does not read this header: send the same key there as `Authorization: Bearer`. Service keys may add `X-Service-Account` (an account token, `wfa1.`) and `X-Service-Usage-Account` (a usage token, `wfu1.`).' },
         ServiceAccount: { type: 'apiKey', in: 'header', name: 'X-Service-Account', description: 'An account token (`wfa1.`), only together with a service key: ownership becomes `account:<accountId>` and the AI quota is counted. Unverifiable: 401 ACCOUNT_TOKEN_INVALID.' },
         StorefrontToken: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A short-lived storefront token (`wfs1.`) from POST /api/v1/storefront/tokens, sent in X-API-Key by storefront pages. Accepted only where this scheme is listed; elsewhere 403 CREDENTIAL_NOT_ALLOWED.' },
-        AdminKey: { type: 'apiKey', in: 'header', name: 'X-Admin-Key' },
-        Bearer: { type: 'http', scheme: 'bearer', description: 'AR host: an API key or session token.' },
+        AdminKey: { type: 'apiKey', in: 'header', name: 'X-Admin-Key', description: 'API host, /admin/v1: the operator secret (ADMIN_KEY, or the generated DATA_DIR/admin-key of an embedded start).' },
+        Bearer: { type: 'http', scheme: 'bearer', description: 'AR host (the second server; operations marked x-host: ar): `Authorization: Bearer <API key>` (the same key the API host takes in X-API-Key), or a session token from POST /admin/v1/ar/sessions. Uploads without it answer 401 `unauthorized`, with an unknown key 401 `invalid_api_key`. Public reads (viewer pages, object properties, GLB and USDZ files) need no credentials.' },
         DashboardSession: { type: 'apiKey', in: 'cookie', name: 'fitroom_session', description: 'AR host: signed dashboard session cookie issued by the admin API.' },
         LegacyToken: { type: 'apiKey', in: 'query', name: 'token', description: 'AR host: legacy token query parameter (discouraged).' },
         SignedUrl: { type: 'apiKey', in: 'query', name: 'token', description: 'Signed download link: `token` together with `expires`.' },
@@ -79,33 +96,41 @@ function webhookItem(description: string, schema: string) {
   };
 }
 
+/** Where an AR host operation lives and how it authenticates, in front of its description (the /docs page shows it). */
+function hostNote(op: Operation): string {
+  if (op.host !== 'ar') return '';
+  return op.auth.includes('bearer') ? '**AR host** (the second server): credentials go in `Authorization: Bearer <API key>`, not in X-API-Key.' : '**AR host** (the second server).';
+}
+
 function operationObject(op: Operation, opts: { arServerUrl?: string }) {
   const parameters: unknown[] = [];
   for (const [name, schema] of Object.entries(op.params ?? {})) parameters.push({ name, in: 'path', required: true, schema });
   for (const [name, q] of Object.entries(op.query ?? {})) parameters.push({ name, in: 'query', required: q.required ?? false, schema: q.schema, ...(q.description ? { description: q.description } : {}) });
   const responses: Record<string, unknown> = {};
   for (const [status, r] of Object.entries(op.responses)) {
-    const content = r.schema ? { [r.contentType ?? 'application/json']: { schema: schemaOrRef(r.schema) } } : r.contentType ? { [r.contentType]: {} } : undefined;
+    const example = r.example !== undefined ? r.example : r.schema === 'ErrorEnvelope' ? errorExample(status, r.description) : undefined;
+    const media = { ...(r.schema ? { schema: schemaOrRef(r.schema) } : r.contentType ? { schema: defaultSchema(r.contentType) } : {}), ...(example !== undefined ? { example } : {}) };
+    const content = r.schema || r.contentType ? { [r.contentType ?? 'application/json']: media } : undefined;
     const headers = { ...(op.rateLimit ? RATE_HEADERS : {}), ...(r.headers ?? {}) };
     responses[status] = { description: r.description, ...(content ? { content } : {}), ...(Object.keys(headers).length ? { headers } : {}) };
   }
-  if ((op.body || op.upload || op.params || op.query) && !responses['400']) responses['400'] = errorResponse('Invalid request (VALIDATION_ERROR with details)');
-  if (!op.auth.includes('none') && !responses['401']) responses['401'] = errorResponse('Missing or invalid credentials');
-  if (op.browserProtected && !responses['403']) responses['403'] = errorResponse('BOT_VERIFICATION_REQUIRED: a storefront or browser request without a valid X-Challenge-Token or pass cookie; CREDENTIAL_NOT_ALLOWED: a credential this operation does not accept');
-  else if (!op.auth.includes('none') && !responses['403']) responses['403'] = errorResponse('CREDENTIAL_NOT_ALLOWED: a credential this operation does not accept (a storefront token, or service headers without a service key)');
-  if (op.rateLimit && !responses['429']) responses['429'] = errorResponse('Rate limit exceeded');
-  if (!responses['500']) responses['500'] = errorResponse('Unexpected error (no internal detail is exposed)');
+  if ((op.body || op.upload || op.params || op.query) && !responses['400']) responses['400'] = errorResponse('400', 'Invalid request (VALIDATION_ERROR with details)');
+  if (!op.auth.includes('none') && !responses['401']) responses['401'] = errorResponse('401', 'Missing or invalid credentials');
+  if (op.browserProtected && !responses['403']) responses['403'] = errorResponse('403', 'BOT_VERIFICATION_REQUIRED: a storefront or browser request without a valid X-Challenge-Token or pass cookie; CREDENTIAL_NOT_ALLOWED: a credential this operation does not accept');
+  else if (!op.auth.includes('none') && !responses['403']) responses['403'] = errorResponse('403', 'CREDENTIAL_NOT_ALLOWED: a credential this operation does not accept (a storefront token, or service headers without a service key)');
+  if (op.rateLimit && !responses['429']) responses['429'] = errorResponse('429', 'Rate limit exceeded');
+  if (!responses['500']) responses['500'] = errorResponse('500', 'Unexpected error (no internal detail is exposed)');
   const security = op.auth.flatMap((a) => SECURITY[a] ?? []);
   const out: Record<string, unknown> = {
     operationId: op.id,
     summary: op.summary,
-    ...(op.description ? { description: op.description } : {}),
+    ...(hostNote(op) || op.description ? { description: [hostNote(op), op.description].filter(Boolean).join('\n\n') } : {}),
     tags: op.tags ?? [],
     ...(parameters.length ? { parameters } : {}),
     security,
     responses,
   };
-  if (op.body) out.requestBody = { required: true, content: { 'application/json': { schema: schemaOrRef(op.body) } } };
+  if (op.body) out.requestBody = { required: true, content: { 'application/json': { schema: schemaOrRef(op.body), ...(op.example !== undefined ? { example: op.example } : {}) } } };
   if (op.upload)
     out.requestBody = {
       required: true,

@@ -4,6 +4,7 @@ import type { Caller } from './credentials.ts';
 import type { RateLimiter } from './ports/rate-limiter.ts';
 import type { Links } from './links.ts';
 import { FitroomError, envelope, isFitroomError, validationError, type ErrorDetail } from './errors.ts';
+import { withRequestId } from './request-context.ts';
 
 /** Requests per minute per credential (or client address for anonymous calls), from the spec's limits. */
 export const RATE_LIMITS: Record<RateLimitCategory, number> = { submission: 50, status: 500, download: 300, health: 5000 };
@@ -94,7 +95,7 @@ export class OperationPipeline {
       await this.#rateLimit(op, req, caller, headers);
       await this.#verifyBrowser(op, req, caller, headers, cookies);
       const context = await this.#context(op, req, caller, scheme);
-      const result = await op.handler(context);
+      const result = await withRequestId(req.requestId, () => op.handler(context));
       const { usage, ...answer } = result;
       if (caller && resolver?.onSuccess) await resolver.onSuccess(caller, op, usage ?? 1);
       const out: OperationResponse = { ...answer, status: result.status ?? (result.body === undefined && !result.file && !result.text ? 204 : 200), headers: { 'X-Content-Type-Options': 'nosniff', ...headers, ...result.headers }, cookies, caller: caller?.kind ?? scheme };

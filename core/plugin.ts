@@ -87,6 +87,8 @@ export interface ResponseSpec {
   schema?: string | JsonSchema;
   contentType?: string;
   headers?: Record<string, { description: string; schema: JsonSchema }>;
+  /** An answer as the operation gives it (published in OpenAPI; a test validates it against `schema`). */
+  example?: unknown;
 }
 
 /**
@@ -119,6 +121,8 @@ export interface Operation<I = any> {
   query?: Record<string, { schema: JsonSchema; required?: boolean; description?: string }>;
   /** Name of a component schema (or inline schema) for a JSON body. */
   body?: string | JsonSchema;
+  /** A valid request body (published in OpenAPI; a test validates it against `body`). */
+  example?: unknown;
   upload?: UploadSpec;
   /** Largest JSON body in bytes (default from configuration). */
   maxBodyBytes?: number;

@@ -82,7 +82,13 @@ export const CORE_SCHEMAS: Record<string, JsonSchema> = {
   JobSubmitted: {
     type: 'object',
     required: ['jobId'],
-    properties: { jobId: { type: 'string', format: 'uuid' } },
+    properties: {
+      success: { const: true },
+      jobId: { type: 'string', format: 'uuid' },
+      status: { enum: ['queued', 'completed'] },
+      estimatedProcessingTime: { type: 'number', description: 'Seconds.' },
+      statusUrl: { type: 'string', format: 'uri' },
+    },
   },
   CancelResponse: { type: 'object', required: ['cancelled'], properties: { cancelled: { const: true } } },
   JobTrace: {
@@ -95,7 +101,7 @@ export const CORE_SCHEMAS: Record<string, JsonSchema> = {
       status: { type: 'string' },
       cancelled: { type: 'boolean' },
       stages: { type: 'array', items: { type: 'string' }, description: 'The pipeline stages of this kind of job, in order.' },
-      diagnostics: { type: 'object', additionalProperties: true, description: 'Stage diagnostics, e.g. packshotCleanup and packshotSingleShoe for shoe-3d.' },
+      diagnostics: { ...ref('Shoe3dDiagnostics'), description: 'Stage diagnostics of the job. Shoe-3d jobs record the typed fields of Shoe3dDiagnostics; other kinds may add their own keys.' },
       timeline: {
         type: 'array',
         items: {
@@ -114,6 +120,44 @@ export const CORE_SCHEMAS: Record<string, JsonSchema> = {
           },
         },
       },
+    },
+  },
+  PackshotCleanup: {
+    type: 'object',
+    required: ['status'],
+    description: 'Background, shadow and halo cleanup of one packshot.',
+    properties: {
+      status: { enum: ['applied', 'noop', 'unreported', 'unavailable', 'failed'], description: '`applied`: the packshot was cleaned; `noop`: it was clean already; `failed` carries errorCode.' },
+      numComponents: { type: 'integer', minimum: 0, description: 'Separate foreground objects found.' },
+      areaRatio: { type: 'number', minimum: 0, maximum: 1, description: 'Share of the image the product covers.' },
+      errorCode: { type: 'string' },
+    },
+  },
+  PackshotSingleShoe: {
+    type: 'object',
+    required: ['status', 'attempts'],
+    description: 'The single-shoe guard: a packshot of a pair is cut down to one shoe.',
+    properties: {
+      status: { enum: ['single', 'regenerated', 'multiple_after_retries', 'unavailable'] },
+      attempts: { type: 'integer', minimum: 1, maximum: 3 },
+      count: { type: 'integer', minimum: 0, description: 'Shoes counted in the (last) image.' },
+      errorCode: { type: 'string' },
+      stopReason: { enum: ['regeneration_failed', 'deadline', 'sync_path'] },
+      regeneratedFromCount: { type: 'integer' },
+    },
+  },
+  Shoe3dDiagnostics: {
+    type: 'object',
+    additionalProperties: true,
+    description: 'What the shoe-3d stages found: the first packshot\'s cleanup and single-shoe guard (packshotCleanup, packshotSingleShoe), every packshot\'s, the product type decision, the reconstruction notes, logo refinement and compression.',
+    properties: {
+      packshotCleanup: ref('PackshotCleanup'),
+      packshotSingleShoe: ref('PackshotSingleShoe'),
+      packshots: { type: 'array', items: { type: 'object', required: ['image', 'cleanup', 'singleShoe'], properties: { image: { type: 'integer', minimum: 0 }, cleanup: ref('PackshotCleanup'), singleShoe: ref('PackshotSingleShoe') } } },
+      productType: { type: 'object', required: ['requested'], properties: { requested: { enum: ['shoe', 'other', 'auto'] }, decided: { enum: ['shoe', 'other', null] }, reason: { type: 'string' }, features: { type: 'object', additionalProperties: true } } },
+      reconstruction: { type: 'object', properties: { reconstructor: { type: 'string' }, notes: { type: 'array', items: { type: 'string' } }, glbBytes: { type: 'integer' }, validatorErrors: { type: 'integer' } } },
+      logoRefinement: { type: 'object', required: ['status'], properties: { status: { enum: ['applied', 'none_found', 'failed'] }, regions: { type: 'integer' }, errorCode: { type: 'string' } } },
+      compression: { type: 'object', properties: { before: { type: 'integer' }, after: { type: 'integer' }, steps: { type: 'array', items: { type: 'string' } } } },
     },
   },
   HealthResponse: {

@@ -103,11 +103,11 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
 
   const taskList: TaskList = {
     [JOB_TASK]: async (payload, helpers) => {
-      const { jobId } = payload as { jobId: string };
+      const { jobId, requestId } = payload as { jobId: string; requestId?: string | null };
       await o.jobs.run(jobId, helpers.job.attempts, helpers.abortSignal ?? new AbortController().signal, (id, abort) => {
         aborters.set(id, abort);
         return () => aborters.delete(id);
-      });
+      }, requestId ?? null);
     },
     [WEBHOOK_TASK]: async (payload, helpers) => {
       await o.webhooks.deliver((payload as { deliveryId: string }).deliveryId, helpers.job.attempts, helpers.job.max_attempts);

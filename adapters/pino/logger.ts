@@ -21,15 +21,18 @@ export function createLogger(opts: { level?: string; name?: string; pretty?: boo
 }
 
 /** Job lifecycle lines: started, each stage with its duration, completed or failed with its cause. */
+/** The ids every job line carries: the request that submitted it (when known), the job and its kind. */
+const ids = (e: { jobId: string; kind: string; requestId?: string | null }) => ({ ...(e.requestId ? { reqId: e.requestId } : {}), jobId: e.jobId, kind: e.kind });
+
 export function jobLog(log: Logger): JobObserver {
   return {
-    started: (e) => log.info({ jobId: e.jobId, kind: e.kind, attempt: e.attempt }, 'job started'),
-    stage: (e) => (e.outcome === 'ok' ? log.info({ jobId: e.jobId, kind: e.kind, stage: e.stage, ms: e.ms }, 'job stage done') : log.warn({ jobId: e.jobId, kind: e.kind, stage: e.stage, ms: e.ms, outcome: e.outcome, err: e.error }, 'job stage ended early')),
+    started: (e) => log.info({ ...ids(e), attempt: e.attempt }, 'job started'),
+    stage: (e) => (e.outcome === 'ok' ? log.info({ ...ids(e), stage: e.stage, ms: e.ms }, 'job stage done') : log.warn({ ...ids(e), stage: e.stage, ms: e.ms, outcome: e.outcome, err: e.error }, 'job stage ended early')),
     finished: (e) =>
       e.status === 'completed'
-        ? log.info({ jobId: e.jobId, kind: e.kind, ms: e.ms }, 'job completed')
+        ? log.info({ ...ids(e), ms: e.ms }, 'job completed')
         : e.status === 'retrying'
-          ? log.warn({ jobId: e.jobId, kind: e.kind, ms: e.ms, err: e.error }, 'job attempt failed; retrying')
-          : log.error({ jobId: e.jobId, kind: e.kind, ms: e.ms, errorCode: e.errorCode, err: e.error }, 'job failed'),
+          ? log.warn({ ...ids(e), ms: e.ms, err: e.error }, 'job attempt failed; retrying')
+          : log.error({ ...ids(e), ms: e.ms, errorCode: e.errorCode, err: e.error }, 'job failed'),
   };
 }

@@ -65,7 +65,8 @@ export async function insertJob(c: PoolClient, job: NewJob, q: QueueOptions, bat
      values ($1, $2, $3, $4, $5, 'queued', $6, $7, $8, $9, $10, $11) returning *`,
     [job.id, job.kind, job.ownerHash, job.accountId, job.credentialId, JSON.stringify(job.input), job.webhookUrl, job.baseUrl, job.charged, batch?.id ?? null, batch?.index ?? null],
   );
-  await c.query('select graphile_worker.add_job($1, json_build_object($2::text, $3::text), queue_name => $4, max_attempts => $5, priority => $6)', [JOB_TASK, 'jobId', job.id, q.queue ?? null, q.maxAttempts, q.priority ?? 0]);
+  // the request id rides in the task's payload (the worker's log lines name it); it is not stored on the job
+  await c.query("select graphile_worker.add_job($1, json_build_object('jobId', $2::text, 'requestId', $3::text), queue_name => $4, max_attempts => $5, priority => $6)", [JOB_TASK, job.id, job.requestId ?? null, q.queue ?? null, q.maxAttempts, q.priority ?? 0]);
   return toJob(r.rows[0]);
 }
 

@@ -13,6 +13,12 @@ import { apiOrigin, restLinks } from '../../core/links.ts';
 import { BlobTooLargeError, type BlobStore } from '../../core/ports/blob-store.ts';
 import { FitroomError, validationError } from '../../core/errors.ts';
 
+/** A submission's job id in its request line (the job's "queued" line: its worker lines carry the same request id). */
+function submittedJob(body: unknown): { jobId?: string } {
+  const id = (body as { jobId?: unknown } | null)?.jobId;
+  return typeof id === 'string' ? { jobId: id } : {};
+}
+
 export { RATE_LIMITS } from '../../core/pipeline.ts';
 
 export interface HttpDeps {
@@ -62,7 +68,7 @@ export function createHttpApp(deps: HttpDeps): Koa {
     ctx.set('X-Request-Id', ctx.state.requestId);
     const t0 = performance.now();
     ctx.res.once('finish', () =>
-      deps.log?.info({ reqId: ctx.state.requestId, host: deps.host, op: ctx.state.operation, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - t0), caller: ctx.state.caller }, 'request'),
+      deps.log?.info({ reqId: ctx.state.requestId, host: deps.host, op: ctx.state.operation, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - t0), caller: ctx.state.caller, ...submittedJob(ctx.body) }, 'request'),
     );
     try {
       await next();

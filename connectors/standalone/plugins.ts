@@ -9,8 +9,9 @@ import { monitoringPlugin } from '../../plugins/monitoring/index.ts';
 import { footMeasurementsPlugin } from '../../plugins/foot-measurements/index.ts';
 import { texturePainterPlugin } from '../../plugins/texture-painter/index.ts';
 import { discoveryPlugin } from '../../plugins/discovery/index.ts';
+import { playgroundPlugin } from '../../plugins/playground/index.ts';
 
 /** The capabilities the standalone service installs, in the order they are listed in the README. */
 export function standalonePlugins(): FitroomPlugin[] {
-  return [corePlugin, twinsPlugin, tryonPlugin, shoe3dPlugin, discoveryPlugin, arHostPlugin, storefrontPlugin, monitoringPlugin, footMeasurementsPlugin, texturePainterPlugin];
+  return [corePlugin, twinsPlugin, tryonPlugin, shoe3dPlugin, discoveryPlugin, arHostPlugin, storefrontPlugin, monitoringPlugin, footMeasurementsPlugin, texturePainterPlugin, playgroundPlugin];
 }

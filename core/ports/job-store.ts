@@ -12,6 +12,8 @@ export interface NewJob {
   baseUrl: string;
   /** Whether submitting it counted usage (so a failure can be refunded). */
   charged: boolean;
+  /** The request that submitted it (its X-Request-Id), handed to the worker for its log lines. */
+  requestId?: string | null;
 }
 
 export interface QueueOptions {

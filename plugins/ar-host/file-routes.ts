@@ -5,6 +5,7 @@ import { unauthorized } from './ar-auth.ts';
 import type { ArRouteDeps } from './context.ts';
 import { PUBLIC_READ_HEADERS, principalOf, requirePrincipal } from './context.ts';
 import { arUrls } from './views.ts';
+import { AR_ANSWERS, AR_EXAMPLES } from './examples.ts';
 
 export const AR_UPLOAD_MAX_BYTES = 30 * 1024 * 1024;
 const TEXTURE_MAX_BYTES = 16 * 1024 * 1024;
@@ -57,7 +58,7 @@ export function registerFileRoutes(deps: ArRouteDeps): void {
     rateLimit: 'submission',
     upload: GLB_UPLOAD,
     responses: {
-      200: { description: 'Created; autofit queued', schema: 'ArUploadResult' },
+      200: { description: 'Created; autofit queued', schema: 'ArUploadResult', example: AR_EXAMPLES.upload },
       400: ERR('no_file, file_too_large, or a file that is not a usable GLB (VALIDATION_ERROR)'),
       401: ERR('unauthorized, invalid_api_key'),
     },
@@ -80,7 +81,7 @@ export function registerFileRoutes(deps: ArRouteDeps): void {
     auth: ['bearer'],
     rateLimit: 'submission',
     upload: GLB_UPLOAD,
-    responses: { 200: { description: 'Created', schema: 'ArUploadResult' }, 400: ERR('no_file, file_too_large, invalid GLB'), 401: ERR('unauthorized, invalid_api_key') },
+    responses: { 200: { description: 'Created', schema: 'ArUploadResult', example: AR_EXAMPLES.upload }, 400: ERR('no_file, file_too_large, invalid GLB'), 401: ERR('unauthorized, invalid_api_key') },
     async handler(ctx) {
       const p = requirePrincipal(deps, ctx);
       const kind = field(ctx, 'kind') ?? 'accessory';
@@ -101,7 +102,7 @@ export function registerFileRoutes(deps: ArRouteDeps): void {
     auth: ['bearer'],
     rateLimit: 'submission',
     upload: GLB_UPLOAD,
-    responses: { 200: { description: 'Replaced', schema: 'ArAutofitStatus' }, 400: ERR('no_file, file_too_large, invalid GLB'), 401: ERR('unauthorized, invalid_api_key'), 403: ERR('Not the owner, its group or an admin'), 404: ERR('No such object') },
+    responses: { 200: { description: 'Replaced', schema: 'ArAutofitStatus', example: { status: 'in_queue', progress: 0 } }, 400: ERR('no_file, file_too_large, invalid GLB'), 401: ERR('unauthorized, invalid_api_key'), 403: ERR('Not the owner, its group or an admin'), 404: ERR('No such object') },
     async handler(ctx) {
       const p = requirePrincipal(deps, ctx);
       const id = field(ctx, 'id');
@@ -125,7 +126,7 @@ export function registerFileRoutes(deps: ArRouteDeps): void {
     auth: ['bearer'],
     rateLimit: 'submission',
     upload: { field: 'file', maxBytes: TEXTURE_MAX_BYTES, missing: { code: 'no_file' }, tooLarge: { code: 'file_too_large', status: 400 } },
-    responses: { 200: { description: 'Stored' }, 400: ERR('no_file, file_too_large, not an image'), 401: ERR('unauthorized, invalid_api_key'), 403: ERR('Not the owner, its group or an admin'), 404: ERR('No such object') },
+    responses: { 200: { description: 'Stored', schema: AR_ANSWERS.textures, example: AR_EXAMPLES.textures }, 400: ERR('no_file, file_too_large, not an image'), 401: ERR('unauthorized, invalid_api_key'), 403: ERR('Not the owner, its group or an admin'), 404: ERR('No such object') },
     async handler(ctx) {
       const p = requirePrincipal(deps, ctx);
       const id = field(ctx, 'id');

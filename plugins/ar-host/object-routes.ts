@@ -5,6 +5,7 @@ import { PUBLIC_READ_HEADERS, principalOf, requirePrincipal } from './context.ts
 import { canSeePrivate, ownersOf } from './access.ts';
 import { arUrls, fallbackMaterialsView, materialsView, objectView } from './views.ts';
 import { COLOR_ID } from './object-service.ts';
+import { AR_ANSWERS, AR_EXAMPLES } from './examples.ts';
 
 const NAME_PARAM = { name: { type: 'string', minLength: 1, maxLength: 200 } };
 const COLOR_QUERY = { color_id: { schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' }, description: 'Colour preset (default `default`)' } };
@@ -25,7 +26,7 @@ export function registerObjectRoutes(deps: ArRouteDeps): void {
     auth: ['none'],
     rateLimit: 'status',
     query: { id: { schema: { type: 'string', minLength: 1, maxLength: 200 }, required: true, description: 'Object id' }, ...COLOR_QUERY },
-    responses: { 200: { description: 'The status', schema: 'ArAutofitStatus' }, 404: ERR('No such object or colour') },
+    responses: { 200: { description: 'The status', schema: 'ArAutofitStatus', example: AR_EXAMPLES.autofit }, 404: ERR('No such object or colour') },
     async handler(ctx) {
       const o = await objects.get(ctx.query.id);
       const colorId = ctx.query.color_id ?? 'default';
@@ -56,7 +57,7 @@ export function registerObjectRoutes(deps: ArRouteDeps): void {
       limit: { schema: { type: 'string', pattern: '^[0-9]{1,3}$' }, description: '1-200, default 50' },
       offset: { schema: { type: 'string', pattern: '^[0-9]{1,7}$' } },
     },
-    responses: { 200: { description: 'Objects', schema: { type: 'object', required: ['models'], properties: { models: { type: 'array', items: { $ref: '#/components/schemas/ArObject' } } } } } },
+    responses: { 200: { description: 'Objects', schema: { type: 'object', required: ['models'], properties: { models: { type: 'array', items: { $ref: '#/components/schemas/ArObject' } } } }, example: { models: [AR_EXAMPLES.object] } } },
     async handler(ctx) {
       const p = principalOf(deps, ctx);
       const limit = Math.min(200, Math.max(1, Number(ctx.query.limit ?? 50)));
@@ -77,7 +78,7 @@ export function registerObjectRoutes(deps: ArRouteDeps): void {
     auth: ['bearer', 'none'],
     rateLimit: 'status',
     params: NAME_PARAM,
-    responses: { 200: { description: 'The object', schema: 'ArObject' }, 404: ERR('No such object') },
+    responses: { 200: { description: 'The object', schema: 'ArObject', example: AR_EXAMPLES.object }, 404: ERR('No such object') },
     async handler(ctx) {
       const o = await objects.get(ctx.params.name);
       const p = principalOf(deps, ctx);
@@ -97,7 +98,7 @@ export function registerObjectRoutes(deps: ArRouteDeps): void {
     auth: ['bearer', 'none'],
     rateLimit: 'status',
     params: NAME_PARAM,
-    responses: { 200: { description: 'Presets' }, 404: ERR('No such object') },
+    responses: { 200: { description: 'Presets', schema: AR_ANSWERS.materials, example: AR_EXAMPLES.materials }, 404: ERR('No such object') },
     async handler(ctx) {
       const o = await objects.get(ctx.params.name);
       const admin = principalOf(deps, ctx)?.admin ?? false;
@@ -116,7 +117,7 @@ export function registerObjectRoutes(deps: ArRouteDeps): void {
     auth: ['none'],
     rateLimit: 'status',
     params: NAME_PARAM,
-    responses: { 200: { description: 'The object', schema: 'ArObject' }, 404: ERR('No such object') },
+    responses: { 200: { description: 'The object', schema: 'ArObject', example: AR_EXAMPLES.object }, 404: ERR('No such object') },
     async handler(ctx) {
       return { body: objectView(await objects.get(ctx.params.name), ctx.baseUrl, false), headers: PUBLIC_READ_HEADERS };
     },
@@ -134,7 +135,7 @@ export function registerObjectRoutes(deps: ArRouteDeps): void {
     rateLimit: 'status',
     params: NAME_PARAM,
     query: COLOR_QUERY,
-    responses: { 200: { description: 'The preset and its mirror preset' }, 404: ERR('No such object') },
+    responses: { 200: { description: 'The preset and its mirror preset', schema: AR_ANSWERS.fallbackMaterials, example: AR_EXAMPLES.fallbackMaterials }, 404: ERR('No such object') },
     async handler(ctx) {
       return { body: fallbackMaterialsView(await objects.get(ctx.params.name), ctx.query.color_id ?? 'default'), headers: PUBLIC_READ_HEADERS };
     },
@@ -150,8 +151,9 @@ export function registerObjectRoutes(deps: ArRouteDeps): void {
     auth: ['bearer'],
     rateLimit: 'submission',
     body: 'ArSetPropertiesRequest',
+    example: { id: '6ef70a61d8f7d496cb0c7377', name: 'Trail runner', properties: { brand: 'Acme' } },
     maxBodyBytes: 256 * 1024,
-    responses: { 200: { description: 'The object as the caller sees it', schema: 'ArObject' }, 401: ERR('No or invalid credentials'), 403: ERR('Not the owner, its group or an admin'), 404: ERR('No such object') },
+    responses: { 200: { description: 'The object as the caller sees it', schema: 'ArObject', example: AR_EXAMPLES.object }, 401: ERR('No or invalid credentials'), 403: ERR('Not the owner, its group or an admin'), 404: ERR('No such object') },
     async handler(ctx) {
       const p = requirePrincipal(deps, ctx);
       const b = ctx.body as { id: string; name?: string; group?: string | null; properties?: Record<string, unknown>; custom?: Record<string, unknown> };
@@ -171,8 +173,9 @@ export function registerObjectRoutes(deps: ArRouteDeps): void {
     auth: ['bearer'],
     rateLimit: 'submission',
     body: 'ArSetMaterialsRequest',
+    example: { id: '6ef70a61d8f7d496cb0c7377', color_id: 'red', preset: AR_EXAMPLES.preset },
     maxBodyBytes: 1024 * 1024,
-    responses: { 200: { description: 'All presets after the change' }, 400: ERR('Invalid presets'), 401: ERR('No or invalid credentials'), 403: ERR('Not the owner, its group or an admin'), 404: ERR('No such object') },
+    responses: { 200: { description: 'All presets after the change', schema: AR_ANSWERS.materialsAfterChange, example: { id: AR_EXAMPLES.materials.id, materialsData: AR_EXAMPLES.materials.materialsData } }, 400: ERR('Invalid presets'), 401: ERR('No or invalid credentials'), 403: ERR('Not the owner, its group or an admin'), 404: ERR('No such object') },
     async handler(ctx) {
       const p = requirePrincipal(deps, ctx);
       const b = ctx.body as { id: string; color_id?: string; preset?: ColorPreset | null; materialsData?: Record<string, ColorPreset | null> };
@@ -197,7 +200,8 @@ export function registerObjectRoutes(deps: ArRouteDeps): void {
     auth: ['bearer'],
     rateLimit: 'submission',
     body: 'ArClaimRequest',
-    responses: { 200: { description: 'The object', schema: 'ArObject' }, 401: ERR('No or invalid credentials'), 403: ERR('Wrong or missing session id'), 404: ERR('No such object') },
+    example: { id: '6ef70a61d8f7d496cb0c7377', session_id: 'checkout-5f2a' },
+    responses: { 200: { description: 'The object', schema: 'ArObject', example: AR_EXAMPLES.object }, 401: ERR('No or invalid credentials'), 403: ERR('Wrong or missing session id'), 404: ERR('No such object') },
     async handler(ctx) {
       const p = requirePrincipal(deps, ctx);
       const b = ctx.body as { id: string; session_id?: string };
@@ -217,7 +221,8 @@ export function registerObjectRoutes(deps: ArRouteDeps): void {
     auth: ['bearer'],
     rateLimit: 'submission',
     body: 'ArBakeRequest',
-    responses: { 200: { description: 'File sizes and URLs per colour' }, 401: ERR('No or invalid credentials'), 403: ERR('Not the owner, its group or an admin'), 404: ERR('No such object or colour'), 409: ERR('Autofit has not finished') },
+    example: { id: '6ef70a61d8f7d496cb0c7377', color_ids: ['red'] },
+    responses: { 200: { description: 'File sizes and URLs per colour', schema: AR_ANSWERS.bake, example: AR_EXAMPLES.bake }, 401: ERR('No or invalid credentials'), 403: ERR('Not the owner, its group or an admin'), 404: ERR('No such object or colour'), 409: ERR('Autofit has not finished') },
     async handler(ctx) {
       const p = requirePrincipal(deps, ctx);
       const b = ctx.body as { id: string; color_ids?: string[] };

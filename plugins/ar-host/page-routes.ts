@@ -27,6 +27,15 @@ function parseModelUrl(raw: string | undefined, problems: string[]): URL | null 
   return null;
 }
 
+/** Where an object id comes from, in the words of the API a reader can call next. */
+function whereIdsComeFrom(ar: string, api: string): string[] {
+  return [
+    `Upload a GLB shoe to this AR host: \`curl -s ${ar}/tryon/api/upload_shoe -H "Authorization: Bearer $KEY" -F file=@shoe.glb\`; the answer's \`id\` and \`viewer_url\` open this page.`,
+    `Or make one from product photos: \`POST ${api || ''}/api/v1/shoe-3d\` with \`"options": {"uploadToService": true}\`; the finished job's \`result.arObject.id\` and \`result.viewerUrl\` open this page.`,
+    `The objects you have: \`curl -s ${ar}/api/get_models -H "Authorization: Bearer $KEY"\`. A GLB by URL (any shoe-3d result) opens in the viewer with \`/tryon?src=<GLB URL>\`.`,
+  ];
+}
+
 const html = (status: number, body: string) => ({ status, text: { contentType: 'text/html; charset=utf-8', body }, headers: PAGE_HEADERS });
 
 /** The browser pages and their static assets. */
@@ -56,7 +65,7 @@ export function registerPageRoutes(deps: ArRouteDeps): void {
         if (!id && !src && !problems.length) problems.push(page === 'viewer' ? 'id (the object id or name) or src (a GLB URL) is required' : 'id is required (the object id or name)');
         const colorId = ctx.query.color_id ?? 'default';
         if (!COLOR_ID.test(colorId)) problems.push(`color_id must use letters, digits, - and _ (got "${colorId}")`);
-        if (problems.length || !parsed.ok) return html(400, renderErrorPage('Invalid viewer parameters', problems));
+        if (problems.length || !parsed.ok) return html(400, renderErrorPage('Invalid viewer parameters', problems, !id && !ctx.query.src ? whereIdsComeFrom(ctx.baseUrl, ctx.links.api) : []));
         if (src) {
           const body = renderPage({
             page,
@@ -67,12 +76,13 @@ export function registerPageRoutes(deps: ArRouteDeps): void {
             properties: {},
             autofit: { status: 'finished', progress: 100 },
             urls: { glb: src.href, mirrorGlb: src.href, usdz: '', mirrorUsdz: '', status: '' },
+            notice: `A model by URL, not an AR host object: the viewer shows it, but it has no autofit (sole on the ground, metres, left or right), no colour presets and the try-on app cannot open it. To make it one, submit shoe-3d with \`"options": {"uploadToService": true}\`, or upload the GLB: \`curl -s ${ctx.baseUrl}/tryon/api/upload_shoe -H "Authorization: Bearer $KEY" -F file=@model.glb\`.`,
           });
           const csp = PAGE_HEADERS['Content-Security-Policy'].replace("connect-src 'self'", `connect-src 'self' ${src.origin}`);
           return { status: 200, text: { contentType: 'text/html; charset=utf-8', body }, headers: { ...PAGE_HEADERS, 'Content-Security-Policy': csp } };
         }
         const o = await store.get(id!);
-        if (!o) return html(404, renderErrorPage('Model not found', [`No model with id or name "${id}"`]));
+        if (!o) return html(404, renderErrorPage('Model not found', [`No model with id or name "${id}"`, 'Ids are 24 hexadecimal characters; a deleted object is gone for good.'], whereIdsComeFrom(ctx.baseUrl, ctx.links.api)));
         const base = '';
         const status = o.autofit[colorId] ?? o.autofit.default ?? null;
         return html(

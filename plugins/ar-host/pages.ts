@@ -65,6 +65,11 @@ function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
+/** Plain text with `backticks` set as code, everything escaped. */
+function withCode(s: string): string {
+  return escapeHtml(s).replace(/`([^`]+)`/g, '<code>$1</code>');
+}
+
 /** JSON inside a non-executed script block; `<` escaped so no text can close the block. */
 function jsonBlock(value: unknown): string {
   return `<script type="application/json" id="fitroom-config">${JSON.stringify(value).replace(/</g, '\\u003c')}</script>`;
@@ -89,6 +94,8 @@ export interface PageConfig {
   properties: Record<string, unknown>;
   autofit: { status: string; progress: number } | null;
   urls: { glb: string; mirrorGlb: string; usdz: string; mirrorUsdz: string; status: string };
+  /** A message above the model: what this page can and cannot do with it, and the next step. */
+  notice?: string;
 }
 
 /** The HTML of a viewer page: model-viewer with AR (WebXR, Scene Viewer, Quick Look with the USDZ route). */
@@ -102,7 +109,7 @@ export function renderPage(cfg: PageConfig): string {
     `<button slot="ar-button" class="ar-button">View in your space</button><div slot="progress-bar"></div></model-viewer>`;
   const body: Record<PageName, string> = {
     viewer: `<main class="stage">${viewerTag('viewer')}${cfg.params.mirrorMode === 3 ? viewerTag('viewer-pair') : ''}</main>`,
-    app: `<main class="stage app"><video id="camera" autoplay muted playsinline></video>${viewerTag('viewer')}${cfg.params.mirrorMode === 3 ? viewerTag('viewer-pair') : ''}<canvas id="analysis" hidden></canvas></main>`,
+    app: `<main class="stage app"><video id="camera" autoplay muted playsinline></video>${viewerTag('viewer')}${cfg.params.mirrorMode === 3 ? viewerTag('viewer-pair') : ''}<canvas id="analysis" hidden></canvas><p id="camera-note" class="notice" role="status" hidden></p></main>`,
     editor: `<main class="split"><section class="stage">${viewerTag('viewer')}</section>
 <aside class="panel"><h1>${escapeHtml(cfg.name)}</h1>
 <label>Colour preset <select id="preset"></select></label>
@@ -134,8 +141,8 @@ ${jsonBlock(cfg)}
 <script type="module" src="/tryon/assets/${script}"></script>
 </head>
 <body class="page-${cfg.page}${cfg.params.turbo ? ' turbo' : ''}">
-<header class="bar"><span class="title">${escapeHtml(cfg.name)}</span> <span id="status" role="status"></span></header>
-${body[cfg.page]}
+<header class="bar"><span class="title">${escapeHtml(cfg.name)}</span>${cfg.objectId ? ` <span class="object-id">AR object <code>${escapeHtml(cfg.objectId)}</code></span>` : ''} <span id="status" role="status"></span></header>
+${cfg.notice ? `<aside id="notice" class="notice">${withCode(cfg.notice)}</aside>\n` : ''}${body[cfg.page]}
 <pre id="debug" ${cfg.params.debug ? '' : 'hidden'}></pre>
 <section id="settings" ${cfg.params.settings ? '' : 'hidden'}></section>
 </body>
@@ -143,11 +150,11 @@ ${body[cfg.page]}
 }
 
 /** A page for requests the pages cannot serve: bad parameters or unknown objects. */
-export function renderErrorPage(title: string, problems: string[]): string {
+export function renderErrorPage(title: string, problems: string[], next: string[] = []): string {
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title>
 <link rel="stylesheet" href="/tryon/assets/style.css"></head>
-<body class="error"><h1>${escapeHtml(title)}</h1><ul>${problems.map((p) => `<li>${escapeHtml(p)}</li>`).join('')}</ul></body>
+<body class="error"><h1>${escapeHtml(title)}</h1><ul>${problems.map((p) => `<li>${escapeHtml(p)}</li>`).join('')}</ul>${next.length ? `<h2>Next step</h2><ul class="next">${next.map((n) => `<li>${withCode(n)}</li>`).join('')}</ul>` : ''}</body>
 </html>`;
 }

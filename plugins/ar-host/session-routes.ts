@@ -2,6 +2,7 @@ import { validationError } from '../../core/errors.ts';
 import type { ArRouteDeps } from './context.ts';
 import { unauthorized } from './ar-auth.ts';
 import { SESSION_COOKIE } from './session-token.ts';
+import { AR_EXAMPLES } from './examples.ts';
 
 const ERR = (description: string) => ({ description, schema: 'ErrorEnvelope' });
 
@@ -26,7 +27,8 @@ export function registerSessionRoutes(deps: ArRouteDeps): void {
     tags: ['Admin'],
     auth: ['admin'],
     body: 'ArSessionRequest',
-    responses: { 201: { description: 'A signed session', schema: 'ArSession' }, 503: ERR('ADMIN_KEY is not configured') },
+    example: { userId: 'editor-1', ttlSeconds: 43200 },
+    responses: { 201: { description: 'A signed session', schema: 'ArSession', example: AR_EXAMPLES.session }, 503: ERR('ADMIN_KEY is not configured') },
     async handler(ctx) {
       const b = ctx.body as { userId: string; group?: string | null; admin?: boolean; ttlSeconds?: number };
       const { token, session } = sessions.sign({ userId: b.userId, group: b.group ?? null, admin: b.admin ?? false }, b.ttlSeconds ?? 43_200);

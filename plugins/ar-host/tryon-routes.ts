@@ -2,6 +2,8 @@ import { FitroomError, validationError } from '../../core/errors.ts';
 import type { Operation, OperationContext } from '../../core/plugin.ts';
 import { TOKENS } from '../../core/tokens.ts';
 import type { ArRouteDeps } from './context.ts';
+import { EX } from '../../core/examples.ts';
+import { AR_ANSWERS } from './examples.ts';
 import { principalOf, requirePrincipal } from './context.ts';
 
 const ERR = (description: string) => ({ description, schema: 'ErrorEnvelope' });
@@ -14,6 +16,7 @@ const ERR = (description: string) => ({ description, schema: 'ErrorEnvelope' });
  */
 /** The forwarded try-on answer; its schema belongs to the try-on plugin, which may not be installed. */
 const FORWARDED = { type: 'object', additionalProperties: true } as const;
+const QUEUED = { success: true, jobId: EX.jobId, status: 'queued', estimatedProcessingTime: 12, statusUrl: EX.statusUrl };
 
 export function registerTryOnRoutes(deps: ArRouteDeps): void {
   const { api, store } = deps;
@@ -46,7 +49,8 @@ export function registerTryOnRoutes(deps: ArRouteDeps): void {
     rateLimit: 'submission',
     billable: true,
     body: 'ArGarmentFitOnRequest',
-    responses: { 202: { description: 'Job queued (the try-on API\'s TryOnResponse)', schema: FORWARDED }, 200: { description: 'Cached result (the try-on API\'s TryOnResponse)', schema: FORWARDED }, 401: ERR('unauthorized, invalid_api_key'), 503: ERR('Try-on not installed') },
+    example: { image: EX.png, garment: EX.photoUrl, category: 'top' },
+    responses: { 202: { description: 'Job queued (the try-on API\'s TryOnResponse)', schema: FORWARDED, example: QUEUED }, 200: { description: 'Cached result (the try-on API\'s TryOnResponse)', schema: FORWARDED, example: { ...QUEUED, status: 'completed', estimatedProcessingTime: 0, results: [{ url: EX.fileUrl, expiresAt: EX.later }] } }, 401: ERR('unauthorized, invalid_api_key'), 503: ERR('Try-on not installed') },
     async handler(ctx) {
       const b = ctx.body as { image?: string; digital_twin_id?: string; garment: string | string[]; category?: string; quality?: string; webhook_url?: string };
       const slot = b.category === 'bottom' ? 'bottomGarment' : b.category === 'full-body' ? 'fullBodyGarment' : 'topGarment';
@@ -71,7 +75,8 @@ export function registerTryOnRoutes(deps: ArRouteDeps): void {
     rateLimit: 'submission',
     billable: true,
     body: 'ArShoesFitOnRequest',
-    responses: { 202: { description: 'Job queued' }, 401: ERR('unauthorized, invalid_api_key'), 503: ERR('Try-on not installed') },
+    example: { digital_twin_id: EX.twinId, shoe_images: [{ url: EX.photoUrl, angle: 'side' }] },
+    responses: { 202: { description: 'Job queued (the try-on API\'s TryOnResponse)', schema: FORWARDED, example: QUEUED }, 401: ERR('unauthorized, invalid_api_key'), 503: ERR('Try-on not installed') },
     async handler(ctx) {
       const b = ctx.body as { image?: string; digital_twin_id?: string; shoe_images: { url: string; angle?: string }[]; quality?: string; webhook_url?: string };
       return delegate(ctx, '/api/v1/tryon/shoes', {
@@ -94,8 +99,9 @@ export function registerTryOnRoutes(deps: ArRouteDeps): void {
     auth: ['bearer', 'none'],
     rateLimit: 'submission',
     body: 'ArBugReportRequest',
+    example: { message: 'The laces look black on my phone', object_id: '6ef70a61d8f7d496cb0c7377', page: 'https://ar.fitroom.example/tryon?id=6ef70a61d8f7d496cb0c7377', context: { userAgent: 'Mozilla/5.0 (Android 14)' } },
     maxBodyBytes: 64 * 1024,
-    responses: { 201: { description: 'Stored' } },
+    responses: { 201: { description: 'Stored', schema: AR_ANSWERS.bugReport, example: { id: '5b3c1e0a-8d1f-4e53-9a53-0f1d2c3b4a59', created: EX.time } } },
     async handler(ctx) {
       const b = ctx.body as { message: string; object_id?: string; page?: string; context?: Record<string, unknown> };
       const p = principalOf(deps, ctx);
@@ -120,7 +126,7 @@ export function registerTryOnRoutes(deps: ArRouteDeps): void {
       limit: { schema: { type: 'string', pattern: '^[0-9]{1,3}$' }, description: '1-500, default 100' },
       before: { schema: { type: 'string', format: 'date-time' }, description: 'Only reports older than this (paging)' },
     },
-    responses: { 200: { description: 'Newest first' }, 503: ERR('ADMIN_KEY is not configured') },
+    responses: { 200: { description: 'Newest first', schema: AR_ANSWERS.bugReports, example: { reports: [{ id: '5b3c1e0a-8d1f-4e53-9a53-0f1d2c3b4a59', objectId: '6ef70a61d8f7d496cb0c7377', message: 'The laces look black on my phone', context: { userAgent: 'Mozilla/5.0 (Android 14)' }, reporter: null, created: EX.time }] } }, 503: ERR('ADMIN_KEY is not configured') },
     async handler(ctx) {
       const reports = await store.listBugReports(Math.min(500, Math.max(1, Number(ctx.query.limit ?? 100))), ctx.query.before);
       return { body: { reports }, headers: { 'Cache-Control': 'no-store' } };

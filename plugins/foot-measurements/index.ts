@@ -4,6 +4,7 @@ import { FitroomError, notFound, validationError, type ErrorDetail } from '../..
 import { FOOT_MEASUREMENT_STORE, type FootDimensions, type FootScan, type FootMeasurementStore } from '../../core/ports/foot-measurement-store.ts';
 import { ref } from '../../core/schemas.ts';
 import { recommendSizes } from './shoe-sizes.ts';
+import { EX } from '../../core/examples.ts';
 
 const CLIENT_ID = /^fc_[A-Za-z0-9]{24}$/;
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -89,6 +90,10 @@ function registerSchemas(api: PluginApi) {
   api.schema('FootClientRequest', { type: 'object', additionalProperties: false, required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 200 } } });
 }
 
+const CLIENT = 'fc_3Yq8VnR2kXw7PzL0aT5mJc1B';
+const CLIENT_EXAMPLE = { clientId: CLIENT, name: 'Acme foot-scan app', createdAt: EX.time, revokedAt: null };
+const SCAN_EXAMPLE = { id: '3f0e7c52-6a1b-4b8e-9d0c-2e5f4a1b7c93', clientId: CLIENT, feet: { left: { lengthMm: 262, widthMm: 98 }, right: { lengthMm: 265, widthMm: 99 } }, device: { platform: 'ios', model: 'iPhone15,2', sdkVersion: '2.3.0' }, recommended: { basis: 'right', footLengthMm: 265, footWidthMm: 99, eu: 42, uk: 8, usMen: 9, usWomen: 10.5, mondopoint: '265/99', perFoot: { left: { eu: 41.5, uk: 7.5, usMen: 8.5, usWomen: 10, mondopoint: '262/98' }, right: { eu: 42, uk: 8, usMen: 9, usWomen: 10.5, mondopoint: '265/99' } }, source: 'Last = foot + 2 size units; EU = 1.5 × last (cm), UK = 3 × last (in) − 25, US men = UK + 1, US women = US men + 1.5 (Wikipedia, Shoe size)' }, createdAt: EX.time, expiresAt: '2027-02-22T19:19:05.332Z' };
+
 const scanView = (s: FootScan) => ({ id: s.id, clientId: s.clientId, feet: s.feet, device: s.device, recommended: s.sizes, createdAt: s.createdAt.toISOString(), expiresAt: s.expiresAt.toISOString() });
 
 /** The two schemes: the SDK's public client id, and the foot team's admin secret. */
@@ -156,9 +161,10 @@ export const footMeasurementsPlugin = definePlugin({
       rateLimit: 'submission',
       cors: true,
       body: 'FootMeasurementRequest',
+      example: { left: { lengthMm: 262, widthMm: 98 }, right: { lengthMm: 265, widthMm: 99 }, device: { platform: 'ios', model: 'iPhone15,2', sdkVersion: '2.3.0' } },
       maxBodyBytes: 16 * 1024,
       responses: {
-        201: { description: 'Stored', schema: 'FootScan' },
+        201: { description: 'Stored', schema: 'FootScan', example: SCAN_EXAMPLE },
         400: { description: 'Invalid measurements', schema: 'ErrorEnvelope' },
         401: { description: 'Missing, unknown or revoked X-Client-Id', schema: 'ErrorEnvelope' },
         429: { description: 'Rate limited', schema: 'ErrorEnvelope' },
@@ -186,7 +192,7 @@ export const footMeasurementsPlugin = definePlugin({
         limit: { schema: { type: 'string', pattern: '^[0-9]{1,3}$' }, description: 'How many, 1 to 200 (default 50)' },
         clientId: { schema: { type: 'string', pattern: CLIENT_ID.source }, description: 'Only the scans of this client id' },
       },
-      responses: { 200: { description: 'The scans', schema: { type: 'object', required: ['scans'], properties: { scans: { type: 'array', items: ref('FootScan') } } } }, 400: { description: 'Invalid query', schema: 'ErrorEnvelope' }, ...ADMIN_ERRORS },
+      responses: { 200: { description: 'The scans', schema: { type: 'object', required: ['scans'], properties: { scans: { type: 'array', items: ref('FootScan') } } }, example: { scans: [SCAN_EXAMPLE] } }, 400: { description: 'Invalid query', schema: 'ErrorEnvelope' }, ...ADMIN_ERRORS },
       async handler(ctx) {
         const limit = ctx.query.limit === undefined ? 50 : Number(ctx.query.limit);
         if (limit < 1 || limit > 200) throw validationError([{ field: 'limit', message: 'must be from 1 to 200' }]);
@@ -221,7 +227,8 @@ export const footMeasurementsPlugin = definePlugin({
       tags: ['Admin'],
       auth: ['admin'],
       body: 'FootClientRequest',
-      responses: { 201: { description: 'Created', schema: 'FootClient' } },
+      example: { name: 'Acme foot-scan app' },
+      responses: { 201: { description: 'Created', schema: 'FootClient', example: CLIENT_EXAMPLE } },
       async handler(ctx) {
         return { status: 201, body: clientView(await store.createClient({ id: newClientId(), name: (ctx.body as { name: string }).name })) };
       },
@@ -233,7 +240,7 @@ export const footMeasurementsPlugin = definePlugin({
       summary: 'Foot-scan SDK client ids',
       tags: ['Admin'],
       auth: ['admin'],
-      responses: { 200: { description: 'Newest first', schema: { type: 'object', properties: { clients: { type: 'array', items: ref('FootClient') } } } } },
+      responses: { 200: { description: 'Newest first', schema: { type: 'object', properties: { clients: { type: 'array', items: ref('FootClient') } } }, example: { clients: [CLIENT_EXAMPLE] } } },
       async handler() {
         return { body: { clients: (await store.listClients()).map(clientView) } };
       },

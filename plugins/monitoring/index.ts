@@ -7,6 +7,22 @@ import { SUMMARY_SCHEMA, summarize } from './summary.ts';
 import { MONITORING_PAGE_HEADERS, renderMonitoringPage } from './page.ts';
 import { METRICS_WINDOW_HOURS, MonitoringMetrics } from './metrics.ts';
 
+/** The summary of a small day, built by the same code as the real answers (published as the OpenAPI example). */
+const HOUR = '2026-11-24T19:00:00.000Z';
+const EXAMPLE_SUMMARY = summarize(
+  {
+    queues: [{ queue: 'fitroom_job', waiting: 2, running: 1, failed: 0 }],
+    jobs: [{ hour: HOUR, kind: 'tryon', status: 'completed', count: 40 }, { hour: HOUR, kind: 'shoe-3d', status: 'failed', count: 1 }],
+    stages: [{ stage: 'generate', runs: 40, p50Ms: 1000, p95Ms: 1800 }],
+    failures: [{ kind: 'shoe-3d', reason: 'IMAGE_INVALID', count: 1 }],
+    webhooks: { delivered: 12, failed: 0, pending: 1, attempts: 13 },
+    refusals: [{ hour: HOUR, category: 'submission', count: 3 }],
+  },
+  new Date('2026-11-23T19:30:00.000Z'),
+  24,
+  new Date('2026-11-24T19:30:00.000Z'),
+);
+
 const MAX_HOURS = 168;
 const HOURS_QUERY = { hours: { schema: { type: 'string', pattern: '^[0-9]{1,3}$' }, description: `Hours to cover, 1 to ${MAX_HOURS} (default 24)` } };
 const ACCESS = 'Answers only clients whose address is in `MONITORING_ALLOWED_IPS` (CIDRs; unset = nobody, 403 `FORBIDDEN`); no `X-API-Key`. Behind a reverse proxy set `TRUST_PROXY` so the address comes from `X-Forwarded-For`.';
@@ -66,7 +82,7 @@ export const monitoringPlugin = definePlugin({
       tags: ['Monitoring'],
       auth: ['ipAllowlist'],
       query: HOURS_QUERY,
-      responses: { 200: { description: 'The figures', schema: 'MonitoringSummary' }, 400: { description: 'Invalid hours', schema: 'ErrorEnvelope' }, 403: FORBIDDEN },
+      responses: { 200: { description: 'The figures', schema: 'MonitoringSummary', example: EXAMPLE_SUMMARY }, 400: { description: 'Invalid hours', schema: 'ErrorEnvelope' }, 403: FORBIDDEN },
       async handler(ctx) {
         const w = windowOf(ctx);
         return { body: summarize(await snapshotSince(w.since), w.since, w.hours), headers: { 'Cache-Control': 'no-store' } };

@@ -6,6 +6,7 @@ import type { OperationContext, PluginApi } from '../../core/plugin.ts';
 import type { BlobStore } from '../../core/ports/blob-store.ts';
 import type { Shoe3dEngine } from '../../core/ports/shoe3d-engine.ts';
 import { submissionAnswer } from '../../core/jobs.ts';
+import { EX } from '../../core/examples.ts';
 import { GLB_INPUT_MAX_BYTES, SHOE3D_JOB, type Shoe3dJobInput, type Shoe3dOptions, type StoredSource } from './shoe3d-job.ts';
 
 /** Inputs sent inline (data URLs) are kept this long for the job that reads them. */
@@ -42,8 +43,9 @@ export function registerShoe3dOperations(d: OperationDeps): void {
     rateLimit: 'submission',
     billable: true,
     body: 'Shoe3dRequest',
+    example: { images: ['https://shop.example/img/shoe-0.png', 'https://shop.example/img/shoe-45.png', 'https://shop.example/img/shoe-90.png', 'https://shop.example/img/shoe-135.png'], options: { uploadToService: true } },
     responses: {
-      202: { description: 'Queued', schema: 'JobSubmitted' },
+      202: { description: 'Queued', schema: 'JobSubmitted', example: { success: true, jobId: EX.jobId, status: 'queued', estimatedProcessingTime: 120, statusUrl: EX.statusUrl } },
       400: ERR('VALIDATION_ERROR'),
       401: ERR('HTTP_ERROR'),
     },
@@ -71,7 +73,7 @@ export function registerShoe3dOperations(d: OperationDeps): void {
     rateLimit: 'submission',
     upload: { field: 'file', maxBytes: GLB_INPUT_MAX_BYTES },
     responses: {
-      200: { description: 'Stored', schema: 'FileUploadResult' },
+      200: { description: 'Stored', schema: 'FileUploadResult', example: { url: EX.fileUrl, expiresAt: EX.later, bytes: 880944 } },
       400: ERR('VALIDATION_ERROR: no file, or not a usable GLB'),
       401: ERR('HTTP_ERROR'),
       413: ERR('PAYLOAD_TOO_LARGE'),

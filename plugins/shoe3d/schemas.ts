@@ -59,6 +59,7 @@ export const SHOE3D_RESULT: JsonSchema = {
     previewGrid: { type: 'string', format: 'uri' },
     expiresAt: { type: 'string', format: 'date-time' },
     productType: { enum: ['shoe', 'other'] },
-    arObject: { type: 'object', properties: { id: { type: 'string' }, color_id: { type: 'string' }, viewer_url: { type: 'string' } } },
+    arObject: { type: 'object', description: 'The AR host object made from the model (with options.uploadToService).', properties: { id: { type: 'string' }, color_id: { type: 'string' }, viewer_url: { type: 'string' } } },
+    arObjectHint: { type: 'string', description: 'Without options.uploadToService: how to make the model an AR host object.' },
   },
 };

@@ -261,7 +261,8 @@ async function runShoe3d(job: RunningJob<Shoe3dJobInput>, d: Shoe3dDeps) {
       previewGrid: stored.previewUrl.url,
       expiresAt: stored.glbUrl.expiresAt,
       productType,
-      ...(arObject ? { arObject } : {}),
+      // a result that is no AR host object says how to get one: the viewer shows it, the try-on app and editor cannot
+      ...(arObject ? { arObject } : { arObjectHint: 'Not an AR host object (no autofit, materials or try-on app). Submit with options.uploadToService: true, or upload the GLB to the AR host: POST /tryon/api/upload_shoe with Authorization: Bearer <key>.' }),
     },
   };
 }

@@ -47,7 +47,13 @@ export const storefrontPlugin = definePlugin({
       auth: ['none'],
       rateLimit: 'status',
       cors: true,
-      responses: { 200: { description: 'The challenge, or which vendor widget to show', schema: 'ChallengeResponse' } },
+      responses: {
+        200: {
+          description: 'The challenge, or which vendor widget to show',
+          schema: 'ChallengeResponse',
+          example: { verifier: 'altcha', challenge: { algorithm: 'SHA-256', challenge: '909bb407799fba9f6b3f6374d3fcb451e7e9b3eee58f14868c725417de4856b1', maxnumber: 100000, salt: '978948451efb36ac509fa41c?expires=1795549457&', signature: 'a5cc828e204e8c1b23110e605c12064b4f88c50dc2fb953af522c41f01e9c517' }, passSeconds: 3600 },
+        },
+      },
       async handler() {
         if (!bot) return { body: { verifier: 'off' }, headers: { 'Cache-Control': 'no-store' } };
         const c = await bot.verifier.challenge();

@@ -4,6 +4,7 @@ import { notFound } from '../../core/errors.ts';
 import { TEXTURE_PAINTER } from '../../core/ports/texture-painter.ts';
 import { LIMITS, TextureEnhancer, type EnhanceRequest } from './enhance.ts';
 import { painterAsset, painterHeaders, renderPainterPage } from './page.ts';
+import { EX } from '../../core/examples.ts';
 
 const DATA_URL_IMAGE = (what: string, maxBytes: number) => ({
   type: 'string',
@@ -75,9 +76,10 @@ export const texturePainterPlugin = definePlugin({
       auth: ['none'],
       rateLimit: 'submission',
       body: 'TextureEnhanceRequest',
+      example: { texture: EX.png, mask: EX.png, mode: 'blend', wrap: 'x', detail: 1 },
       maxBodyBytes: LIMITS.maxBodyBytes,
       responses: {
-        200: { description: 'The enhanced texture', schema: 'TextureEnhanceResult' },
+        200: { description: 'The enhanced texture', schema: 'TextureEnhanceResult', example: { success: true, texture: EX.png, width: 1, height: 1, mode: 'blend', wrap: 'x', regions: 1, paintedPixels: 1, engine: { provider: 'builtin', model: null } } },
         400: { description: 'Invalid images or mask (VALIDATION_ERROR)', schema: 'ErrorEnvelope' },
         413: { description: 'Body, texture or painted region over the caps (PAYLOAD_TOO_LARGE)', schema: 'ErrorEnvelope' },
         429: { description: 'Rate limited per client address', schema: 'ErrorEnvelope' },

@@ -7,6 +7,10 @@ import type { GenerateJobInput, PoseTransferJobInput } from './generate-jobs.ts'
 import { resolveClothingRequest, resolveShoeRequest, resolveVirtualFitting, type ClothingRequestBody, type ShoeRequestBody, type VirtualFittingBody } from './tryon-request.ts';
 import { submissionAnswer } from '../../core/jobs.ts';
 import type { TryOnService } from './tryon-service.ts';
+import { EX } from '../../core/examples.ts';
+
+const QUEUED = { success: true, jobId: EX.jobId, status: 'queued', estimatedProcessingTime: 12, statusUrl: EX.statusUrl };
+const CACHED = { success: true, jobId: EX.jobId, status: 'completed', estimatedProcessingTime: 0, statusUrl: EX.statusUrl, results: [{ url: EX.fileUrl, expiresAt: EX.later, digitalTwinId: EX.twinId }], digitalTwinId: EX.twinId };
 
 const TAGS = ['Virtual try-on'];
 const ERRORS = {
@@ -54,7 +58,8 @@ export function tryOnOperations(deps: { service: TryOnService; jobs: JobService;
     description:
       'Accepts an API key or a storefront token (`wfs1.`). Browser-protected: a request with a storefront token, or from a browser, needs `X-Challenge-Token` or the pass cookie. Identity by digitalTwinId, by faceImage plus one inline body source (a twin is created or reused), or by personImages. When a reusable result exists the answer is `completed` with `results` (use them, do not poll); otherwise `queued`. Stages: validate inputs, resolve identity, build garment grid, generate, store.',
     body: 'VirtualFittingRequest',
-    responses: { 202: { description: 'Queued: poll statusUrl', schema: 'TryOnResponse' }, 200: { description: 'A cached result: completed, with results', schema: 'TryOnResponse' }, ...ERRORS },
+    example: { digitalTwinId: EX.twinId, topGarment: EX.photoUrl, bottomGarment: EX.png },
+    responses: { 202: { description: 'Queued: poll statusUrl', schema: 'TryOnResponse', example: QUEUED }, 200: { description: 'A cached result: completed, with results', schema: 'TryOnResponse', example: CACHED }, ...ERRORS },
     handler: async (ctx) => service.submit(resolveVirtualFitting(ctx.body), ctx.caller!, ctx.links),
   };
 
@@ -66,7 +71,8 @@ export function tryOnOperations(deps: { service: TryOnService; jobs: JobService;
     path: '/api/v1/tryon/clothing',
     summary: 'Clothing try-on',
     body: 'ClothingTryOnRequest',
-    responses: { 202: { description: 'Queued: poll statusUrl', schema: 'TryOnResponse' }, 200: { description: 'A cached result: completed, with results', schema: 'TryOnResponse' }, ...ERRORS },
+    example: { personImages: [EX.png], topGarment: EX.photoUrl },
+    responses: { 202: { description: 'Queued: poll statusUrl', schema: 'TryOnResponse', example: QUEUED }, 200: { description: 'A cached result: completed, with results', schema: 'TryOnResponse', example: CACHED }, ...ERRORS },
     handler: async (ctx) => service.submit(resolveClothingRequest(ctx.body), ctx.caller!, ctx.links),
   };
 
@@ -77,7 +83,8 @@ export function tryOnOperations(deps: { service: TryOnService; jobs: JobService;
     path: '/api/v1/tryon/shoes',
     summary: 'Shoe try-on on a person photo or a digital twin',
     body: 'ShoeTryOnRequest',
-    responses: { 202: { description: 'Queued: poll statusUrl', schema: 'TryOnResponse' }, 200: { description: 'A cached result: completed, with results', schema: 'TryOnResponse' }, ...ERRORS },
+    example: { digitalTwinId: EX.twinId, shoeImages: [{ url: EX.png, angle: 'side' }] },
+    responses: { 202: { description: 'Queued: poll statusUrl', schema: 'TryOnResponse', example: QUEUED }, 200: { description: 'A cached result: completed, with results', schema: 'TryOnResponse', example: CACHED }, ...ERRORS },
     handler: async (ctx) => service.submit(resolveShoeRequest(ctx.body), ctx.caller!, ctx.links),
   };
 
@@ -88,7 +95,8 @@ export function tryOnOperations(deps: { service: TryOnService; jobs: JobService;
     path: '/api/v1/generate',
     summary: 'Generate an image from a text prompt (optionally with up to 4 reference images)',
     body: 'GenerateRequest',
-    responses: { 202: { description: 'Queued: poll statusUrl', schema: 'GenerateResponse' }, ...ERRORS },
+    example: { prompt: 'The red tee on a wooden hanger against a white wall', inputImages: [EX.photoUrl] },
+    responses: { 202: { description: 'Queued: poll statusUrl', schema: 'GenerateResponse', example: QUEUED }, ...ERRORS },
     async handler(ctx) {
       const b = ctx.body;
       const images = b.inputImages ?? [];
@@ -110,7 +118,8 @@ export function tryOnOperations(deps: { service: TryOnService; jobs: JobService;
     summary: 'Transfer a pose onto a person',
     description: '`personImage` keeps its identity and clothes; the pose comes from exactly one of `poseImage` (a photo of someone in the wanted pose) or `poseId` (a standard pose). Answers like a generation (queued, then poll).',
     body: 'PoseTransferRequest',
-    responses: { 202: { description: 'Queued: poll statusUrl', schema: 'GenerateResponse' }, ...ERRORS },
+    example: { personImage: EX.png, poseId: 'standing_arms_down' },
+    responses: { 202: { description: 'Queued: poll statusUrl', schema: 'GenerateResponse', example: QUEUED }, ...ERRORS },
     async handler(ctx) {
       const b = ctx.body;
       if ((b.poseImage === undefined) === (b.poseId === undefined)) {

@@ -1,4 +1,5 @@
 import type { FitroomConfig } from '../../core/config.ts';
+import { EX } from '../../core/examples.ts';
 import { notFound, validationError } from '../../core/errors.ts';
 import type { JobService } from '../../core/jobs.ts';
 import type { Operation } from '../../core/plugin.ts';
@@ -29,9 +30,10 @@ export function twinOperations(deps: { twins: TwinService; jobs: JobService; con
     rateLimit: 'submission',
     billable: true,
     body: 'DigitalTwinRequest',
+    example: { faceImage: EX.png, gender: 'female', bodyMeasurements: { height: 168, chest: 92, waist: 74 } },
     responses: {
-      202: { description: 'Queued: poll statusUrl', schema: 'DigitalTwinResponse' },
-      200: { description: 'A cached twin: completed, with digitalTwinId', schema: 'DigitalTwinResponse' },
+      202: { description: 'Queued: poll statusUrl', schema: 'DigitalTwinResponse', example: { success: true, jobId: EX.jobId, status: 'queued', estimatedProcessingTime: 5, statusUrl: EX.statusUrl, mode: 'measurements' } },
+      200: { description: 'A cached twin: completed, with digitalTwinId', schema: 'DigitalTwinResponse', example: { ...{ success: true, jobId: EX.jobId, status: 'queued', estimatedProcessingTime: 5, statusUrl: EX.statusUrl, mode: 'measurements' }, status: 'completed', estimatedProcessingTime: 0, digitalTwinId: EX.twinId } },
       400: { description: 'Invalid request', schema: 'ErrorEnvelope' },
       422: { description: 'An image could not be fetched', schema: 'ErrorEnvelope' },
     },
@@ -70,7 +72,7 @@ export function twinOperations(deps: { twins: TwinService; jobs: JobService; con
     rateLimit: 'status',
     params: { id: { type: 'string', description: 'Twin id (64 lowercase hex characters).' } },
     responses: {
-      200: { description: 'The twin exists and has not expired', schema: 'DigitalTwinValidity' },
+      200: { description: 'The twin exists and has not expired', schema: 'DigitalTwinValidity', example: { valid: true } },
       404: { description: 'Unknown or expired twin', schema: 'ErrorEnvelope' },
     },
     async handler(ctx) {
@@ -90,8 +92,21 @@ export function twinOperations(deps: { twins: TwinService; jobs: JobService; con
     auth: ['apiKey'],
     rateLimit: 'status',
     body: 'SizeFittingRequest',
+    example: {
+      digitalTwinId: EX.twinId,
+      products: [{ id: 'tee', category: 'top', sizeChart: { version: 1, basis: 'body', unit: 'cm', sizes: [{ label: 'S', measurements: { chest: { min: 82, max: 90 } } }, { label: 'M', measurements: { chest: { min: 90, max: 98 } } }] } }],
+    },
     responses: {
-      200: { description: 'Recommendations, or available: false', schema: 'SizeFittingResponse' },
+      200: {
+        description: 'Recommendations, or available: false',
+        schema: 'SizeFittingResponse',
+        example: {
+          success: true,
+          available: true,
+          digitalTwinId: EX.twinId,
+          products: [{ id: 'tee', recommendedSize: 'M', confidence: 1, alternatives: [{ label: 'S', score: 0 }], dimensions: [{ dimension: 'chest', status: 'fit', distanceCm: 0, supplied: true, fitProbability: 0.911 }], decidedBy: 'chest', reason: 'M: chest fits.', fitPreference: 'regular' }],
+        },
+      },
       400: { description: 'Invalid request', schema: 'ErrorEnvelope' },
       404: { description: 'Unknown or expired twin', schema: 'ErrorEnvelope' },
     },

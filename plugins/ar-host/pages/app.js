@@ -1,4 +1,4 @@
-/* global document, navigator, setInterval */
+/* global document, navigator, setInterval, window, location */
 import { config, log, modelsFor, showDebug, showSettings, waitUntilReady } from './common.js';
 
 /**
@@ -9,8 +9,28 @@ import { config, log, modelsFor, showDebug, showSettings, waitUntilReady } from 
 const FPS = { 1: 10, 2: 20, 3: 30 };
 const viewers = [document.getElementById('viewer'), document.getElementById('viewer-pair')].filter(Boolean);
 
+/** Why there is no camera, in words, with what to do; the 3D view works either way. */
+function cameraProblem(name) {
+  if (!window.isSecureContext) return `Browsers give the camera only to HTTPS pages (or localhost), and this page came over plain HTTP from ${location.host}: open it through HTTPS.`;
+  if (!name) return 'This browser offers no camera access to web pages.';
+  if (name === 'NotAllowedError' || name === 'SecurityError') return 'Camera access was refused: allow the camera for this site in the browser (the camera icon in the address bar) and reload.';
+  if (name === 'NotFoundError' || name === 'OverconstrainedError') return 'none was found on this device.';
+  if (name === 'NotReadableError' || name === 'AbortError') return 'The camera is in use by another app: close it and reload.';
+  return `The camera could not start (${name}).`;
+}
+
+function showCameraProblem(name) {
+  const note = document.getElementById('camera-note');
+  note.textContent = `No camera: ${cameraProblem(name)} The 3D view still works: drag to turn the shoe, pinch to zoom, or use "View in your space" on a phone.`;
+  note.hidden = false;
+  document.body.dataset.camera = 'unavailable';
+}
+
 async function startCamera() {
-  if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) return null;
+  if (!window.isSecureContext || !navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
+    showCameraProblem(null);
+    return null;
+  }
   try {
     const stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: 'environment', width: { ideal: 1280 } }, audio: false });
     const video = document.getElementById('camera');
@@ -19,6 +39,7 @@ async function startCamera() {
     return video;
   } catch (e) {
     log('camera unavailable', e.name);
+    showCameraProblem(e.name);
     return null;
   }
 }

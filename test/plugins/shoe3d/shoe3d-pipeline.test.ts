@@ -52,7 +52,10 @@ describe('POST /api/v1/shoe-3d', () => {
 
     const { glbUrl, viewerUrl, previewGrid, productType } = job.result;
     expect(productType).toBe('shoe');
-    expect(viewerUrl).toContain('/tryon?');
+    expect(viewerUrl).toContain('/tryon?src=');
+    // not uploaded: no AR object, and the result says how to get one
+    expect(job.result.arObject).toBeUndefined();
+    expect(job.result.arObjectHint).toMatch(/options\.uploadToService: true.*POST \/tryon\/api\/upload_shoe/);
     const glb = await download(glbUrl);
     expect(glb.status).toBe(200);
     expect(glb.type).toBe('model/gltf-binary');

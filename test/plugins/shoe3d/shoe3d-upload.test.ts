@@ -49,6 +49,7 @@ describe('shoe-3d upload to the AR host', () => {
     expect(ar.id).toMatch(/^[0-9a-f]{24}$/);
     expect(ar.color_id).toBe('default');
     expect(viewerUrl).toContain(`/tryon?id=${ar.id}&color_id=default`);
+    expect(job.result.arObjectHint).toBeUndefined();
     const o = await arObject(svc, ar.id);
     expect(o?.owner).toEqual({ kind: 'session', id: 'sess-2026-abc' });
     expect(o?.files.source).toBeTruthy();

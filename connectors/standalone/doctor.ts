@@ -1,0 +1,122 @@
+/**
+ * `fitroom doctor`: what a start needs, checked one by one, each failure with how to fix it.
+ * Nothing here starts the service or its database; it only looks.
+ */
+import { existsSync, mkdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import pg from 'pg';
+import type { FitroomConfig } from '../../core/config.ts';
+import { runningEmbeddedUrl } from './runtime.ts';
+
+export type CheckLevel = 'ok' | 'warn' | 'fail';
+export interface Check {
+  name: string;
+  level: CheckLevel;
+  detail: string;
+  /** What to do about a warning or failure. */
+  fix?: string;
+}
+
+const MIN_NODE = [22, 12];
+const GB = 1024 ** 3;
+
+export function checkNode(version = process.versions.node): Check {
+  const [major, minor] = version.split('.').map(Number);
+  if (major < MIN_NODE[0] || (major === MIN_NODE[0] && minor < MIN_NODE[1])) return { name: 'Node', level: 'fail', detail: `${version}: too old to run TypeScript directly`, fix: 'run through npm (npm start, npx fitroom): they use the project\'s Node 24 from node_modules after npm install' };
+  if (major < 24) return { name: 'Node', level: 'warn', detail: `${version} (the project is tested on Node 24)`, fix: 'use npm start / npx fitroom, which run the project\'s own Node 24' };
+  return { name: 'Node', level: 'ok', detail: `${version} (${process.execPath})` };
+}
+
+/** Reaches the database the service would use: DATABASE_URL, or the embedded cluster a running service has open. */
+export async function checkDatabase(config: FitroomConfig): Promise<Check> {
+  const url = config.databaseUrl ?? runningEmbeddedUrl(config);
+  if (!url) {
+    const cluster = path.join(path.resolve(config.dataDir), 'postgres');
+    return existsSync(cluster)
+      ? { name: 'Database', level: 'ok', detail: `embedded cluster in ${cluster}, not running now (npm start starts it)` }
+      : { name: 'Database', level: 'ok', detail: `embedded; the first npm start creates it in ${cluster}` };
+  }
+  const where = config.databaseUrl ? 'DATABASE_URL' : 'the running service\'s embedded cluster';
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  const t0 = performance.now();
+  try {
+    await client.connect();
+    const r = await client.query<{ v: string }>("select current_setting('server_version') as v");
+    return { name: 'Database', level: 'ok', detail: `${where} answers (PostgreSQL ${r.rows[0].v}, ${Math.round(performance.now() - t0)} ms)` };
+  } catch (e) {
+    return { name: 'Database', level: 'fail', detail: `${where} does not answer: ${(e as Error).message}`, fix: config.databaseUrl ? 'check DATABASE_URL (host, port, user, password, database) and that PostgreSQL runs' : 'the service that wrote DATA_DIR/postgres.url is gone: start it again with npm start' };
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Free space where DATA_DIR is (or would be created). */
+export function checkDisk(config: FitroomConfig): Check {
+  let dir = path.resolve(config.dataDir);
+  while (!existsSync(dir)) dir = path.dirname(dir);
+  const s = statfsSync(dir);
+  const free = s.bavail * s.bsize;
+  const detail = `${(free / GB).toFixed(1)} GB free for ${path.resolve(config.dataDir)}`;
+  if (free < 0.5 * GB) return { name: 'Disk', level: 'fail', detail, fix: 'free some space or point DATA_DIR at a larger disk (results, GLBs and the embedded database live there)' };
+  if (free < 2 * GB) return { name: 'Disk', level: 'warn', detail, fix: 'shoe-3d results and uploads need room: keep a few GB free under DATA_DIR' };
+  return { name: 'Disk', level: 'ok', detail };
+}
+
+/** Writes and removes a file where the blob store keeps results. */
+export function checkBlobs(config: FitroomConfig): Check {
+  const dir = path.join(path.resolve(config.dataDir), 'blobs');
+  const probe = path.join(dir, `.doctor-${process.pid}`);
+  try {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(probe, 'ok');
+    rmSync(probe);
+    return { name: 'Blob store', level: 'ok', detail: `${dir} is writable` };
+  } catch (e) {
+    return { name: 'Blob store', level: 'fail', detail: `${dir}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, fix: `make DATA_DIR writable for this user (chown or chmod), or set DATA_DIR to a folder you own` };
+  }
+}
+
+export function checkVendors(config: FitroomConfig): Check {
+  const { ai } = config;
+  const set = [ai.geminiApiKey && 'Gemini', ai.falKey && 'fal', ai.meshyApiKey && 'Meshy', ai.tripoApiKey && 'Tripo'].filter(Boolean);
+  const detail = set.length ? `configured: ${set.join(', ')}; builtin engines last in each chain` : 'none configured: every capability runs on the builtin engines (classical, CPU)';
+  return { name: 'AI vendors', level: 'ok', detail, ...(set.length ? {} : { fix: 'optional: GEMINI_API_KEY or FAL_KEY for AI try-on and generate/pose-transfer, MESHY_API_KEY or TRIPO_API_KEY for vendor 3D' }) };
+}
+
+/** Whether a port is free; when taken, whether Fitroom answers there. */
+export async function checkPort(name: string, variable: string, host: string, port: number): Promise<Check> {
+  const free = await new Promise<boolean>((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, host, () => srv.close(() => resolve(true)));
+  });
+  if (free) return { name, level: 'ok', detail: `port ${port} is free` };
+  const probeHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const health = await fetch(`http://${probeHost}:${port}/api/v1/health`, { signal: AbortSignal.timeout(2000) })
+    .then(async (r) => ((await r.json()) as { version?: string }).version ?? null)
+    .catch(() => null);
+  const ar = await fetch(`http://${probeHost}:${port}/tryon`, { signal: AbortSignal.timeout(2000) }).then((r) => r.headers.get('content-security-policy') !== null).catch(() => false);
+  if (health || ar) return { name, level: 'ok', detail: `port ${port} is in use by a running Fitroom${health ? ` ${health}` : ''}` };
+  return { name, level: 'fail', detail: `port ${port} is in use by another program`, fix: `stop that program or choose another port: ${variable}=<port> npm start` };
+}
+
+export async function runDoctor(config: FitroomConfig): Promise<Check[]> {
+  return [
+    checkNode(),
+    await checkDatabase(config),
+    checkDisk(config),
+    checkBlobs(config),
+    checkVendors(config),
+    await checkPort('API host', 'PORT', config.bindHost, config.port),
+    await checkPort('AR host', 'AR_PORT', config.bindHost, config.arPort),
+  ];
+}
+
+export function formatChecks(checks: Check[]): string {
+  const mark = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' };
+  const lines = checks.map((c) => `${mark[c.level]}  ${c.name.padEnd(11)} ${c.detail}${c.fix ? `\n      ${' '.repeat(11)} → ${c.fix}` : ''}`);
+  const failed = checks.filter((c) => c.level === 'fail').length;
+  lines.push(failed ? `\n${failed} problem${failed > 1 ? 's' : ''} to fix before npm start (see → above).` : '\nReady: npm start');
+  return lines.join('\n');
+}
