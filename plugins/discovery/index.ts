@@ -68,8 +68,25 @@ export function createDiscoveryPlugin(base: DiscoveryLimits = DEFAULT_LIMITS): F
         auth: ['apiKey'],
         rateLimit: 'submission',
         body: 'ProductDiscoveryRequest',
+        example: { url: 'https://shop.example/collections/sneakers', productType: 'shoe', query: 'runner' },
         responses: {
-          200: { description: 'Found', schema: 'ProductDiscoveryResult' },
+          200: {
+            description: 'Found',
+            schema: 'ProductDiscoveryResult',
+            example: {
+              success: true,
+              product: { title: 'Runner Sneaker', url: 'https://shop.example/products/runner', productType: 'shoe', source: 'shopify' },
+              images: ['https://cdn.shop.example/runner-side.jpg', 'https://cdn.shop.example/runner-front.jpg', 'https://cdn.shop.example/runner-back.jpg'],
+              packshots: [
+                { url: 'https://cdn.shop.example/runner-side.jpg', score: 0.97, reasons: [] },
+                { url: 'https://cdn.shop.example/runner-front.jpg', score: 0.94, reasons: [] },
+                { url: 'https://cdn.shop.example/runner-back.jpg', score: 0.81, reasons: ['the product fills the frame'] },
+              ],
+              rejected: [{ url: 'https://cdn.shop.example/runner-street.jpg', score: 0.04, reasons: ['the border is not one plain backdrop (31% fits)', 'the backdrop is textured (noise 19.2)', '4 separate objects'] }],
+              shoe3dRequest: { images: ['https://cdn.shop.example/runner-side.jpg', 'https://cdn.shop.example/runner-front.jpg', 'https://cdn.shop.example/runner-back.jpg'], options: { productType: 'shoe' } },
+              crawl: { pagesFetched: 3, imagesAssessed: 4, elapsedMs: 1840, sourcesTried: ['shopify'] },
+            },
+          },
           400: ERR('VALIDATION_ERROR'),
           401: ERR('HTTP_ERROR'),
           404: ERR('PRODUCT_NOT_FOUND: nothing matching within the budgets'),

@@ -8,6 +8,7 @@ import type { BatchRecord, BatchStore } from '../../core/ports/batch-store.ts';
 import type { NewJob } from '../../core/ports/job-store.ts';
 import { IMAGE_STRING, WEBHOOK_URL, ref } from '../../core/schemas.ts';
 import { buildBatchDelivery } from '../../core/webhooks.ts';
+import { EX } from '../../core/examples.ts';
 import { parseShoe3d, stashShoe3d, type OperationDeps } from './operations.ts';
 import { SHOE3D_JOB, type Shoe3dOptions } from './shoe3d-job.ts';
 
@@ -217,6 +218,27 @@ export const BATCH_SCHEMAS: Record<string, JsonSchema> = {
 
 const BATCH_ID = { type: 'string', minLength: 1, maxLength: 100 };
 
+const EX_BATCH = 'c5b1f0de-3f2e-4d1a-9a61-0b7e8f3c2d11';
+const EX_ITEM_JOB = '8d0f3a52-6c1e-4b7d-a2f4-5e9c1b7a3d20';
+const batchStatusUrl = `https://fitroom.example/api/v1/digitization/batches/${EX_BATCH}`;
+/** A batch of two: one model finished, one product photo that could not be fetched. */
+const EX_BATCH_VIEW = {
+  success: true,
+  batchId: EX_BATCH,
+  status: 'completed',
+  total: 2,
+  counts: { queued: 0, validating: 0, processing: 0, uploading: 0, completed: 1, failed: 1, cancelled: 0 },
+  createdAt: EX.time,
+  completedAt: EX.time,
+  expiresAt: EX.later,
+  statusUrl: batchStatusUrl,
+  webhook: { url: 'https://merchant.example/hooks/fitroom', state: 'delivered', attempts: [{ attempt: 1, at: EX.time, status: 200, error: null, durationMs: 84 }] },
+  items: [
+    { index: 0, statusUrl: EX.statusUrl, jobId: EX.jobId, status: 'completed', progress: 100, updatedAt: EX.time, result: { glbUrl: EX.fileUrl, viewerUrl: EX.viewerUrl, previewGrid: EX.fileUrl, expiresAt: EX.later, productType: 'shoe' } },
+    { index: 1, statusUrl: `https://fitroom.example/api/v1/jobs/${EX_ITEM_JOB}`, jobId: EX_ITEM_JOB, status: 'failed', progress: 10, updatedAt: EX.time, error: 'Could not fetch images[0]: http_status: HTTP 404', errorCode: 'IMAGE_FETCH_FAILED' },
+  ],
+};
+
 export function registerBatchOperations(api: PluginApi, service: BatchService): void {
   for (const [name, schema] of Object.entries(BATCH_SCHEMAS)) api.schema(name, schema);
   api.operation({
@@ -232,7 +254,15 @@ export function registerBatchOperations(api: PluginApi, service: BatchService): 
     rateLimit: 'submission',
     billable: true,
     body: 'DigitizationBatchRequest',
-    responses: { 202: { description: 'Queued', schema: 'DigitizationBatchSubmitted' }, 400: ERR('VALIDATION_ERROR (more than 500 items, or an invalid item)'), 401: ERR('HTTP_ERROR') },
+    example: { items: [{ images: ['https://shop.example/img/runner-side.jpg', 'https://shop.example/img/runner-front.jpg'] }, { images: ['https://shop.example/img/trail-boot.jpg'], options: { productType: 'shoe' } }], webhookUrl: 'https://merchant.example/hooks/fitroom' },
+    responses: {
+      202: {
+        description: 'Queued',
+        schema: 'DigitizationBatchSubmitted',
+        example: { success: true, batchId: EX_BATCH, status: 'queued', total: 2, statusUrl: batchStatusUrl, estimatedProcessingTime: 240, items: [{ index: 0, jobId: EX.jobId, statusUrl: EX.statusUrl }, { index: 1, jobId: EX_ITEM_JOB, statusUrl: `https://fitroom.example/api/v1/jobs/${EX_ITEM_JOB}` }] },
+      },       400: ERR('VALIDATION_ERROR (more than 500 items, or an invalid item)'),
+      401: ERR('HTTP_ERROR'),
+    },
     async handler(ctx: OperationContext<BatchBody>) {
       const body = await service.submit(ctx.body, ctx.caller!, ctx.links);
       return { status: 202, body, headers: NO_STORE, usage: body.total };
@@ -249,7 +279,7 @@ export function registerBatchOperations(api: PluginApi, service: BatchService): 
     browserProtected: true,
     rateLimit: 'status',
     params: { batchId: BATCH_ID },
-    responses: { 200: { description: 'The batch', schema: 'DigitizationBatch' }, 404: ERR('No such batch for this credential') },
+    responses: { 200: { description: 'The batch', schema: 'DigitizationBatch', example: EX_BATCH_VIEW }, 404: ERR('No such batch for this credential') },
     handler: async (ctx) => ({ body: await service.view(ctx.params.batchId, ctx.caller!, ctx.links), headers: NO_STORE }),
   });
   api.operation({
@@ -262,7 +292,14 @@ export function registerBatchOperations(api: PluginApi, service: BatchService): 
     auth: ['apiKey'],
     rateLimit: 'status',
     params: { batchId: BATCH_ID },
-    responses: { 200: { description: 'The batch after cancelling', schema: 'DigitizationBatch' }, 404: ERR('No such batch for this credential'), 409: ERR('BATCH_NOT_CANCELLABLE') },
+    responses: {
+      200: {
+        description: 'The batch after cancelling',
+        schema: 'DigitizationBatch',
+        example: { ...EX_BATCH_VIEW, counts: { ...EX_BATCH_VIEW.counts, failed: 0, cancelled: 1 }, webhook: { ...EX_BATCH_VIEW.webhook, state: 'pending', attempts: [] }, items: [EX_BATCH_VIEW.items[0], { ...EX_BATCH_VIEW.items[1], error: 'The job was cancelled', errorCode: 'CANCELLED', cancelled: true }], cancelledItems: 1 },
+      },       404: ERR('No such batch for this credential'),
+      409: ERR('BATCH_NOT_CANCELLABLE'),
+    },
     handler: async (ctx) => ({ body: await service.cancel(ctx.params.batchId, ctx.caller!, ctx.links), headers: NO_STORE }),
   });
   api.cron({ task: 'fitroom_batch_check', pattern: '* * * * *', run: async () => void (await service.completeFinished()) });
