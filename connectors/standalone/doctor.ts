@@ -8,6 +8,11 @@ import path from 'node:path';
 import pg from 'pg';
 import type { FitroomConfig } from '../../core/config.ts';
 import { runningEmbeddedUrl } from './runtime.ts';
+import { registerAiProviders } from './providers.ts';
+import { S3BlobStore } from '../../adapters/s3/blob-store.ts';
+import type { ServiceContainer } from '../../core/kernel.ts';
+import type { Token } from '../../core/plugin.ts';
+import { TOKENS } from '../../core/tokens.ts';
 
 export type CheckLevel = 'ok' | 'warn' | 'fail';
 export interface Check {
@@ -63,8 +68,20 @@ export function checkDisk(config: FitroomConfig): Check {
   return { name: 'Disk', level: 'ok', detail };
 }
 
-/** Writes and removes a file where the blob store keeps results. */
-export function checkBlobs(config: FitroomConfig): Check {
+/** Writes and removes a file where the blob store keeps results (the bucket's probe object with BLOB_STORE=s3). */
+export async function checkBlobs(config: FitroomConfig): Promise<Check> {
+  if (config.blobStore === 's3') {
+    const { s3 } = config;
+    const store = new S3BlobStore({ bucket: s3.bucket, region: s3.region, ...(s3.endpoint ? { endpoint: s3.endpoint } : {}), ...(s3.accessKeyId && s3.secretAccessKey ? { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } : {}), forcePathStyle: s3.forcePathStyle, prefix: s3.prefix });
+    try {
+      await store.probe();
+      return { name: 'Blob store', level: 'ok', detail: `S3 bucket ${s3.bucket} at ${s3.endpoint ?? 'AWS'}: a probe object was written, read and deleted` };
+    } catch (e) {
+      return { name: 'Blob store', level: 'fail', detail: (e as Error).message, fix: 'check S3_ENDPOINT, S3_BUCKET (it must exist), S3_REGION, S3_ACCESS_KEY_ID / S3_SECRET_ACCESS_KEY, and S3_FORCE_PATH_STYLE=true for MinIO or Ceph' };
+    } finally {
+      store.close();
+    }
+  }
   const dir = path.join(path.resolve(config.dataDir), 'blobs');
   const probe = path.join(dir, `.doctor-${process.pid}`);
   try {
@@ -77,11 +94,27 @@ export function checkBlobs(config: FitroomConfig): Check {
   }
 }
 
-export function checkVendors(config: FitroomConfig): Check {
+/** The configured vendors asked live (the same check as at start): key, configured models, credits. */
+export async function checkVendors(config: FitroomConfig): Promise<Check> {
   const { ai } = config;
   const set = [ai.geminiApiKey && 'Gemini', ai.falKey && 'fal', ai.meshyApiKey && 'Meshy', ai.tripoApiKey && 'Tripo'].filter(Boolean);
-  const detail = set.length ? `configured: ${set.join(', ')}; builtin engines last in each chain` : 'none configured: every capability runs on the builtin engines (classical, CPU)';
-  return { name: 'AI vendors', level: 'ok', detail, ...(set.length ? {} : { fix: 'optional: GEMINI_API_KEY or FAL_KEY for AI try-on and generate/pose-transfer, MESHY_API_KEY or TRIPO_API_KEY for vendor 3D' }) };
+  if (!set.length) return { name: 'AI vendors', level: 'ok', detail: 'none configured: every capability runs on the builtin engines (classical, CPU)', fix: 'optional: GEMINI_API_KEY or FAL_KEY for AI try-on and generate/pose-transfer, MESHY_API_KEY or TRIPO_API_KEY for vendor 3D' };
+  const bound = new Map<symbol, unknown>();
+  const services: ServiceContainer = { get: <T>(t: Token<T>) => bound.get(t.key) as T, has: (t) => bound.has(t.key), provide: (t, v) => void bound.set(t.key, v) };
+  try {
+    registerAiProviders(config, services, () => undefined);
+  } catch (e) {
+    return { name: 'AI vendors', level: 'fail', detail: (e as Error).message, fix: 'fix the AI settings named above' };
+  }
+  const report = await services.get(TOKENS.vendorStatus).refresh(10_000);
+  const lines = report.vendors.map((v) => `${v.provider}: ${v.status.replace('_', ' ')}${v.models?.length ? ` (${v.models.map((m) => `${m.id} ${m.available ? 'present' : 'missing'}`).join(', ')})` : ''}${v.balance !== undefined ? `, ${v.balance} credits` : ''}${v.message && v.status !== 'ok' ? `: ${v.message}` : ''}`);
+  const bad = report.vendors.filter((v) => v.status === 'account_refused' || v.status === 'model_missing' || v.status === 'error');
+  const offline = report.vendors.filter((v) => v.status === 'unreachable');
+  const level: CheckLevel = bad.length ? 'fail' : offline.length ? 'warn' : 'ok';
+  const fix = bad.length
+    ? 'a refused key or missing credits: renew them with the vendor; a missing model: change FITROOM_MODEL_CHAIN or add the current id with FITROOM_MODELS'
+    : offline.length ? 'no answer from the vendor (offline?): jobs fall back along the chain to the builtin engines' : undefined;
+  return { name: 'AI vendors', level, detail: lines.join('; '), ...(fix ? { fix } : {}) };
 }
 
 /** Whether a port is free; when taken, whether Fitroom answers there. */
@@ -106,8 +139,8 @@ export async function runDoctor(config: FitroomConfig): Promise<Check[]> {
     checkNode(),
     await checkDatabase(config),
     checkDisk(config),
-    checkBlobs(config),
-    checkVendors(config),
+    await checkBlobs(config),
+    await checkVendors(config),
     await checkPort('API host', 'PORT', config.bindHost, config.port),
     await checkPort('AR host', 'AR_PORT', config.bindHost, config.arPort),
   ];
