@@ -1,10 +1,10 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
-import { BlobTooLargeError, type BlobRange, type BlobStore } from '../../core/ports/blob-store.ts';
+import { byteLimit, type BlobRange, type BlobStore } from '../../core/ports/blob-store.ts';
 
 /** Blobs as files under a root folder; writes go to a temporary name and are renamed into place. */
 export class FilesystemBlobStore implements BlobStore {
@@ -30,18 +30,11 @@ export class FilesystemBlobStore implements BlobStore {
     const p = this.pathOf(key);
     await mkdir(path.dirname(p), { recursive: true });
     const tmp = `${p}.${randomUUID()}.tmp`;
-    let size = 0;
-    const limiter = new Transform({
-      transform(chunk: Buffer, _enc, cb) {
-        size += chunk.length;
-        if (size > maxBytes) cb(new BlobTooLargeError(`larger than ${maxBytes} bytes`));
-        else cb(null, chunk);
-      },
-    });
+    const limit = byteLimit(maxBytes);
     try {
-      await pipeline(stream, limiter, createWriteStream(tmp));
+      await pipeline(stream, limit.stream, createWriteStream(tmp));
       await rename(tmp, p);
-      return size;
+      return limit.size();
     } catch (e) {
       await rm(tmp, { force: true });
       throw e;

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { PassThrough, Readable, Transform } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client, S3ServiceException, type ServerSideEncryption } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { BlobTooLargeError, type BlobRange, type BlobStore } from '../../core/ports/blob-store.ts';
+import { byteLimit, type BlobRange, type BlobStore } from '../../core/ports/blob-store.ts';
 
 export interface S3BlobStoreOptions {
   bucket: string;
@@ -61,14 +61,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   async putStream(key: string, stream: Readable, contentType: string, maxBytes: number): Promise<number> {
-    let size = 0;
-    const limiter = new Transform({
-      transform(chunk: Buffer, _enc, cb) {
-        size += chunk.length;
-        if (size > maxBytes) cb(new BlobTooLargeError(`larger than ${maxBytes} bytes`));
-        else cb(null, chunk);
-      },
-    });
+    const limit = byteLimit(maxBytes);
     const body = new PassThrough();
     const upload = new Upload({
       client: this.#s3,
@@ -80,9 +73,9 @@ export class S3BlobStore implements BlobStore {
     });
     const uploading = upload.done();
     try {
-      await pipeline(stream, limiter, body);
+      await pipeline(stream, limit.stream, body);
       await uploading;
-      return size;
+      return limit.size();
     } catch (e) {
       await upload.abort().catch(() => undefined);
       await uploading.catch(() => undefined);

@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 
 /** Inclusive byte positions, as in an HTTP Range header. */
 export interface BlobRange {
@@ -23,4 +23,17 @@ export interface BlobStore {
 
 export class BlobTooLargeError extends Error {
   override name = 'BlobTooLargeError';
+}
+
+/** A pass-through that counts bytes and fails with BlobTooLargeError past `maxBytes` (every store's putStream). */
+export function byteLimit(maxBytes: number): { stream: Transform; size: () => number } {
+  let size = 0;
+  const stream = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      size += chunk.length;
+      if (size > maxBytes) cb(new BlobTooLargeError(`larger than ${maxBytes} bytes`));
+      else cb(null, chunk);
+    },
+  });
+  return { stream, size: () => size };
 }
