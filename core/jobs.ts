@@ -112,6 +112,8 @@ export interface JobKind<I = unknown> {
   /** Lower runs first; batch work uses a higher number than real-time traffic. */
   priority?: number;
   maxAttempts?: number;
+  /** Diagnostics shown on the job record itself (GET /api/v1/jobs/{id}), not only in the trace. */
+  recordDiagnostics?: readonly string[];
   /** Shown to clients as estimatedProcessingTime. */
   estimatedSeconds: number;
   run(job: RunningJob<I>): Promise<JobOutcome>;
@@ -123,7 +125,7 @@ export class JobCancelled extends Error {
 }
 
 /** The Job resource as the API returns it. */
-export function jobView(job: JobRecord, kind: Pick<JobKind, 'progress'> | undefined) {
+export function jobView(job: JobRecord, kind: Pick<JobKind, 'progress' | 'recordDiagnostics'> | undefined) {
   const status = job.status === 'cancelled' ? 'failed' : job.status;
   const progress =
     kind?.progress === 'number'
@@ -136,6 +138,8 @@ export function jobView(job: JobRecord, kind: Pick<JobKind, 'progress'> | undefi
     createdAt: job.createdAt.toISOString(),
     updatedAt: job.updatedAt.toISOString(),
   };
+  // e.g. shoe-3d's packshot diagnostics (spec: on the job record; absent means unknown)
+  for (const key of kind?.recordDiagnostics ?? []) if (job.diagnostics?.[key] !== undefined) view[key] = job.diagnostics[key];
   if (job.status === 'completed') {
     if (job.result) view.result = job.result;
     if (job.results) view.results = job.results;

@@ -67,6 +67,8 @@ export const CORE_SCHEMAS: Record<string, JsonSchema> = {
       progress: { oneOf: [{ type: 'number', minimum: 0, maximum: 100 }, ref('JobProgressStage')], description: 'Shoe-3d jobs: a number 0-100 that only grows. Other jobs: an object with `stage`.' },
       result: { type: 'object', description: 'When completed. Shoe-3d: glbUrl, viewerUrl, previewGrid. Digital twin: digitalTwinId. Virtual fitting: imageUrl.', additionalProperties: true },
       results: { type: 'array', items: ref('JobResult') },
+      packshotCleanup: { ...ref('PackshotCleanup'), description: 'Shoe-3d jobs, once the packshots were checked: the cleanup of the first photo (every photo\'s is in the trace\'s diagnostics).' },
+      packshotSingleShoe: { ...ref('PackshotSingleShoe'), description: 'Shoe-3d jobs, once the packshots were checked: the single-shoe guard on the first photo.' },
       digitalTwinId: TWIN_ID,
       error: { type: 'string', description: 'When failed: the cause, in plain words.' },
       errorCode: {

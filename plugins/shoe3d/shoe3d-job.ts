@@ -100,6 +100,7 @@ export function shoe3dJobKind(resolve: () => Shoe3dDeps): JobKind<Shoe3dJobInput
     ],
     maxAttempts: 2,
     estimatedSeconds: 120,
+    recordDiagnostics: ['packshotCleanup', 'packshotSingleShoe'],
     run: (job) => runShoe3d(job, resolve()),
   };
 }

@@ -74,6 +74,10 @@ describe('POST /api/v1/shoe-3d', () => {
     expect(d.packshotCleanup.areaRatio).toBeGreaterThan(0);
     expect(d.packshotSingleShoe).toEqual({ status: 'single', attempts: 1, count: 1 });
     expect(d.packshots).toHaveLength(4);
+    // the spec's packshot diagnostics are on the job record itself too
+    const record = await svc.call('GET', `/api/v1/jobs/${sub.body.jobId}`, { key });
+    expect(record.body.packshotCleanup).toEqual(d.packshotCleanup);
+    expect(record.body.packshotSingleShoe).toEqual(d.packshotSingleShoe);
     expect(d.productType).toMatchObject({ requested: 'auto', decided: 'shoe' });
     expect(d.reconstruction.reconstructor).toBe('builtin');
     expect(d.reconstruction.notes.join('\n')).toMatch(/0\/45\/90\/135/);
