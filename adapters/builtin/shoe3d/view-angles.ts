@@ -9,10 +9,11 @@ import { silhouetteDistance, silhouetteSpan, type Silhouette } from './silhouett
  * 0/90, 3 = 0/60/120, 4 = 0/45/90/135, 6 = 0/30/.../150. Orthographic silhouettes of opposite views
  * carry the same constraint, so half a turn gives the most distinct silhouettes per photo.
  *
- * Check from the image content: the other usual layouts (a full turn, 0/90/180/270 for 4 views, and
- * both turning directions) are scored by silhouette consistency: every silhouette pixel's ray must
- * meet the hull carved from the other views. The layout with clearly the smallest deficit wins;
- * near ties keep the assumption. Angles given with the views are used as they are.
+ * Up to 4 views the order does not matter: `estimateAngles` tries every assignment of the photos to
+ * a half or a full turn. With more views, the other usual layouts (a full turn and both turning
+ * directions) are scored by silhouette consistency: every silhouette pixel's ray must meet the hull
+ * carved from the other views; the layout with clearly the smallest deficit wins and near ties keep
+ * the assumption. Angles given with the views are used as they are.
  */
 export interface AngleChoice {
   angles: number[];
@@ -33,6 +34,7 @@ export function chooseAngles(sils: Silhouette[], given: (number | undefined)[]):
     if (iou > 0.9) return { angles: [0, 180], layout: 'opposite sides', scores: [{ layout: 'mirror-iou', deficit: 1 - iou }] };
     return { angles: [0, 90], layout: 'side and front', scores: [{ layout: 'mirror-iou', deficit: 1 - iou }] };
   }
+  if (n <= MAX_ESTIMATED) return estimateAngles(sils);
   const layouts: { layout: string; angles: number[] }[] = [
     { layout: 'half turn', angles: range(n, 180 / n) },
     { layout: 'half turn, reversed', angles: range(n, -180 / n) },
@@ -46,6 +48,61 @@ export function chooseAngles(sils: Silhouette[], given: (number | undefined)[]):
     if (scores[i].deficit < scores[best].deficit * 0.8 - 1e-4) best = i;
   }
   return { angles: layouts[best].angles, layout: layouts[best].layout, scores };
+}
+
+/** Up to this many views, every assignment of photos to angles is tried (4! x 2 layouts = 48 scores). */
+const MAX_ESTIMATED = 4;
+
+/**
+ * Angles from the images alone, whatever order the photos came in: every assignment of the photos
+ * to the positions of a half turn (0/45/90/135 for 4) and of a full turn (0/90/180/270) is scored by
+ * silhouette consistency plus a width prior: an elongated product (shoe, bag) looks widest from the
+ * side and narrowest from the front, its width at azimuth a close to sqrt((L cos a)^2 + (W sin a)^2)
+ * with L and W the widest and narrowest silhouettes. Consistency alone cannot tell a side from a
+ * front when the views are 90 degrees apart (any two perpendicular silhouettes are consistent); the
+ * prior can. Assignments that score the same (a mirror-image turn) are decided by the request order,
+ * so photos sent in the usual order are never mirrored.
+ */
+export function estimateAngles(sils: Silhouette[]): AngleChoice {
+  const n = sils.length;
+  const widths = sils.map((s) => {
+    const [a, b] = silhouetteSpan(s);
+    return b - a;
+  });
+  const L = Math.max(...widths), W = Math.min(...widths);
+  const expectedWidth = (deg: number) => Math.hypot(L * Math.cos((deg * Math.PI) / 180), W * Math.sin((deg * Math.PI) / 180));
+  const layouts = [{ layout: 'half turn', angles: range(n, 180 / n) }, { layout: 'full turn', angles: range(n, 360 / n) }];
+  let best: { angles: number[]; layout: string; score: number; fromOrder: number } | null = null;
+  const scores: AngleChoice['scores'] = [];
+  for (const l of layouts) {
+    for (const p of permutations(n)) {
+      // photo p[k] takes position k
+      const angles = new Array<number>(n);
+      p.forEach((photo, k) => (angles[photo] = l.angles[k]));
+      const prior = angles.reduce((acc, a, i) => acc + ((expectedWidth(a) - widths[i]) / L) ** 2, 0) / n;
+      const score = CONSISTENCY_WEIGHT * consistencyDeficit(sils, angles) + prior;
+      // how far the assignment is from "the photos came in turning order" (0 for the identity)
+      const fromOrder = p.reduce((acc, photo, k) => acc + Math.abs(photo - k), 0);
+      if (!best || score < best.score - TIE || (Math.abs(score - best.score) <= TIE && fromOrder < best.fromOrder)) best = { angles, layout: l.layout, score, fromOrder };
+      if (fromOrder === 0) scores.push({ layout: l.layout, deficit: score });
+    }
+  }
+  scores.push({ layout: 'estimated', deficit: best!.score });
+  return { angles: best!.angles, layout: best!.fromOrder === 0 ? `${best!.layout}, in the order sent` : `${best!.layout}, estimated from the images`, scores };
+}
+
+/** Consistency deficits are world units (object heights); a miss of 1 % of the height weighs like a 30 % width error. */
+const CONSISTENCY_WEIGHT = 10;
+const TIE = 1e-4;
+
+function permutations(n: number): number[][] {
+  const out: number[][] = [];
+  const walk = (prefix: number[], rest: number[]) => {
+    if (!rest.length) return void out.push(prefix);
+    rest.forEach((x, i) => walk([...prefix, x], [...rest.slice(0, i), ...rest.slice(i + 1)]));
+  };
+  walk([], Array.from({ length: n }, (_, i) => i));
+  return out;
 }
 
 function range(n: number, stepDeg: number): number[] {
