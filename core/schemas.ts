@@ -1,5 +1,14 @@
 import type { JsonSchema } from './plugin.ts';
 
+/** The fields every submission answer has (spec, Submission responses); operations add their own. */
+export const SUBMISSION_PROPERTIES: Record<string, JsonSchema> = {
+  success: { const: true },
+  jobId: { type: 'string', format: 'uuid' },
+  status: { enum: ['queued', 'completed'] },
+  estimatedProcessingTime: { type: 'number', description: 'Seconds.' },
+  statusUrl: { type: 'string', format: 'uri' },
+};
+
 /** Reference to a component schema, as written inside published schemas. */
 export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
@@ -84,13 +93,7 @@ export const CORE_SCHEMAS: Record<string, JsonSchema> = {
   JobSubmitted: {
     type: 'object',
     required: ['jobId'],
-    properties: {
-      success: { const: true },
-      jobId: { type: 'string', format: 'uuid' },
-      status: { enum: ['queued', 'completed'] },
-      estimatedProcessingTime: { type: 'number', description: 'Seconds.' },
-      statusUrl: { type: 'string', format: 'uri' },
-    },
+    properties: SUBMISSION_PROPERTIES,
   },
   CancelResponse: { type: 'object', required: ['cancelled'], properties: { cancelled: { const: true } } },
   JobTrace: {

@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../../core/plugin.ts';
-import { IMAGE_STRING, ref, WEBHOOK_URL } from '../../core/schemas.ts';
+import { IMAGE_STRING, ref, SUBMISSION_PROPERTIES, WEBHOOK_URL } from '../../core/schemas.ts';
 import { PROVIDER_IDS } from '../../core/ports/image-model.ts';
 import { PRODUCT_CATEGORIES } from '../../core/tryon/tryon-input.ts';
 import { PROMPT_PRESETS } from '../../core/tryon/prompts.ts';
@@ -117,11 +117,7 @@ export const TRYON_SCHEMAS: Record<string, JsonSchema> = {
     type: 'object',
     required: ['success', 'jobId', 'status', 'estimatedProcessingTime', 'statusUrl'],
     properties: {
-      success: { const: true },
-      jobId: { type: 'string', format: 'uuid' },
-      status: { enum: ['queued', 'completed'] },
-      estimatedProcessingTime: { type: 'number', description: 'Seconds.' },
-      statusUrl: { type: 'string', format: 'uri' },
+      ...SUBMISSION_PROPERTIES,
       results: { type: 'array', items: ref('JobResult'), description: 'Present on a cache hit: use it directly, do not poll.' },
       digitalTwinId: TWIN_ID,
     },

@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../../core/plugin.ts';
-import { IMAGE_STRING, ref, WEBHOOK_URL } from '../../core/schemas.ts';
+import { IMAGE_STRING, ref, SUBMISSION_PROPERTIES, WEBHOOK_URL } from '../../core/schemas.ts';
 import { BODY_MEASUREMENTS_SCHEMA, CLOTHING_SIZE_SCHEMA } from '../../core/sizing/body-source-schema.ts';
 import { SIZE_FITTING_REQUEST_SCHEMA, SIZE_FITTING_RESPONSE_SCHEMA } from '../../core/sizing/size-fitting-schema.ts';
 import { POSE_IDS } from '../../core/twins/body.ts';
@@ -38,11 +38,7 @@ export const TWIN_SCHEMAS: Record<string, JsonSchema> = {
     required: ['success', 'status', 'estimatedProcessingTime', 'mode'],
     description: 'Queued: poll statusUrl; the twin id is in the completed job. Completed (cached twin): digitalTwinId at once; the job is already completed and no work runs.',
     properties: {
-      success: { const: true },
-      jobId: { type: 'string', format: 'uuid' },
-      status: { enum: ['queued', 'completed'] },
-      estimatedProcessingTime: { type: 'number', description: 'Seconds.' },
-      statusUrl: { type: 'string', format: 'uri' },
+      ...SUBMISSION_PROPERTIES,
       mode: { enum: ['direct', 'photo', 'measurements', 'clothing_size'] },
       digitalTwinId: ref('DigitalTwinId'),
     },
