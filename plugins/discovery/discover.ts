@@ -33,7 +33,8 @@ export interface DiscoveryLimits {
 }
 
 export const DEFAULT_LIMITS: DiscoveryLimits = { timeMs: 20_000, maxPages: 20, maxPageBytes: 2 * 1024 * 1024, maxImages: 8 };
-export const USER_AGENT = 'FitroomBot/1.2 (+product discovery for 3D models)';
+/** The agent robots.txt rules are matched for: the product token of the User-Agent every outbound fetch sends. */
+export const USER_AGENT = 'Fitroom/1.2';
 
 export interface DiscoveryResult {
   product: { title: string; url: string; productType: 'shoe' | 'bag' | 'unknown'; source: Source };

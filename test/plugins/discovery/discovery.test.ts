@@ -100,6 +100,9 @@ beforeAll(async () => {
   // 5: robots.txt disallows everything
   routes.set('127.0.0.5/robots.txt', send('text/plain', 'User-agent: *\nDisallow: /\n'));
   routes.set('127.0.0.5/', send('text/html', html('<a href="/p/x">x</a>')));
+  // 8: rules for Fitroom by name, everyone else allowed
+  routes.set('127.0.0.8/robots.txt', send('text/plain', 'User-agent: *\nAllow: /\n\nUser-agent: Fitroom\nDisallow: /\n'));
+  routes.set('127.0.0.8/', send('text/html', html('<p>shop</p>')));
 
   // 6: hostile
   routes.set('127.0.0.6/loop', (_q, res) => res.writeHead(302, { location: '/loop' }).end());
@@ -182,6 +185,10 @@ describe('product discovery', () => {
     expect(r.status).toBe(422);
     expect(r.body.error.code).toBe('ROBOTS_DISALLOWED');
     expect(hits.slice(before)).toEqual(['127.0.0.5/robots.txt']);
+    // a group naming Fitroom applies to it (the name its fetches send as User-Agent)
+    const named = await discover({ url: shop(8) });
+    expect(named.status).toBe(422);
+    expect(named.body.error.code).toBe('ROBOTS_DISALLOWED');
   });
 
   it('refuses hostile shops with a clear error: redirect loop, redirect to a private address, huge page, slow page, no products', async () => {
