@@ -21,6 +21,7 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
 COPY core ./core
 COPY adapters ./adapters
+COPY models ./models
 COPY plugins ./plugins
 COPY connectors/standalone ./connectors/standalone
 COPY connectors/shopify ./connectors/shopify

@@ -50,6 +50,14 @@ export const ERROR_CODES = {
   // Job failure codes (reported in a failed job's error, not as HTTP statuses)
   IMAGE_FETCH_FAILED: 422,
   IMAGE_INVALID: 422,
+  /** A person photo with nobody in it (a product photo in a person slot, an empty scene). */
+  PERSON_NOT_FOUND: 422,
+  /** A person photo with more than one person. */
+  MULTIPLE_PEOPLE: 422,
+  /** The person is cut off where the garment goes (only a head, no hips for trousers, no feet for shoes). */
+  PERSON_INCOMPLETE: 422,
+  /** A garment slot holding a photo of a person rather than the garment's packshot. */
+  PERSON_IN_GARMENT_SLOT: 422,
   attribution_unavailable: 503,
   invalid_user_id: 400,
   attribution_conflict: 409,

@@ -1,3 +1,4 @@
+import { PERSON_ANALYZER } from '../../core/ports/person-analyzer.ts';
 import { loadConfig, ConfigError } from '../../core/config.ts';
 import { TOKENS } from '../../core/tokens.ts';
 import { createFitroom } from './compose.ts';
@@ -61,6 +62,8 @@ async function main() {
   else if (role !== 'api') {
     await fitroom.startWorker();
     log(`worker running (concurrency ${config.workerConcurrency})`);
+    // the person models load once per worker process; if they cannot, the classical engine remains
+    void fitroom.get(PERSON_ANALYZER).ready().then((s) => log(s.message));
     process.send?.({ type: 'worker-ready' });
   }
   // The live vendor check: keys, configured models, credits; a missing model leaves the chain now,

@@ -57,11 +57,5 @@ export interface TwinRenderer {
   render(input: TwinInput, options: TwinRenderOptions): Promise<TwinRender>;
 }
 
-/**
- * PersonAnalyzer: what try-on uses for a person photo (no twin): the photo itself with the
- * person's mask, a depth proxy, estimated landmarks and an estimated scale; pose is 'photo'.
- */
-export type PersonAnalyzer = (photo: RasterImage) => BodyRender;
-
 /** The TwinRenderer binding (the builtin classical renderer unless configured otherwise). */
 export const TWIN_RENDERER = token<TwinRenderer>('TwinRenderer');

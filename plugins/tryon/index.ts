@@ -2,7 +2,7 @@ import { definePlugin } from '../../core/plugin.ts';
 import { TWINS } from '../../core/ports/twin-store.ts';
 import { TOKENS } from '../../core/tokens.ts';
 import { INLINE_TWINS } from '../../core/tryon/inline-twins.ts';
-import { PERSON_ANALYZER } from '../../core/tryon/person-analyzer.ts';
+import { PERSON_ANALYZER } from '../../core/ports/person-analyzer.ts';
 import { TRYON_STORE } from '../../core/tryon/tryon-store.ts';
 import { generateJobKind, poseTransferJobKind } from './generate-jobs.ts';
 import { tryOnOperations } from './operations.ts';

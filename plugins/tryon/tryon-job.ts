@@ -11,7 +11,8 @@ import type { EncodedImage, RasterImage } from '../../core/images.ts';
 import type { JobKind, RunningJob } from '../../core/jobs.ts';
 import type { ImageCodec } from '../../core/ports/image-codec.ts';
 import type { ImageModelProvider, ModelReference } from '../../core/ports/image-model.ts';
-import type { PersonAnalyzer } from '../../core/ports/twin-renderer.ts';
+import type { PersonAnalysis, PersonAnalyzer } from '../../core/ports/person-analyzer.ts';
+import { checkGarmentPhoto, checkPersonPhoto, type PersonNeeds } from '../../core/tryon/photo-checks.ts';
 import type { TwinDirectory } from '../../core/ports/twin-store.ts';
 import { composeGarmentGrid, type GridCell } from '../../core/tryon/garment-grid.ts';
 import type { InlineTwins } from '../../core/tryon/inline-twins.ts';
@@ -35,6 +36,17 @@ export interface TryOnJobDeps {
   twins: () => TwinDirectory | null;
   inlineTwins: () => InlineTwins | null;
   personAnalyzer: () => PersonAnalyzer | null;
+}
+
+/** What the request's garments need to see of the person in the photo. */
+function personNeeds(input: TryOnJobInput, slots: GarmentSlot[]): PersonNeeds {
+  const category = input.product?.category;
+  const has = (slot: GarmentSlot) => slots.includes(slot);
+  return {
+    torso: has('topGarment') || has('fullBodyGarment') || category === 'top' || category === 'full-body' || category === 'auto',
+    legs: has('bottomGarment') || has('fullBodyGarment') || category === 'bottom' || category === 'full-body',
+    feet: input.task === 'shoe-tryon' || has('shoes') || category === 'shoe',
+  };
 }
 
 interface Decoded {
@@ -75,14 +87,28 @@ export function tryOnJobKind(deps: TryOnJobDeps): JobKind<TryOnJobInput> {
       // the builtin engine needs a body render; vendors only need the person image
       const builtinMayRun = (options.provider === undefined || options.provider === 'builtin') && (options.model === undefined || options.model === 'builtin-warp');
 
-      const decoded = await job.stage('validate inputs', async () => {
+      const decoded = await job.stage('validate inputs', async (signal) => {
         const garments: Partial<Record<GarmentSlot, Decoded[]>> = {};
         for (const [slot, list] of Object.entries(input.garments) as [GarmentSlot, StashedImage[]][]) garments[slot] = await Promise.all(list.map(load));
         const shoeViews = await Promise.all(input.shoeViews.map(async (v) => ({ ...(await load(v.image)), angle: v.angle })));
         const product = input.product ? await load(input.product.image) : null;
         const persons = input.identity.kind === 'person' ? await Promise.all(input.identity.images.map(load)) : [];
         job.note({ garments: Object.keys(garments), shoeViews: shoeViews.length, product: !!product, persons: persons.length });
-        return { garments, shoeViews, product, persons };
+        // photos checked before any model runs: the person (what the garments need to see) and each
+        // garment packshot (not a person)
+        const analyzer = deps.personAnalyzer();
+        let person: PersonAnalysis | null = null;
+        if (analyzer) {
+          if (persons.length) {
+            person = await analyzer.analyze(persons[0].raster, signal);
+            job.note({ personAnalysis: { engine: person.engine, faces: person.faces.length, notes: person.notes } });
+            checkPersonPhoto(person, 'personImages[0]', personNeeds(input, Object.keys(garments) as GarmentSlot[]));
+          }
+          for (const [slot, list] of Object.entries(garments) as [GarmentSlot, Decoded[]][]) {
+            checkGarmentPhoto(await analyzer.analyze(list[0].raster, signal), slot);
+          }
+        }
+        return { garments, shoeViews, product, persons, person };
       });
 
       const identity = await job.stage('resolve identity', async (signal) => {
@@ -100,8 +126,7 @@ export function tryOnJobKind(deps: TryOnJobDeps): JobKind<TryOnJobInput> {
           person = [await codec.encode(body.image, 'png')];
         } else {
           person = decoded.persons.map((p) => p.source);
-          const analyze = deps.personAnalyzer();
-          if (builtinMayRun && analyze) body = analyze(decoded.persons[0].raster);
+          if (builtinMayRun && decoded.person) body = decoded.person.body;
         }
         job.note({ identity: id.kind, bodyRender: !!body, pose: body?.pose ?? null });
         return { body, person, twinId: id.kind === 'person' ? null : id.twinId };

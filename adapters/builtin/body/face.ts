@@ -22,7 +22,7 @@ export interface FaceRegion {
  * because skin differs mostly in luma. A pixel is skin within two sigmas, above a luma floor
  * that keeps dark brown hair and shadows out.
  */
-function isSkin(r: number, g: number, b: number): boolean {
+export function isSkin(r: number, g: number, b: number): boolean {
   const y = 0.299 * r + 0.587 * g + 0.114 * b;
   if (y < 50) return false;
   const cb = 128 - 0.168736 * r - 0.331264 * g + 0.5 * b;

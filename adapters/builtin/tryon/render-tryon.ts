@@ -6,7 +6,7 @@
  */
 import type { RasterImage } from '../../../core/images.ts';
 import type { Quality } from '../../../core/ports/image-model.ts';
-import type { BodyRender } from '../../../core/twins/body.ts';
+import type { PersonBody } from '../../../core/ports/person-analyzer.ts';
 import { BodyFrame } from './body-frame.ts';
 import { boxBlur } from './box-blur.ts';
 import { classifyGarment, type GarmentCategory } from './classify-garment.ts';
@@ -16,6 +16,8 @@ import { shadingMap } from './lighting.ts';
 import { scaleBody } from './scale-body.ts';
 import { studioBackdrop } from './studio-background.ts';
 import { createLayer, drawPiece, type Layer } from './warp-piece.ts';
+import { drawPhotoTop, hideOldTop } from './photo-top.ts';
+import { PERSON_PART } from '../../../core/ports/person-analyzer.ts';
 
 export interface TryOnGarments {
   top?: RasterImage;
@@ -25,7 +27,7 @@ export interface TryOnGarments {
 }
 
 export interface RenderTryOnInput {
-  body: BodyRender;
+  body: PersonBody;
   garments: TryOnGarments;
   /** A single product image (direct path); its category is decided from its shape for `auto`. */
   product?: { image: RasterImage; category: GarmentCategory | 'auto' };
@@ -140,7 +142,16 @@ export function renderTryOn(input: RenderTryOnInput): RasterImage {
       checkAbort(signal);
       const cut = cutOut(image, category);
       const layer = createLayer(outW, outH);
-      for (const piece of garmentPieces(cut, category, frame)) drawPiece(layer, piece, frame, filter);
+      const parts = body.parts;
+      if (parts && category === 'top') {
+        // a person photo with its parsing: the top is fitted to the torso and arms, the old top hidden
+        const { oldTop } = drawPhotoTop(layer, cut, image, { ...body, parts });
+        hideOldTop(canvas, layer, oldTop, { ...body, parts }, SRGB_TO_LINEAR);
+      } else {
+        for (const piece of garmentPieces(cut, category, frame)) drawPiece(layer, piece, frame, filter);
+      }
+      // on a person photo the face and hair stay in front of every garment
+      if (parts) for (let i = 0; i < n; i++) if (parts[i] === PERSON_PART.face || parts[i] === PERSON_PART.hair) layer.data.fill(0, i * 4, i * 4 + 4);
       const hangs = category === 'bottom' || category === 'full-body';
       if (hangs) drape ??= drapeShade(shade, frame);
       compositeLayer(canvas, layer, hangs ? drape! : shade, frame);

@@ -53,7 +53,7 @@ function resamplePlane(src: ArrayLike<number>, sw: number, sh: number, channels:
   return out;
 }
 
-export function scaleBody(body: BodyRender, width: number, height: number): BodyRender {
+export function scaleBody(body: BodyRender & { parts?: Uint8Array }, width: number, height: number): BodyRender & { parts?: Uint8Array } {
   const { width: sw, height: sh } = body.image;
   if (sw === width && sh === height) return body;
   const img = resamplePlane(body.image.data, sw, sh, 4, width, height);
@@ -71,5 +71,14 @@ export function scaleBody(body: BodyRender, width: number, height: number): Body
   const landmarks = Object.fromEntries(
     Object.entries(body.landmarks).map(([name, v]) => [name, typeof v === 'number' ? v * k : p(v as Point)]),
   ) as unknown as BodyLandmarks;
-  return { image, mask, depth: d, landmarks, pixelsPerCm: body.pixelsPerCm * k, pose: body.pose };
+  // part labels (person photos) by nearest neighbour
+  let parts: Uint8Array | undefined;
+  if (body.parts) {
+    parts = new Uint8Array(width * height);
+    for (let y = 0; y < height; y++) {
+      const yy = Math.min(sh - 1, Math.floor((y + 0.5) / sy));
+      for (let x = 0; x < width; x++) parts[y * width + x] = body.parts[yy * sw + Math.min(sw - 1, Math.floor((x + 0.5) / sx))];
+    }
+  }
+  return { image, mask, depth: d, landmarks, pixelsPerCm: body.pixelsPerCm * k, pose: body.pose, ...(parts ? { parts } : {}) };
 }

@@ -1,0 +1,130 @@
+/**
+ * Measures a try-on result on a real person photo against hand-marked boxes (test/fixtures/
+ * real-photos/marks.json): how much of the chest-to-waist box shows the garment's colours, how
+ * much of the face, legs and background changed, how much of the old top's hem band is left.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import sharp from 'sharp';
+import type { RasterImage } from '../../core/images.ts';
+import { deltaE76, srgbToLab } from '../../adapters/builtin/tryon/color.ts';
+
+export const REAL_PHOTOS = path.resolve(import.meta.dirname, '../fixtures/real-photos');
+
+type Box = [number, number, number, number];
+export interface PersonMarks {
+  face: Box;
+  chestWaist: Box;
+  hemBand: Box;
+  legs: Box;
+  background: Box[];
+}
+export interface RealPair {
+  person: string;
+  topGarment: string;
+}
+
+export const MARKS: { persons: Record<string, PersonMarks>; pairs: RealPair[] } = JSON.parse(readFileSync(path.join(REAL_PHOTOS, 'marks.json'), 'utf8'));
+
+export async function loadPhoto(file: string): Promise<RasterImage> {
+  const { data, info } = await sharp(file).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { width: info.width, height: info.height, data: new Uint8Array(data.buffer, data.byteOffset, data.length) };
+}
+
+const labAt = (img: RasterImage, i: number, out: number[]) => srgbToLab(img.data[i * 4], img.data[i * 4 + 1], img.data[i * 4 + 2], out);
+
+/**
+ * The packshot's palette: k-means (k = 8) in Lab over the pixels that differ from the border's
+ * median colour (the backdrop) by more than 12, and all pixels of the packshot's middle.
+ */
+export function packshotPalette(img: RasterImage): { colour: number[]; weight: number }[] {
+  const { width: w, height: h } = img;
+  const lab = [0, 0, 0];
+  const border: number[][] = [];
+  for (let x = 0; x < w; x += 4) for (const y of [0, h - 1]) border.push(Array.from(labAt(img, y * w + x, lab)));
+  for (let y = 0; y < h; y += 4) for (const x of [0, w - 1]) border.push(Array.from(labAt(img, y * w + x, lab)));
+  const bg = [0, 1, 2].map((c) => border.map((p) => p[c]).sort((a, b) => a - b)[border.length >> 1]);
+  const pts: number[][] = [];
+  // the garment's middle is cloth whatever its colour (white on a white backdrop too)
+  const inMiddle = (x: number, y: number) => x > 0.35 * w && x < 0.65 * w && y > 0.3 * h && y < 0.8 * h;
+  for (let i = 0; i < w * h; i += 7) {
+    const p = Array.from(labAt(img, i, lab));
+    if (deltaE76(p, bg) > 12 || inMiddle(i % w, Math.floor(i / w))) pts.push(p);
+  }
+  let centres = Array.from({ length: 8 }, (_, j) => pts[Math.floor(((j + 0.5) * pts.length) / 8)].slice());
+  let weights: number[] = [];
+  for (let it = 0; it < 10; it++) {
+    const sums = centres.map(() => [0, 0, 0, 0]);
+    for (const p of pts) {
+      let best = 0;
+      for (let j = 1; j < centres.length; j++) if (deltaE76(p, centres[j]) < deltaE76(p, centres[best])) best = j;
+      sums[best][0] += p[0]; sums[best][1] += p[1]; sums[best][2] += p[2]; sums[best][3]++;
+    }
+    centres = sums.map((s, j) => (s[3] ? [s[0] / s[3], s[1] / s[3], s[2] / s[3]] : centres[j]));
+    weights = sums.map((s) => s[3] / pts.length);
+  }
+  // colours of at least 3 % of the garment (stray pixels of the backdrop's shadow drop out)
+  return centres.map((colour, j) => ({ colour, weight: weights[j] })).filter((c) => c.weight >= 0.03);
+}
+
+/** A pixel counts as changed when its colour moved by more than this (CIE76). */
+const CHANGED = 6;
+
+function boxShare(box: Box, test: (i: number) => boolean, w: number): number {
+  let hit = 0;
+  let all = 0;
+  for (let y = box[1]; y < box[3]; y++) {
+    for (let x = box[0]; x < box[2]; x++) {
+      all++;
+      if (test(y * w + x)) hit++;
+    }
+  }
+  return all ? hit / all : 0;
+}
+
+export interface PairMetrics {
+  /** Share of the chest-to-waist box in the garment's colours. */
+  coverage: number;
+  face: number;
+  legs: number;
+  background: number;
+  /** Share of the old top's hem band left as it was. */
+  hemLeft: number;
+  /** The garment shares the colours of the person's own top: the pair tells nothing. */
+  uninformative: boolean;
+}
+
+export function measurePair(person: RasterImage, packshot: RasterImage, result: RasterImage, marks: PersonMarks): PairMetrics {
+  if (result.width !== person.width || result.height !== person.height) throw new Error(`result is ${result.width}x${result.height}, the photo ${person.width}x${person.height}`);
+  const w = person.width;
+  const pal = packshotPalette(packshot);
+  const a = [0, 0, 0];
+  const b = [0, 0, 0];
+  const changed = (i: number) => deltaE76(labAt(person, i, a), labAt(result, i, b)) > CHANGED;
+  const inPalette = (img: RasterImage) => (i: number) => {
+    labAt(img, i, a);
+    return pal.some((c) => deltaE76(a, c.colour) < 20);
+  };
+  // the person's own top (its median colour) in one of the garment's main colours (a fifth of it or
+  // more): coverage could not tell the two apart
+  const own: number[][] = [];
+  const [x0, y0, x1, y1] = marks.chestWaist;
+  for (let y = y0; y < y1; y += 3) for (let x = x0; x < x1; x += 3) own.push(Array.from(labAt(person, y * w + x, a)));
+  const ownMedian = [0, 1, 2].map((c) => own.map((p) => p[c]).sort((p, q) => p - q)[own.length >> 1]);
+  const uninformative = pal.some((c) => c.weight >= 0.2 && deltaE76(ownMedian, c.colour) < 20);
+  const bgShares = marks.background.map((box) => boxShare(box, changed, w));
+  return {
+    coverage: boxShare(marks.chestWaist, inPalette(result), w),
+    face: boxShare(marks.face, changed, w),
+    legs: boxShare(marks.legs, changed, w),
+    background: Math.max(...bgShares),
+    hemLeft: boxShare(marks.hemBand, (i) => !changed(i), w),
+    uninformative,
+  };
+}
+
+export const TARGETS = { coverage: 0.8, face: 0.02, legs: 0.05, background: 0.02, hemLeft: 0.2 };
+
+export function meetsTargets(m: PairMetrics): boolean {
+  return m.coverage >= TARGETS.coverage && m.face <= TARGETS.face && m.legs <= TARGETS.legs && m.background <= TARGETS.background && m.hemLeft <= TARGETS.hemLeft;
+}
