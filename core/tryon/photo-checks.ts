@@ -17,6 +17,8 @@ export interface PersonNeeds {
 }
 
 const SEEN = 0.45;
+/** Share of skin-coloured pixels in the person mask below which nobody's skin is showing. */
+const MIN_SKIN = 0.05;
 
 function scores(a: PersonAnalysis): Partial<Record<KeypointName, number>> {
   const out: Partial<Record<KeypointName, number>> = {};
@@ -47,9 +49,11 @@ export function checkPersonPhoto(a: PersonAnalysis, field: string, needs: Person
   const faces = peopleFaces(a);
   if (faces >= 2) throw new FitroomError('MULTIPLE_PEOPLE', `${field} shows ${faces} people; send a photo of one person`);
   const seen = personSeen(a);
-  if (!seen.head && !seen.shoulders) {
-    const product = a.skinShare < 0.05 && a.personShare > 0.02;
-    throw new FitroomError('PERSON_NOT_FOUND', product ? `No person found in ${field}: it looks like a product photo; garments go in the garment fields` : `No person found in ${field}`);
+  // a face, or a head over shoulders with some skin showing: the pose model alone also "finds"
+  // shoulders and a nose on a T-shirt laid flat
+  const person = faces >= 1 || (seen.head && seen.shoulders && a.skinShare >= MIN_SKIN);
+  if (!person) {
+    throw new FitroomError('PERSON_NOT_FOUND', `No person found in ${field}; send a photo of one person there (a product photo belongs in a garment field)`);
   }
   if (!seen.shoulders) throw new FitroomError('PERSON_INCOMPLETE', `${field} shows only a head; send a photo from the head down to at least the hips`);
   const s = scores(a);
