@@ -6,6 +6,8 @@ const TWIN = 'fitroom.playground.twin';
 const STATUSES = ['queued', 'validating', 'processing', 'uploading', 'completed'];
 const PATHS = { 'digital-twin': '/api/v1/digital-twin', 'size-fitting': '/api/v1/size-fitting', 'virtual-fitting': '/api/v1/virtual-fitting', 'shoe-3d': '/api/v1/shoe-3d' };
 const files = {};
+/** Images still being read: a submission waits for them (a file picked just before pressing Send). */
+const reading = new Set();
 let polling = null;
 
 const el = (tag, attrs = {}, ...children) => {
@@ -48,10 +50,14 @@ for (const zone of document.querySelectorAll('.drop')) {
     thumbs.replaceChildren(...files[zone.dataset.field].map((src) => el('img', { src, alt: '' })));
     zone.classList.add('filled');
   };
-  input.addEventListener('change', () => take(input.files));
+  const track = (list) => {
+    const p = take(list).finally(() => reading.delete(p));
+    reading.add(p);
+  };
+  input.addEventListener('change', () => track(input.files));
   zone.addEventListener('dragover', (e) => (e.preventDefault(), zone.classList.add('over')));
   zone.addEventListener('dragleave', () => zone.classList.remove('over'));
-  zone.addEventListener('drop', (e) => (e.preventDefault(), zone.classList.remove('over'), take(e.dataTransfer.files)));
+  zone.addEventListener('drop', (e) => (e.preventDefault(), zone.classList.remove('over'), track(e.dataTransfer.files)));
 }
 
 // --- the request ---
@@ -202,6 +208,7 @@ $('form').addEventListener('submit', async (e) => {
   const op = $('operation').value;
   if (!$('key').value.trim()) return say('Paste an API key first.', 'error');
   let body;
+  await Promise.allSettled([...reading]);
   try { body = buildBody(op, $('form')); } catch (err) { return say(err.message, 'error'); }
   $('submit').disabled = true;
   say('Sending…');
