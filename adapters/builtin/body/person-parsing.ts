@@ -39,8 +39,8 @@ const mid = (a: Point, b: Point): Point => ({ x: (a.x + b.x) / 2, y: (a.y + b.y)
 const add = (a: Point, b: Point, t = 1): Point => ({ x: a.x + b.x * t, y: a.y + b.y * t });
 const sub = (a: Point, b: Point): Point => ({ x: a.x - b.x, y: a.y - b.y });
 
-/** Draws a capsule (segment with radius) into a label mask where `allow` holds. */
-function capsule(out: Uint8Array, w: number, h: number, a: Point, b: Point, r: number, paint: (i: number) => void): void {
+/** Calls `paint` for every pixel of a capsule (a segment with a radius). */
+function capsule(w: number, h: number, a: Point, b: Point, r: number, paint: (i: number) => void): void {
   const x0 = Math.max(0, Math.floor(Math.min(a.x, b.x) - r));
   const x1 = Math.min(w - 1, Math.ceil(Math.max(a.x, b.x) + r));
   const y0 = Math.max(0, Math.floor(Math.min(a.y, b.y) - r));
@@ -54,7 +54,6 @@ function capsule(out: Uint8Array, w: number, h: number, a: Point, b: Point, r: n
       if ((x - a.x - t * vx) ** 2 + (y - a.y - t * vy) ** 2 <= r * r) paint(y * w + x);
     }
   }
-  void out;
 }
 
 /** The outer edge of the mask walking from `from` along x by `dir` (first off pixel), skipping `skip`. */
@@ -74,7 +73,7 @@ function edgeX(mask: Uint8Array, skip: Uint8Array, w: number, y: number, from: n
  * Joints of the body with the ones not visible filled in from body proportions (a leg below the
  * frame continues the trunk's direction), so that landmarks always exist; `missing` lists them.
  */
-function completeJoints(kp: KeypointMap, h: number): { j: Record<KeypointName, Point>; missing: KeypointName[] } {
+function completeJoints(kp: KeypointMap): { j: Record<KeypointName, Point>; missing: KeypointName[] } {
   const missing: KeypointName[] = [];
   const j = {} as Record<KeypointName, Point>;
   for (const name of Object.keys(kp) as KeypointName[]) j[name] = kp[name]!;
@@ -98,7 +97,6 @@ function completeJoints(kp: KeypointMap, h: number): { j: Record<KeypointName, P
     need(`${s}Ankle`, () => add(j[`${s}Knee`], down, trunk * 0.85));
   }
   need('nose', () => add(mid(j.leftShoulder, j.rightShoulder), { x: 0, y: -0.45 * sw }));
-  void h;
   return { j, missing };
 }
 
@@ -113,7 +111,7 @@ export function parsePerson(img: RasterImage, likelihood: Uint8Array, keypoints:
   for (let i = 0; i < n; i++) raw[i] = likelihood[i] >= 128 ? 255 : 0;
   const mask = largestComponent(raw, w, h, { connectivity: 8 });
   const kp = visibleKeypoints(keypoints);
-  const { j, missing } = completeJoints(kp, h);
+  const { j, missing } = completeJoints(kp);
   if (missing.length) notes.push(`not visible, estimated from proportions: ${missing.join(', ')}`);
 
   const shoulderMid = mid(j.leftShoulder, j.rightShoulder);
@@ -203,12 +201,12 @@ export function parsePerson(img: RasterImage, likelihood: Uint8Array, keypoints:
   for (const s of ['left', 'right'] as const) {
     const sh = j[`${s}Shoulder`], el = j[`${s}Elbow`], wr = j[`${s}Wrist`];
     const hand = add(wr, sub(wr, el), 0.45);
-    const paint = () => (i: number) => {
+    const paint = (i: number) => {
       if (inMask(i) && parts[i] !== PERSON_PART.face && parts[i] !== PERSON_PART.hair) parts[i] = PERSON_PART.arm;
     };
-    capsule(parts, w, h, add(sh, sub(el, sh), 0.25), el, armR, paint());
-    capsule(parts, w, h, el, wr, armR * 0.85, paint());
-    capsule(parts, w, h, wr, hand, armR * 1.1, paint());
+    capsule(w, h, add(sh, sub(el, sh), 0.25), el, armR, paint);
+    capsule(w, h, el, wr, armR * 0.85, paint);
+    capsule(w, h, wr, hand, armR * 1.1, paint);
   }
   // legs below the hip line, feet below the ankles
   for (let y = Math.max(0, Math.round(hipMid.y)); y < h; y++) {

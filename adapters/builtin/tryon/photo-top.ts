@@ -229,8 +229,8 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
   };
 
   // the body panel
-  const collarTop = shape.shoulderY - (shape.shoulderY - (cut.components[0].box[1])) ;
-  const y0 = Math.max(0, Math.floor(topY + (collarTop - shape.shoulderY) * sy));
+  // from the collar's top (the garment's first row) down
+  const y0 = Math.max(0, Math.floor(topY + (cut.components[0].box[1] - shape.shoulderY) * sy));
   for (let y = y0; y <= Math.min(h - 1, Math.ceil(hemY)); y++) {
     let xl: number;
     let xr: number;
@@ -261,12 +261,10 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
   // sleeves along the arms
   for (const sleeve of shape.sleeves) {
     // image side -1 is the subject's right
-    const sh = sleeve.side < 0 ? L.rightShoulder : L.leftShoulder;
     const el = sleeve.side < 0 ? L.rightElbow : L.leftElbow;
     const wr = sleeve.side < 0 ? L.rightWrist : L.leftWrist;
     const start = { x: sleeve.side < 0 ? tipL + 0.1 * sw : tipR - 0.1 * sw, y: topY + 0.08 * sw };
     const axis = [start, el, wr, { x: wr.x + (wr.x - el.x) * 0.3, y: wr.y + (wr.y - el.y) * 0.3 }];
-    void sh;
     const gLen = Math.hypot(sleeve.end.x - sleeve.start.x, sleeve.end.y - sleeve.start.y);
     const s = sy;
     const tLen = gLen * s;
