@@ -1,0 +1,105 @@
+/**
+ * The world the plugin's tests run in: one embedded PostgreSQL (Fitroom's own helper) holding both
+ * Medusa's test databases and Fitroom's; the real Fitroom service (`main.ts all`, builtin engines) on a
+ * loopback port with a service key of the account `medusa-shop`; and a loopback file server with real
+ * product photos (Fitroom fetches product images by URL, as it would from a store's CDN).
+ */
+import { spawn, execFileSync, type ChildProcess } from "node:child_process"
+import { chmodSync, createReadStream, mkdtempSync, rmSync, statSync } from "node:fs"
+import { createServer, type Server } from "node:http"
+import { tmpdir } from "node:os"
+import path from "node:path"
+import pg from "pg"
+import { freePort, startEmbeddedPostgres } from "../../../adapters/postgres/embedded.ts"
+
+const ROOT = path.resolve(__dirname, "../../..")
+const NODE = path.join(ROOT, "node_modules/.bin/node")
+/** Served under /<dir>/<file>: the real person and garment photos, and the example shoe views. */
+const SERVED = [path.join(ROOT, "test/fixtures/real-photos"), path.join(ROOT, "examples/assets")]
+
+export default async function setup() {
+  const dir = mkdtempSync(path.join(tmpdir(), "fitroom-medusa-pg-"))
+  chmodSync(dir, 0o755)
+  const db = await startEmbeddedPostgres({ dir: path.join(dir, "db"), persistent: false })
+  const admin = new pg.Client(db.adminUrl)
+  await admin.connect()
+  await admin.query("create database fitroom")
+  await admin.end()
+
+  const photos = await servePhotos()
+  const dataDir = path.join(dir, "fitroom-data")
+  const port = await freePort()
+  const env = {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? "",
+    DATABASE_URL: db.urlFor("fitroom"),
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    AR_PORT: String(await freePort()),
+    HOST: "127.0.0.1",
+    ALLOWED_PRIVATE_NETWORKS: "127.0.0.0/8",
+    LOG_LEVEL: "warn",
+  }
+  const fitroom = spawn(NODE, ["connectors/standalone/main.ts", "all"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] })
+  const log: string[] = []
+  fitroom.stdout!.on("data", (c: Buffer) => log.push(c.toString()))
+  fitroom.stderr!.on("data", (c: Buffer) => log.push(c.toString()))
+  const url = `http://127.0.0.1:${port}`
+  await waitFor(async () => (await fetch(`${url}/api/v1/health`)).ok, 60_000, () => log.join(""))
+  const key = execFileSync(NODE, ["connectors/standalone/cli.ts", "keys", "create", "--name", "medusa-shop", "--kind", "service", "--account", "medusa-shop"], { cwd: ROOT, env, encoding: "utf8" }).trim()
+
+  // Medusa's test runners read these; the test workers inherit them.
+  Object.assign(process.env, {
+    DB_HOST: "localhost", // the runner forces SSL unless the host contains "localhost"
+    DB_PORT: String(db.port),
+    DB_USERNAME: "fitroom",
+    DB_PASSWORD: "fitroom",
+    FITROOM_URL: url,
+    FITROOM_API_KEY: key,
+    FITROOM_DATABASE_URL: db.urlFor("fitroom"),
+    PHOTOS_URL: photos.url,
+  })
+
+  return async () => {
+    await stop(fitroom)
+    photos.server.close()
+    await db.stop().catch(() => undefined)
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+async function servePhotos(): Promise<{ server: Server; url: string }> {
+  const server = createServer((req, res) => {
+    const name = decodeURIComponent((req.url ?? "/").slice(1).split("?")[0])
+    const file = path.join(ROOT, name)
+    if (!SERVED.some((d) => file.startsWith(d + path.sep))) return void res.writeHead(404).end()
+    try {
+      const size = statSync(file).size
+      const type = file.endsWith(".png") ? "image/png" : "image/jpeg"
+      res.writeHead(200, { "content-type": type, "content-length": size })
+      createReadStream(file).pipe(res)
+    } catch {
+      res.writeHead(404).end()
+    }
+  })
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
+  const addr = server.address() as { port: number }
+  return { server, url: `http://127.0.0.1:${addr.port}` } // e.g. /examples/assets/shoe-0.png
+}
+
+async function waitFor(ok: () => Promise<boolean>, ms: number, log: () => string) {
+  const t0 = Date.now()
+  for (;;) {
+    if (await ok().catch(() => false)) return
+    if (Date.now() - t0 > ms) throw new Error(`Fitroom did not start within ${ms} ms:\n${log()}`)
+    await new Promise((r) => setTimeout(r, 250))
+  }
+}
+
+async function stop(p: ChildProcess) {
+  if (p.exitCode !== null) return
+  const gone = new Promise((r) => p.once("exit", r))
+  p.kill("SIGTERM")
+  await Promise.race([gone, new Promise((r) => setTimeout(r, 10_000))])
+  if (p.exitCode === null) p.kill("SIGKILL")
+}

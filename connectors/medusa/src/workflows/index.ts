@@ -1,0 +1,2 @@
+export { generateProductModelWorkflow, storeProductModelWorkflow, productPhotos } from "./product-model"
+export { advanceProductModel } from "./advance"

@@ -1,0 +1,14 @@
+import { defineConfig } from "vitest/config"
+
+export default defineConfig({
+  test: {
+    include: ["integration-tests/**/*.spec.ts"],
+    globals: true, // Medusa's test runners use Jest's globals
+    globalSetup: ["integration-tests/global-setup.ts"],
+    setupFiles: ["integration-tests/setup.ts"],
+    fileParallelism: false, // each file boots a Medusa application: one at a time on a small machine
+    pool: "forks",
+    testTimeout: 120_000,
+    hookTimeout: 300_000,
+  },
+})
