@@ -21,8 +21,9 @@ export function fitroomRoute(fn: Handler): Handler {
   return async (req, res) => {
     try {
       await fn(req, res)
-    } catch (e) {
-      if (!(e instanceof FitroomApiError)) throw e
+    } catch (caught) {
+      const e = FitroomApiError.from(caught)
+      if (!e) throw caught
       const [status, type, message] = describe(e)
       res.status(status).json({ type, code: e.code, message, ...(e.details ? { details: e.details } : {}) })
     }

@@ -11,8 +11,9 @@ export default async function productDeleted({ event: { data }, container }: Sub
   for (const m of models) if (m.status === "processing" && m.job_id) await fitroom.client.cancel(m.job_id).catch(() => undefined)
   const fileIds = models.flatMap((m) => [m.glb_file_id, m.usdz_file_id, m.preview_file_id].filter((f): f is string => !!f))
   if (fileIds.length) await container.resolve(Modules.FILE).deleteFiles(fileIds)
-  await fitroom.updateFitroomProductModels(models.map((m) => ({ id: m.id, status: m.status === "processing" ? "failed" as const : m.status, error_code: m.status === "processing" ? "PRODUCT_DELETED" : m.error_code })))
-  await fitroom.softDeleteFitroomProductModels(models.filter((m) => !m.deleted_at).map((m) => m.id))
+  // the product link's cascade has usually soft-deleted them already
+  const live = models.filter((m) => !m.deleted_at)
+  if (live.length) await fitroom.softDeleteFitroomProductModels(live.map((m) => m.id))
 }
 
 export const config: SubscriberConfig = { event: ProductWorkflowEvents.DELETED }

@@ -24,8 +24,9 @@ async function advance(container: MedusaContainer, id: string) {
   let job
   try {
     job = await fitroom.client.job(model.job_id)
-  } catch (e) {
-    if (!(e instanceof FitroomApiError)) throw e
+  } catch (caught) {
+    const e = FitroomApiError.from(caught)
+    if (!e) throw caught
     if (e.status === 404) return fail(fitroom, id, "FITROOM_JOB_MISSING", "Fitroom no longer knows this job (expired, or the store's key changed): generate the model again")
     if (ageMinutes > fitroom.options.generationTimeoutMinutes) return fail(fitroom, id, "FITROOM_TIMEOUT", `No result within ${fitroom.options.generationTimeoutMinutes} minutes; the last problem: ${e.message}`)
     await fitroom.updateFitroomProductModels({ id, error_code: e.code, error_message: `${e.message} (will try again)` })
@@ -53,7 +54,7 @@ async function advance(container: MedusaContainer, id: string) {
     // files stored by the attempt were removed by the workflow's compensation
     const gone = /was deleted/.test((e as Error).message)
     if (gone) return fail(fitroom, id, "PRODUCT_DELETED", (e as Error).message)
-    await fitroom.updateFitroomProductModels({ id, error_code: (e as FitroomApiError).code ?? "STORE_FAILED", error_message: `${(e as Error).message} (will try again)` })
+    await fitroom.updateFitroomProductModels({ id, error_code: FitroomApiError.from(e)?.code ?? "STORE_FAILED", error_message: `${(e as Error).message} (will try again)` })
   }
 }
 

@@ -14,6 +14,17 @@ export class FitroomApiError extends Error {
     this.name = "FitroomApiError"
   }
 
+  /**
+   * The error as this copy of the class, also when it crossed a boundary that keeps only its fields
+   * (a workflow's error handling, another copy of this module).
+   */
+  static from(e: unknown): FitroomApiError | null {
+    if (e instanceof FitroomApiError) return e
+    const o = e as { name?: unknown; status?: unknown; code?: unknown; message?: unknown; details?: unknown } | null
+    if (!o || typeof o !== "object" || o.name !== "FitroomApiError" || typeof o.status !== "number" || typeof o.code !== "string") return null
+    return new FitroomApiError(o.status, o.code, String(o.message ?? ""), Array.isArray(o.details) ? o.details : undefined)
+  }
+
   /** The store's credentials were refused: nothing the shopper or merchant did; the store's settings need fixing. */
   get credentialsRejected(): boolean {
     return this.status === 401

@@ -1,0 +1,309 @@
+import { readdirSync, readFileSync, existsSync } from "node:fs"
+import path from "node:path"
+import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
+import { Modules } from "@medusajs/framework/utils"
+import { FITROOM_MODULE } from "../../src/modules/fitroom"
+import type FitroomModuleService from "../../src/modules/fitroom/service"
+import { FitroomClient } from "../../src/modules/fitroom/client"
+import { storeProductModelWorkflow } from "../../src/workflows/product-model"
+import { advanceProductModel } from "../../src/workflows/advance"
+import { adminHeaders, caller, createProduct, customerHeaders, fitroom, fitroomCli, newCart, photo, publishableKey, SHOE_VIEWS, solvedChallenge, until } from "./helpers"
+
+const CHART = {
+  version: 1,
+  basis: "body",
+  unit: "cm",
+  sizes: [
+    { label: "S", measurements: { chest: { min: 84, max: 92 }, waist: { min: 70, max: 78 } } },
+    { label: "M", measurements: { chest: { min: 92, max: 100 }, waist: { min: 78, max: 86 } } },
+    { label: "L", measurements: { chest: { min: 100, max: 108 }, waist: { min: 86, max: 94 } } },
+  ],
+}
+const GARMENT = photo("test/fixtures/real-photos/garments/00055_00.jpg")
+const PERSON = photo("test/fixtures/real-photos/persons/model_1.jpg")
+const STATIC = path.join(__dirname, "../../static") // the local file provider's folder
+
+// The subscriber digitizes new products: on for this application.
+process.env.FITROOM_AUTO_DIGITIZE = "true"
+
+medusaIntegrationTestRunner({
+  testSuite: ({ api, getContainer }) => {
+    const call = caller(api)
+    let admin: Record<string, string>
+    let store: Record<string, string>
+    const service = () => getContainer().resolve<FitroomModuleService>(FITROOM_MODULE)
+    /** Swaps the module's Fitroom client (another address or key) for the length of fn. */
+    const withClient = async (o: { url?: string; apiKey?: string }, fn: () => Promise<void>) => {
+      const s = service()
+      const original = s.client
+      Object.defineProperty(s, "client", { value: new FitroomClient({ ...s.options, ...o, requestTimeoutMs: 3000 }), configurable: true })
+      try {
+        await fn()
+      } finally {
+        Object.defineProperty(s, "client", { value: original, configurable: true })
+      }
+    }
+
+    beforeEach(async () => {
+      admin = await adminHeaders(getContainer())
+      store = { "x-publishable-api-key": await publishableKey(getContainer()) }
+    })
+
+    describe("admin: status and size charts", () => {
+      it("reports Fitroom reachable with the store's key, and says so when it is not", async () => {
+        const ok = await call("get", "/admin/fitroom/status", { headers: admin })
+        expect(ok.status).toBe(200)
+        expect(ok.data.status).toMatchObject({ ok: true, auto_digitize: true })
+        await withClient({ url: "http://127.0.0.1:9" }, async () => {
+          const down = await call("get", "/admin/fitroom/status", { headers: admin })
+          expect(down.data.status).toMatchObject({ ok: false, code: "FITROOM_UNREACHABLE" })
+        })
+        expect((await call("get", "/admin/fitroom/status")).status).toBe(401)
+      })
+
+      it("sets, replaces, lists and deletes charts, refusing bad ones field by field", async () => {
+        const product = await createProduct(call, admin, { title: "Tee", images: [GARMENT], metadata: { fitroom_3d: false } })
+        const bad = await call("post", "/admin/fitroom/size-charts", { headers: admin, body: { product_id: product.id, garment_category: "top", chart: { ...CHART, version: 2, sizes: [{ label: "S", measurements: { inseam: { min: 70, max: 80 } } }] } } })
+        expect(bad.status).toBe(400)
+        expect(bad.data.details.map((d: { field: string }) => d.field)).toEqual(["chart.version", "chart.sizes[0].measurements"])
+        const missing = await call("post", "/admin/fitroom/size-charts", { headers: admin, body: { product_id: "prod_01NOPE", garment_category: "top", chart: CHART } })
+        expect(missing.status).toBe(404)
+
+        const created = await call("post", "/admin/fitroom/size-charts", { headers: admin, body: { product_id: product.id, garment_category: "top", chart: CHART } })
+        expect(created.status).toBe(201)
+        const replaced = await call("post", "/admin/fitroom/size-charts", { headers: admin, body: { product_id: product.id, garment_category: "fullBody", chart: { ...CHART, sizes: CHART.sizes.map((s) => ({ ...s, measurements: { ...s.measurements, hip: { min: 90, max: 110 } } })) } } })
+        expect(replaced.status).toBe(200)
+        expect(replaced.data.size_chart.id).toBe(created.data.size_chart.id)
+        const listed = await call("get", `/admin/fitroom/size-charts?product_id=${product.id}`, { headers: admin })
+        expect(listed.data.size_charts).toHaveLength(1)
+        expect(listed.data.size_charts[0].garment_category).toBe("fullBody")
+        // linked to the product
+        const { data } = await getContainer().resolve("query").graph({ entity: "product", fields: ["id", "fitroom_size_chart.id"], filters: { id: product.id } })
+        expect((data[0] as any).fitroom_size_chart?.id).toBe(created.data.size_chart.id)
+
+        const del = await call("delete", `/admin/fitroom/size-charts/${created.data.size_chart.id}`, { headers: admin })
+        expect(del.data).toMatchObject({ deleted: true })
+        expect((await call("get", `/admin/fitroom/size-charts?product_id=${product.id}`, { headers: admin })).data.size_charts).toHaveLength(0)
+      })
+    })
+
+    describe("store: size fitting", () => {
+      it("recommends a size from the product's category chart for a measurement twin", async () => {
+        const product = await createProduct(call, admin, { title: "Shirt", images: [GARMENT], metadata: { fitroom_3d: false } })
+        const category = await getContainer().resolve(Modules.PRODUCT).createProductCategories({ name: "Shirts", is_active: true })
+        await getContainer().resolve(Modules.PRODUCT).updateProducts(product.id, { category_ids: [category.id] })
+        const noChart = await call("post", `/store/fitroom/products/${product.id}/size-fitting`, { headers: store, body: { digitalTwinId: "a".repeat(64) } })
+        expect(noChart.status).toBe(404)
+        expect((await call("post", "/admin/fitroom/size-charts", { headers: admin, body: { category_id: category.id, garment_category: "top", chart: CHART } })).status).toBe(201)
+
+        // a twin from measurements, made at Fitroom as the widget would make it
+        const twin = await fitroom("POST", "/api/v1/digital-twin", { faceImage: PERSON, bodyMeasurements: { height: 178, chest: 95, waist: 81 }, gender: "male" })
+        expect(twin.status).toBeLessThan(300)
+        const twinId = twin.body.digitalTwinId ?? (await until(async () => (await fitroom("GET", `/api/v1/jobs/${twin.body.jobId}`)).body?.result?.digitalTwinId, 60_000, "the twin"))
+
+        const r = await call("post", `/store/fitroom/products/${product.id}/size-fitting`, { headers: store, body: { digitalTwinId: twinId } })
+        expect(r.status).toBe(200)
+        expect(r.data.available).toBe(true)
+        expect(r.data.size.recommendedSize).toBe("M")
+        expect((await call("post", `/store/fitroom/products/${product.id}/size-fitting`, { headers: store, body: { digitalTwinId: "nope" } })).status).toBe(400)
+        expect((await call("post", `/store/fitroom/products/${product.id}/size-fitting`, { body: { digitalTwinId: twinId } })).status).toBe(400) // no publishable key
+      })
+    })
+
+    describe("store: virtual fitting", () => {
+      it("a guest with a cart tries a product on: bot-verified, owned by the cart, result from the product's packshot", async () => {
+        const product = await createProduct(call, admin, { title: "Striped top", images: [GARMENT], metadata: { fitroom_3d: false, fitroom_category: "top" } })
+        const cart = await newCart(getContainer())
+        const url = `/store/fitroom/products/${product.id}/try-on`
+
+        const noOwner = await call("post", url, { headers: store, body: { personImage: PERSON } })
+        expect(noOwner.status).toBe(401)
+        const noChallenge = await call("post", url, { headers: store, body: { personImage: PERSON, cart_id: cart } })
+        expect(noChallenge.status).toBe(403)
+        expect(noChallenge.data.code).toBe("BOT_VERIFICATION_REQUIRED")
+        const badPhoto = await call("post", url, { headers: store, body: { personImage: "javascript:alert(1)", cart_id: cart } })
+        expect(badPhoto.status).toBe(400)
+
+        const submitted = await call("post", url, { headers: { ...store, "x-challenge-token": await solvedChallenge(call, store) }, body: { personImage: PERSON, cart_id: cart } })
+        expect(submitted.status).toBe(202)
+        const pass = submitted.headers["x-fitroom-pass"]
+        expect(pass).toBeTruthy()
+        expect(Number(submitted.headers["x-fitroom-verification-ttl"])).toBeGreaterThan(3500)
+        const jobId = submitted.data.job.id
+
+        // another cart, or no pass: not this shopper's job / not verified
+        const otherCart = await newCart(getContainer())
+        expect((await call("get", `/store/fitroom/jobs/${jobId}?cart_id=${otherCart}`, { headers: { ...store, "x-fitroom-pass": pass } })).status).toBe(404)
+        expect((await call("get", `/store/fitroom/jobs/${jobId}?cart_id=${cart}`, { headers: store })).status).toBe(403)
+
+        const done = await until(async () => {
+          const r = await call("get", `/store/fitroom/jobs/${jobId}?cart_id=${cart}`, { headers: { ...store, "x-fitroom-pass": pass } })
+          expect(r.status).toBe(200)
+          return ["completed", "failed"].includes(r.data.job.status) && r.data.job
+        }, 90_000, "the try-on")
+        expect(done.error).toBeNull()
+        expect(done.status).toBe("completed")
+        const image = await fetch(done.results[0]?.url ?? done.result.imageUrl)
+        expect(image.headers.get("content-type")).toMatch(/^image\//)
+        expect((await image.arrayBuffer()).byteLength).toBeGreaterThan(10_000)
+      })
+
+      it("a signed-in customer's job is theirs only; an unpublished product cannot be tried on", async () => {
+        const product = await createProduct(call, admin, { title: "Top", images: [GARMENT], metadata: { fitroom_3d: false } })
+        const draft = await createProduct(call, admin, { title: "Draft top", images: [GARMENT], status: "draft", metadata: { fitroom_3d: false } })
+        const ana = await customerHeaders(getContainer(), "ana@shop.test")
+        const ben = await customerHeaders(getContainer(), "ben@shop.test")
+        const token = await solvedChallenge(call, store)
+        expect((await call("post", `/store/fitroom/products/${draft.id}/try-on`, { headers: { ...store, ...ana.headers, "x-challenge-token": token }, body: { personImage: PERSON } })).status).toBe(404)
+        const r = await call("post", `/store/fitroom/products/${product.id}/try-on`, { headers: { ...store, ...ana.headers, "x-challenge-token": token }, body: { personImage: photo("test/fixtures/real-photos/persons/model_3.jpg") } })
+        expect(r.status).toBe(202)
+        const pass = r.headers["x-fitroom-pass"]
+        const [record] = await service().listFitroomTryOns({ job_id: r.data.job.id })
+        expect(record).toMatchObject({ customer_id: ana.id, cart_id: null, product_id: product.id })
+        expect((await call("get", `/store/fitroom/jobs/${r.data.job.id}`, { headers: { ...store, ...ana.headers, "x-fitroom-pass": pass } })).status).toBe(200)
+        expect((await call("get", `/store/fitroom/jobs/${r.data.job.id}`, { headers: { ...store, ...ben.headers, "x-fitroom-pass": pass } })).status).toBe(404)
+      })
+    })
+
+    describe("admin: Generate 3D", () => {
+      it("generates, shows progress, stores the files, previews and attaches; the store then serves the model", async () => {
+        const product = await createProduct(call, admin, { title: "Runner", images: SHOE_VIEWS, metadata: { fitroom_3d: false } })
+        expect((await call("get", `/store/fitroom/products/${product.id}/model`, { headers: store })).status).toBe(404)
+        const started = await call("post", `/admin/fitroom/products/${product.id}/models`, { headers: admin })
+        expect(started.status).toBe(202)
+        expect(started.data.model).toMatchObject({ product_id: product.id, status: "processing" })
+        expect((await call("post", `/admin/fitroom/products/${product.id}/models`, { headers: admin })).status).toBe(409)
+
+        const seen = new Set<number>()
+        const ready = await until(async () => {
+          const r = await call("get", `/admin/fitroom/products/${product.id}/models`, { headers: admin })
+          const m = r.data.models[0]
+          seen.add(m.progress)
+          if (m.status === "failed") throw new Error(`failed: ${m.error_code} ${m.error_message}`)
+          return m.status === "ready" && m
+        }, 240_000, "the 3D model")
+        expect(ready.progress).toBe(100)
+        expect(ready.glb_url).toMatch(/\.glb$/)
+        const glb = readFileSync(path.join(STATIC, path.basename(ready.glb_url)))
+        expect(glb.subarray(0, 4).toString()).toBe("glTF")
+        expect(existsSync(path.join(STATIC, path.basename(ready.preview_url)))).toBe(true)
+        // linked to the product
+        const { data } = await getContainer().resolve("query").graph({ entity: "product", fields: ["fitroom_product_models.id"], filters: { id: product.id } })
+        expect((data[0] as any).fitroom_product_models.map((m: { id: string }) => m.id)).toEqual([ready.id])
+
+        expect((await call("get", `/store/fitroom/products/${product.id}/model`, { headers: store })).status).toBe(404) // ready, not attached yet
+        const attached = await call("post", `/admin/fitroom/models/${ready.id}/attach`, { headers: admin })
+        expect(attached.data.model.status).toBe("attached")
+        const shown = await call("get", `/store/fitroom/products/${product.id}/model`, { headers: store })
+        expect(shown.status).toBe(200)
+        expect(shown.data.model.glb_url).toBe(ready.glb_url)
+
+        const removed = await call("delete", `/admin/fitroom/models/${ready.id}`, { headers: admin })
+        expect(removed.data.deleted).toBe(true)
+        expect(existsSync(path.join(STATIC, path.basename(ready.glb_url)))).toBe(false)
+      })
+
+      it("the store workflow's compensation removes the stored files when the product is gone", async () => {
+        const s = service()
+        const before = existsSync(STATIC) ? readdirSync(STATIC).length : 0
+        const model = await s.createFitroomProductModels({ product_id: "prod_01GONE", status: "processing", job_id: "d9b1bd3c-0000-4000-8000-000000000001" })
+        const glb = `${process.env.PHOTOS_URL}/examples/assets/shoe-0.png` // any file: the step stores what it downloads
+        await expect(storeProductModelWorkflow(getContainer()).run({ input: { model_id: model.id, product_id: "prod_01GONE", glb_url: glb, preview_url: glb } })).rejects.toThrow(/was deleted while its 3D model was being made/)
+        expect(existsSync(STATIC) ? readdirSync(STATIC).length : 0).toBe(before)
+        expect((await s.retrieveFitroomProductModel(model.id)).status).toBe("processing")
+      })
+    })
+
+    describe("failure paths", () => {
+      it("Fitroom unreachable: a clear 503, and no half-made model", async () => {
+        const product = await createProduct(call, admin, { title: "Boot", images: SHOE_VIEWS, metadata: { fitroom_3d: false } })
+        await withClient({ url: "http://127.0.0.1:9" }, async () => {
+          const r = await call("post", `/admin/fitroom/products/${product.id}/models`, { headers: admin })
+          expect(r.status).toBe(503)
+          expect(r.data).toMatchObject({ code: "FITROOM_UNREACHABLE" })
+          expect(r.data.message).toMatch(/could not be reached/)
+        })
+        expect(await service().listFitroomProductModels({ product_id: product.id })).toHaveLength(0)
+        // retrying once Fitroom is back works
+        expect((await call("post", `/admin/fitroom/products/${product.id}/models`, { headers: admin })).status).toBe(202)
+      })
+
+      it("credentials revoked: the store's routes answer 502 with what to fix, nothing is recorded", async () => {
+        const created = fitroomCli("keys", "create", "--name", "revoked-shop", "--kind", "service", "--account", "revoked-shop")
+        const listed = fitroomCli("keys", "list")
+        const id = listed.split("\n").find((l) => l.includes("revoked-shop"))?.match(/[0-9a-f]{8}-[0-9a-f-]{27}/)?.[0]
+        expect(id).toBeTruthy()
+        fitroomCli("keys", "revoke", id!)
+        const product = await createProduct(call, admin, { title: "Top", images: [GARMENT], metadata: { fitroom_3d: false } })
+        const cart = await newCart(getContainer())
+        await withClient({ apiKey: created }, async () => {
+          const r = await call("post", `/store/fitroom/products/${product.id}/try-on`, { headers: { ...store, "x-challenge-token": "x" }, body: { personImage: PERSON, cart_id: cart } })
+          expect(r.status).toBe(502)
+          expect(r.data.message).toMatch(/key was refused/)
+          const g = await call("post", `/admin/fitroom/products/${product.id}/models`, { headers: admin })
+          expect(g.status).toBe(502)
+          const st = await call("get", "/admin/fitroom/status", { headers: admin })
+          expect(st.data.status).toMatchObject({ ok: false })
+          expect(st.data.status.message).toMatch(/refuses the store's key/)
+        })
+        expect(await service().listFitroomTryOns({ product_id: product.id })).toHaveLength(0)
+        expect(await service().listFitroomProductModels({ product_id: product.id })).toHaveLength(0)
+      })
+
+      it("a job that fails shows its error in the admin", async () => {
+        const product = await createProduct(call, admin, { title: "Ghost", images: [photo("examples/assets/missing.png")], metadata: { fitroom_3d: false } })
+        const r = await call("post", `/admin/fitroom/products/${product.id}/models`, { headers: admin })
+        expect(r.status).toBe(202) // Fitroom reads the images in the job, not at submission
+        const failed = await until(async () => {
+          const m = (await call("get", `/admin/fitroom/products/${product.id}/models`, { headers: admin })).data.models[0]
+          return m.status === "failed" && m
+        }, 120_000, "the failure")
+        expect(failed.error_code).toMatch(/^[A-Z_]+$/)
+        expect(failed.error_message).toMatch(/missing\.png|404|image/i)
+        expect(failed.glb_file_id).toBeNull()
+        // a failed model can be generated again once the photos are fixed
+        expect((await call("post", `/admin/fitroom/products/${product.id}/models`, { headers: admin })).status).toBe(202)
+      })
+
+      it("a product deleted mid-job: the Fitroom job is cancelled and the model removed", async () => {
+        const product = await createProduct(call, admin, { title: "Loafer", images: SHOE_VIEWS, metadata: { fitroom_3d: false } })
+        const started = await call("post", `/admin/fitroom/products/${product.id}/models`, { headers: admin })
+        expect(started.status).toBe(202)
+        const model = started.data.model
+        expect((await call("delete", `/admin/products/${product.id}`, { headers: admin })).status).toBe(200)
+        // the builtin engine may finish first: then the job is completed, else the subscriber cancelled it
+        const job = await until(async () => {
+          const j = await service().client.job(model.job_id) // the store's credential owns the job
+          return ["completed", "failed", "cancelled"].includes(j?.status) && j
+        }, 30_000, "the job to end")
+        const [gone] = await until(async () => {
+          const all = await service().listFitroomProductModels({ id: model.id }, { withDeleted: true })
+          return all.every((m) => m.deleted_at) && all
+        }, 10_000, "the model removed")
+        expect(gone.glb_file_id).toBeNull() // nothing was stored for a deleted product
+        await advanceProductModel(getContainer(), model.id) // the scheduled job finds nothing to do
+        expect((await service().listFitroomProductModels({ id: model.id }, { withDeleted: true }))[0].glb_file_id).toBeNull()
+        if (job.status !== "completed") expect(job.errorCode).toBe("CANCELLED")
+        expect(await service().listFitroomProductModels({ product_id: product.id })).toHaveLength(0)
+      })
+    })
+
+    describe("subscriber: autoDigitize", () => {
+      it("a new product with photos gets a model started; an edit that keeps the photos starts none", async () => {
+        const product = await createProduct(call, admin, { title: "Sneaker", images: SHOE_VIEWS })
+        const [model] = await until(async () => {
+          const m = await service().listFitroomProductModels({ product_id: product.id })
+          return m.length > 0 && m
+        }, 20_000, "the model the subscriber starts")
+        expect(model.status).toBe("processing")
+        expect((model.source_images as { urls: string[] }).urls).toEqual(SHOE_VIEWS)
+        expect((await call("post", `/admin/products/${product.id}`, { headers: admin, body: { title: "Sneaker 2" } })).status).toBe(200)
+        await new Promise((r) => setTimeout(r, 1500))
+        expect(await service().listFitroomProductModels({ product_id: product.id })).toHaveLength(1)
+        const opted = await createProduct(call, admin, { title: "No 3D", images: SHOE_VIEWS, metadata: { fitroom_3d: false } })
+        await new Promise((r) => setTimeout(r, 1500))
+        expect(await service().listFitroomProductModels({ product_id: opted.id })).toHaveLength(0)
+      })
+    })
+  },
+})
