@@ -5,7 +5,7 @@
  * product photos (Fitroom fetches product images by URL, as it would from a store's CDN).
  */
 import { spawn, execFileSync, type ChildProcess } from "node:child_process"
-import { chmodSync, createReadStream, mkdtempSync, rmSync, statSync } from "node:fs"
+import { chmodSync, createReadStream, existsSync, mkdtempSync, rmSync, statSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import { tmpdir } from "node:os"
 import path from "node:path"
@@ -18,6 +18,8 @@ const NODE = path.join(ROOT, "node_modules/.bin/node")
 const SERVED = [path.join(ROOT, "test/fixtures/real-photos"), path.join(ROOT, "examples/assets")]
 
 export default async function setup() {
+  // the packaged test loads the plugin as a store would: from its build
+  execFileSync(path.join(__dirname, "../node_modules/.bin/medusa"), ["plugin:build"], { cwd: path.join(__dirname, ".."), stdio: "ignore" })
   const dir = mkdtempSync(path.join(tmpdir(), "fitroom-medusa-pg-"))
   chmodSync(dir, 0o755)
   const db = await startEmbeddedPostgres({ dir: path.join(dir, "db"), persistent: false })
@@ -60,7 +62,11 @@ export default async function setup() {
     PHOTOS_URL: photos.url,
   })
 
+  // Medusa's local file provider writes under the working directory; what the tests stored goes with them
+  const files = path.join(__dirname, "../static")
+  const hadFiles = existsSync(files)
   return async () => {
+    if (!hadFiles) rmSync(files, { recursive: true, force: true })
     await stop(fitroom)
     photos.server.close()
     await db.stop().catch(() => undefined)

@@ -3,7 +3,6 @@ import { MedusaError } from "@medusajs/framework/utils"
 import { FITROOM_MODULE } from "../modules/fitroom"
 import type FitroomModuleService from "../modules/fitroom/service"
 import { FitroomApiError } from "../modules/fitroom/client"
-import type { Problem } from "../modules/fitroom/size-chart"
 
 export function fitroomOf(req: MedusaRequest): FitroomModuleService {
   return req.scope.resolve<FitroomModuleService>(FITROOM_MODULE)
@@ -39,12 +38,6 @@ function describe(e: FitroomApiError): [number, string, string] {
   if (e.status === 409) return [409, "conflict", e.message]
   if (e.status === 429) return [429, "not_allowed", e.message]
   return [502, "unexpected_state", `Fitroom failed (${e.code}): ${e.message}`]
-}
-
-/** Field problems as a 400 in Medusa's invalid_data shape. */
-export function invalid(problems: Problem[]): MedusaError {
-  const err = new MedusaError(MedusaError.Types.INVALID_DATA, problems.map((p) => `${p.field}: ${p.message}`).join("; "))
-  return err
 }
 
 /** A JSON object body, or a 400 saying so. Prototype keys are refused outright. */

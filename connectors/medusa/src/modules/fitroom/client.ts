@@ -24,16 +24,6 @@ export class FitroomApiError extends Error {
     if (!o || typeof o !== "object" || o.name !== "FitroomApiError" || typeof o.status !== "number" || typeof o.code !== "string") return null
     return new FitroomApiError(o.status, o.code, String(o.message ?? ""), Array.isArray(o.details) ? o.details : undefined)
   }
-
-  /** The store's credentials were refused: nothing the shopper or merchant did; the store's settings need fixing. */
-  get credentialsRejected(): boolean {
-    return this.status === 401
-  }
-
-  /** Worth trying again later: Fitroom down, overloaded or rate-limiting. */
-  get transient(): boolean {
-    return this.status === 0 || this.status === 429 || this.status >= 500
-  }
 }
 
 export interface FitroomJob {

@@ -1,8 +1,7 @@
 import type { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { MedusaError } from "@medusajs/framework/utils"
 import { bodyOf, fitroomOf, fitroomRoute, isImageInput } from "../../../../../fitroom-http"
-import { productPhotos } from "../../../../../../workflows/product-model"
-import { productImageInputs } from "../../../../../../workflows/images"
+import { garmentOf } from "../../../../../../workflows/garment"
 import { GARMENT_CATEGORIES, type GarmentCategory } from "../../../../../../modules/fitroom/options"
 
 /** A merchandiser's try-on preview of a product (published or not) on a model photo. Poll GET /admin/fitroom/jobs/:jobId. */
@@ -14,12 +13,7 @@ export const POST = fitroomRoute(async (req: MedusaRequest, res: MedusaResponse)
   const fitroom = fitroomOf(req)
   const { data } = await req.scope.resolve("query").graph({ entity: "product", fields: ["id", "thumbnail", "images.url", "metadata"], filters: { id: req.params.id } })
   if (!data.length) throw new MedusaError(MedusaError.Types.NOT_FOUND, `Product ${req.params.id} was not found`)
-  const [packshot] = productPhotos(data[0] as never)
-  if (!packshot) throw new MedusaError(MedusaError.Types.INVALID_DATA, "This product has no image to try on")
-  const declared = ((data[0].metadata ?? {}) as Record<string, any>).fitroom_category
-  const use: GarmentCategory = category ?? (GARMENT_CATEGORIES.includes(declared) ? declared : fitroom.options.defaultCategory)
-  const [garment] = await productImageInputs([packshot], fitroom.options)
-  const slot = use === "shoes" ? { productImage: garment, productCategory: "shoe" } : { [{ top: "topGarment", bottom: "bottomGarment", fullBody: "fullBodyGarment" }[use]]: garment }
+  const slot = await garmentOf(data[0] as Record<string, any>, fitroom.options, category)
   const submitted = await fitroom.client.previewTryOn({ personImages: [b.personImage], ...slot })
   res.status(submitted.status === "completed" ? 200 : 202).json({ job: { id: submitted.jobId, status: submitted.status, results: submitted.results ?? [] } })
 })

@@ -2,11 +2,7 @@ import type { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { MedusaError } from "@medusajs/framework/utils"
 import { bodyOf, fitroomOf, fitroomRoute, isImageInput } from "../../../../../fitroom-http"
 import { passOn, publishedProduct, shopperOf, verificationOf } from "../../../shopper"
-import { productPhotos } from "../../../../../../workflows/product-model"
-import { productImageInputs } from "../../../../../../workflows/images"
-import { GARMENT_CATEGORIES, type GarmentCategory } from "../../../../../../modules/fitroom/options"
-
-const SLOT: Record<Exclude<GarmentCategory, "shoes">, string> = { top: "topGarment", bottom: "bottomGarment", fullBody: "fullBodyGarment" }
+import { garmentOf } from "../../../../../../workflows/garment"
 
 /**
  * Virtual fitting of a product on the shopper: the garment is the product's packshot (its thumbnail or
@@ -26,14 +22,9 @@ export const POST = fitroomRoute(async (req: MedusaRequest, res: MedusaResponse)
   const fitroom = fitroomOf(req)
   const shopper = await shopperOf(req, b.cart_id)
   const product = await publishedProduct(req, ["thumbnail", "images.url", "metadata"])
-  const [packshot] = productPhotos(product as never)
-  if (!packshot) throw new MedusaError(MedusaError.Types.INVALID_DATA, "This product has no image to try on")
-  const declared = (product.metadata ?? {}).fitroom_category
-  const category: GarmentCategory = GARMENT_CATEGORIES.includes(declared) ? declared : fitroom.options.defaultCategory
-  const [garment] = await productImageInputs([packshot], fitroom.options)
+  const garments = await garmentOf(product, fitroom.options)
 
   const person = b.digitalTwinId ? { digitalTwinId: b.digitalTwinId } : { personImages: [b.personImage] }
-  const garments = category === "shoes" ? { productImage: garment, productCategory: "shoe" } : { [SLOT[category]]: garment }
   const answer = await fitroom.client.shopperTryOn({ ...person, ...garments }, verificationOf(req))
   await fitroom.createFitroomTryOns({ job_id: answer.body.jobId, product_id: product.id, ...shopper })
 
