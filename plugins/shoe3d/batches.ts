@@ -198,7 +198,7 @@ export const BATCH_SCHEMAS: Record<string, JsonSchema> = {
       total: { type: 'integer' },
       counts: { type: 'object', description: 'Items per job status (`cancelled` counted apart from `failed`).', properties: Object.fromEntries(STATUSES.map((s) => [s, { type: 'integer' }])) },
       createdAt: { type: 'string', format: 'date-time' },
-      completedAt: { type: 'string', format: 'date-time' },
+      completedAt: { type: 'string', format: 'date-time', description: 'When the batch was completed: set by the completion bookkeeping (batch.completed, expiry) a moment after the last item ends, so a batch may already say `completed` without it.' },
       expiresAt: { type: 'string', format: 'date-time', description: 'Completion + 7 days; then the batch and its items answer 404.' },
       statusUrl: { type: 'string', format: 'uri' },
       cancelledItems: { type: 'integer', description: 'DELETE only: the items this request cancelled.' },

@@ -123,7 +123,8 @@ describe('a batch run', () => {
     const single = await svc.call('GET', `/api/v1/jobs/${r.body.items[0].jobId}`, { key });
     expect(single.status).toBe(200);
 
-    const done = await waitForBatch(r.body.batchId, (b) => b.status === 'completed');
+    // completedAt and expiresAt come with the completion bookkeeping, a moment after the last item ends
+    const done = await waitForBatch(r.body.batchId, (b) => b.status === 'completed' && b.completedAt !== undefined);
     expect(done.counts).toMatchObject({ completed: 2, failed: 1, queued: 0 });
     expect(done.items[0]).toMatchObject({ index: 0, status: 'completed', jobId: r.body.items[0].jobId });
     expect(done.items[2]).toMatchObject({ index: 2, status: 'failed' });
