@@ -123,6 +123,45 @@ export function measurePair(person: RasterImage, packshot: RasterImage, result: 
   };
 }
 
+export interface BottomMetrics {
+  /** Share of the person in the legs box left as it was (pixels unlike the backdrop, unchanged): the old bottom or bare legs still showing. */
+  oldLeft: number;
+  face: number;
+  /** Share of the upper two thirds of the chest-to-waist box changed (the top stays as it was). */
+  top: number;
+  background: number;
+}
+
+/** A bottom on a person photo, measured on the hand-marked boxes. */
+export function measureBottom(person: RasterImage, result: RasterImage, marks: PersonMarks): BottomMetrics {
+  if (result.width !== person.width || result.height !== person.height) throw new Error(`result is ${result.width}x${result.height}, the photo ${person.width}x${person.height}`);
+  const w = person.width;
+  const a = [0, 0, 0];
+  const b = [0, 0, 0];
+  const changed = (i: number) => deltaE76(labAt(person, i, a), labAt(result, i, b)) > CHANGED;
+  const [x0, y0, x1, y1] = marks.chestWaist;
+  // the backdrop's colour: the median of the background strips
+  const bg: number[][] = [];
+  for (const [bx0, by0, bx1, by1] of marks.background) for (let y = by0; y < by1; y += 4) for (let x = bx0; x < bx1; x += 4) bg.push(Array.from(labAt(person, y * w + x, a)));
+  const backdrop = [0, 1, 2].map((c) => bg.map((p) => p[c]).sort((p, q) => p - q)[bg.length >> 1]);
+  let personPx = 0;
+  const unchanged = boxShare(marks.legs, (i) => {
+    if (deltaE76(labAt(person, i, a), backdrop) < 15) return false;
+    personPx++;
+    return !changed(i);
+  }, w);
+  const legsArea = (marks.legs[2] - marks.legs[0]) * (marks.legs[3] - marks.legs[1]);
+  return {
+    oldLeft: personPx ? (unchanged * legsArea) / personPx : 0,
+    face: boxShare(marks.face, changed, w),
+    top: boxShare([x0, y0, x1, Math.round(y0 + (y1 - y0) * 0.66)], changed, w),
+    background: Math.max(...marks.background.map((box) => boxShare(box, changed, w))),
+  };
+}
+
+/** Bottoms: at most this much of the person in the legs box, face, top and background as they were. */
+export const BOTTOM_TARGETS = { oldLeft: 0.12, face: 0.02, top: 0.05, background: 0.02 };
+
 export const TARGETS = { coverage: 0.8, face: 0.02, legs: 0.05, background: 0.02, hemLeft: 0.2 };
 
 export function meetsTargets(m: PairMetrics): boolean {

@@ -7,21 +7,27 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LearnedPersonAnalyzer } from '../../../../adapters/human/person-analyzer.ts';
 import { renderTryOn } from '../../../../adapters/builtin/tryon/render-tryon.ts';
-import { MARKS, REAL_PHOTOS, TARGETS, loadPhoto, measurePair, type PairMetrics } from '../../../support/tryon-metrics.ts';
+import { BOTTOM_TARGETS, MARKS, REAL_PHOTOS, TARGETS, loadPhoto, measureBottom, measurePair, type BottomMetrics, type PairMetrics } from '../../../support/tryon-metrics.ts';
 import type { RasterImage } from '../../../../core/images.ts';
 
 const analyzer = new LearnedPersonAnalyzer();
 const measured: { pair: string; m: PairMetrics; person: RasterImage; result: RasterImage }[] = [];
+const bottoms: { pair: string; m: BottomMetrics }[] = [];
+/** The real trousers packshot (light wash jeans on white). */
+const JEANS = '051946_1.jpg';
 
 beforeAll(async () => {
+  const jeans = await loadPhoto(path.join(REAL_PHOTOS, 'garments', JEANS));
   for (const p of MARKS.pairs) {
     const person = await loadPhoto(path.join(REAL_PHOTOS, 'persons', p.person));
     const garment = await loadPhoto(path.join(REAL_PHOTOS, 'garments', p.topGarment));
     const a = await analyzer.analyze(person, new AbortController().signal);
     const result = renderTryOn({ body: a.body!, garments: { top: garment }, quality: 'standard', preserveBackground: true });
     measured.push({ pair: `${p.person} + ${p.topGarment}`, m: measurePair(person, garment, result, MARKS.persons[p.person]), person, result });
+    const bottom = renderTryOn({ body: a.body!, garments: { bottom: jeans }, quality: 'standard', preserveBackground: true });
+    bottoms.push({ pair: `${p.person} + ${JEANS}`, m: measureBottom(person, bottom, MARKS.persons[p.person]) });
   }
-}, 180_000);
+}, 240_000);
 
 describe('tops on real person photos', () => {
   it('every pair is informative (the garment does not share the colours of the person own top)', () => {
@@ -49,6 +55,21 @@ describe('tops on real person photos', () => {
       expect([result.width, result.height], pair).toEqual([person.width, person.height]);
       // the top-left corner is background in every fixture
       for (let i = 0; i < 20; i++) expect(result.data[i * 4], pair).toBe(person.data[i * 4]);
+    }
+  });
+});
+
+describe('trousers on real person photos', () => {
+  it('cover the legs: at most 12 % of the person in the legs box still shows as before (old trousers, skirt or bare legs)', () => {
+    expect(bottoms).toHaveLength(MARKS.pairs.length);
+    for (const { pair, m } of bottoms) expect(m.oldLeft, pair).toBeLessThanOrEqual(BOTTOM_TARGETS.oldLeft);
+  });
+
+  it('leave the face, the top above the waist and the background as they were', () => {
+    for (const { pair, m } of bottoms) {
+      expect(m.face, pair).toBeLessThanOrEqual(BOTTOM_TARGETS.face);
+      expect(m.top, pair).toBeLessThanOrEqual(BOTTOM_TARGETS.top);
+      expect(m.background, pair).toBeLessThanOrEqual(BOTTOM_TARGETS.background);
     }
   });
 });
