@@ -44,9 +44,10 @@ export interface AdapterContext {
  */
 export function bindPluginAdapters(ctx: AdapterContext): void {
   ctx.services.provide(TWIN_STORE, new PostgresTwinStore(ctx.pool));
-  ctx.services.provide(TWIN_RENDERER, new BuiltinTwinRenderer());
+  const personAnalyzer = new LearnedPersonAnalyzer();
+  ctx.services.provide(PERSON_ANALYZER, personAnalyzer);
+  ctx.services.provide(TWIN_RENDERER, new BuiltinTwinRenderer(personAnalyzer));
   ctx.services.provide(TRYON_STORE, new PostgresTryOnStore(ctx.pool));
-  ctx.services.provide(PERSON_ANALYZER, new LearnedPersonAnalyzer());
   ctx.services.provide(AR_OBJECT_STORE, new PostgresArObjectStore(ctx.pool));
   ctx.services.provide(SHOE3D_ENGINE, new BuiltinShoe3dEngine());
   ctx.services.provide(AR_MODEL_PROCESSOR, new BuiltinArModelProcessor(ctx.services.get(TOKENS.imageCodec)));

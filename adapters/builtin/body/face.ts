@@ -208,3 +208,124 @@ export async function compositeFace(target: FaceTarget, landmarks: BodyLandmarks
     }
   }
 }
+
+/** A person analysis of the face photo: its pixels and their PERSON_PART labels (face 1, hair 2). */
+export interface HeadSource {
+  image: RasterImage;
+  parts: Uint8Array;
+}
+
+const FACE_LABEL = 1;
+const HAIR_LABEL = 2;
+
+/**
+ * Composites the head of the face photo, face and hair as the person analysis labelled them, onto
+ * the rendered body, in place: scaled so the face is landmarks.faceSize wide, its centre on
+ * landmarks.faceCenter, edges softened over one source pixel. Hair may reach beyond the rendered
+ * head (it becomes part of the body mask, labelled `headPart`). Before that the body takes the face's
+ * skin tone (per-channel gains from the body's mean colour to the face's skin mean). Returns false
+ * (nothing drawn) when the photo has no usable face region.
+ */
+export function compositeHead(target: FaceTarget & { parts: Uint8Array }, landmarks: BodyLandmarks, src: HeadSource, headPart: number): boolean {
+  const { image, mask, parts } = target;
+  const W = image.width;
+  const H = image.height;
+  const { width: sw, height: sh, data: sd } = src.image;
+  let fx0 = sw, fx1 = -1, fy0 = sh, fy1 = -1, cx = 0, cy = 0, nf = 0;
+  let hx0 = sw, hx1 = -1, hy0 = sh, hy1 = -1;
+  const skin = [0, 0, 0];
+  let ns = 0;
+  for (let y = 0; y < sh; y++) {
+    for (let x = 0; x < sw; x++) {
+      const p = src.parts[y * sw + x];
+      if (p !== FACE_LABEL && p !== HAIR_LABEL) continue;
+      hx0 = Math.min(hx0, x); hx1 = Math.max(hx1, x); hy0 = Math.min(hy0, y); hy1 = Math.max(hy1, y);
+      if (p !== FACE_LABEL) continue;
+      fx0 = Math.min(fx0, x); fx1 = Math.max(fx1, x); fy0 = Math.min(fy0, y); fy1 = Math.max(fy1, y);
+      cx += x; cy += y; nf++;
+      const o = (y * sw + x) * 4;
+      if (isSkin(sd[o], sd[o + 1], sd[o + 2])) {
+        for (let c = 0; c < 3; c++) skin[c] += sd[o + c];
+        ns++;
+      }
+    }
+  }
+  if (nf < 100 || ns < 50) return false;
+  cx /= nf;
+  cy /= nf;
+  for (let c = 0; c < 3; c++) skin[c] /= ns;
+
+  // the body in the face's skin tone
+  const bodyMean = [0, 0, 0];
+  let nb = 0;
+  for (let i = 0; i < W * H; i++) {
+    if (!mask[i] || parts[i] === headPart) continue;
+    for (let c = 0; c < 3; c++) bodyMean[c] += image.data[i * 4 + c];
+    nb++;
+  }
+  if (nb > 0) {
+    const gains = bodyMean.map((v, c) => Math.min(2, Math.max(0.5, skin[c] / (v / nb))));
+    for (let i = 0; i < W * H; i++) {
+      if (!mask[i]) continue;
+      for (let c = 0; c < 3; c++) image.data[i * 4 + c] = Math.min(255, Math.round(image.data[i * 4 + c] * gains[c]));
+    }
+  }
+
+  // the head: face and hair, sampled from the photo around the face centre
+  const s = landmarks.faceSize / Math.max(1, fx1 - fx0 + 1);
+  const tcx = landmarks.faceCenter.x;
+  const tcy = landmarks.faceCenter.y;
+  const tx0 = Math.max(0, Math.floor(tcx + (hx0 - cx) * s) - 1);
+  const tx1 = Math.min(W - 1, Math.ceil(tcx + (hx1 - cx) * s) + 1);
+  const ty0 = Math.max(0, Math.floor(tcy + (hy0 - cy) * s) - 1);
+  const ty1 = Math.min(H - 1, Math.ceil(tcy + (hy1 - cy) * s) + 1);
+  const covered = new Uint8Array(W * H);
+  const isHead = (x: number, y: number) => {
+    if (x < 0 || y < 0 || x >= sw || y >= sh) return 0;
+    const p = src.parts[y * sw + x];
+    return p === FACE_LABEL || p === HAIR_LABEL ? 1 : 0;
+  };
+  for (let ty = ty0; ty <= ty1; ty++) {
+    for (let tx = tx0; tx <= tx1; tx++) {
+      const sx = cx + (tx + 0.5 - tcx) / s - 0.5;
+      const sy = cy + (ty + 0.5 - tcy) / s - 0.5;
+      const x0 = Math.floor(sx);
+      const y0 = Math.floor(sy);
+      const fx = sx - x0;
+      const fy = sy - y0;
+      // the share of head labels under the bilinear footprint: 1 inside, soft at the edge
+      const a = isHead(x0, y0) * (1 - fx) * (1 - fy) + isHead(x0 + 1, y0) * fx * (1 - fy) + isHead(x0, y0 + 1) * (1 - fx) * fy + isHead(x0 + 1, y0 + 1) * fx * fy;
+      if (a <= 0.02) continue;
+      const o = (ty * W + tx) * 4;
+      for (let c = 0; c < 3; c++) {
+        let v = 0;
+        let wsum = 0;
+        for (const [dx, dy, wgt] of [[0, 0, (1 - fx) * (1 - fy)], [1, 0, fx * (1 - fy)], [0, 1, (1 - fx) * fy], [1, 1, fx * fy]] as const) {
+          if (!isHead(x0 + dx, y0 + dy) || wgt === 0) continue;
+          v += sd[((y0 + dy) * sw + x0 + dx) * 4 + c] * wgt;
+          wsum += wgt;
+        }
+        if (wsum > 0) image.data[o + c] = Math.round((v / wsum) * a + image.data[o + c] * (1 - a));
+      }
+      if (a >= 0.5) {
+        mask[ty * W + tx] = 1;
+        parts[ty * W + tx] = headPart;
+        covered[ty * W + tx] = 1;
+      }
+    }
+  }
+  // the rendered head above the chin that the photo's head does not cover (a bald crown above short
+  // hair, ears beside it) goes back to the backdrop of its row
+  const chin = Math.min(H - 1, Math.round(tcy + (fy1 - cy) * s));
+  for (let y = 0; y <= chin; y++) {
+    const bg = y * W * 4; // the left edge of the row is backdrop
+    for (let x = 0; x < W; x++) {
+      const i = y * W + x;
+      if (parts[i] !== headPart || covered[i]) continue;
+      for (let c = 0; c < 3; c++) image.data[i * 4 + c] = image.data[bg + c];
+      mask[i] = 0;
+      parts[i] = 0;
+    }
+  }
+  return true;
+}

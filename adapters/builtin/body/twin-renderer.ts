@@ -3,7 +3,9 @@ import type { BodyRender, PoseId } from '../../../core/twins/body.ts';
 import type { RenderSize, TwinInput, TwinRender, TwinRenderOptions, TwinRenderer } from '../../../core/ports/twin-renderer.ts';
 import { FitroomError } from '../../../core/errors.ts';
 import { buildBodyModel } from './body-model.ts';
-import { compositeFace, detectFace } from './face.ts';
+import { compositeFace, compositeHead, detectFace, type HeadSource } from './face.ts';
+import { PART } from './body-model.ts';
+import type { PersonAnalyzer } from '../../../core/ports/person-analyzer.ts';
 import { ASSUMED_STATURE_CM, profileFromSilhouette } from './fit-profile.ts';
 import { POSES } from './poses.ts';
 import type { BodyRaster } from './rasterize-body.ts';
@@ -51,10 +53,18 @@ export function analyzePerson(photo: RasterImage): BodyRender {
 /**
  * The builtin TwinRenderer: a parametric body from the profile (measurements, clothing size), the
  * same parametric body fitted to a photo's silhouette proportions and re-posed (photo mode), or the
- * supplied silhouette shaded as the body (direct mode); the face image's face oval is composited
- * onto the head in every mode.
+ * supplied silhouette shaded as the body (direct mode). With a person analyzer that finds the face
+ * and hair in the face image (learned models), the head is the photo's face with its hair and the
+ * body takes its skin tone; otherwise (direct mode, or no analysis) the face oval is composited onto
+ * the rendered head.
  */
 export class BuiltinTwinRenderer implements TwinRenderer {
+  readonly #analyzer: PersonAnalyzer | null;
+
+  constructor(analyzer: PersonAnalyzer | null = null) {
+    this.#analyzer = analyzer;
+  }
+
   async render(input: TwinInput, options: TwinRenderOptions): Promise<BuiltinTwinRender> {
     const { signal } = options;
     const size = options.size ?? STANDARD_SIZE;
@@ -89,12 +99,31 @@ export class BuiltinTwinRenderer implements TwinRenderer {
       pose = 'silhouette';
     }
     signal.throwIfAborted();
-    const face = detectFace(input.face);
-    notes.push(...face.notes);
-    await compositeFace(body, body.landmarks, input.face, face);
+    const head = body.parts.length ? await this.#head(input.face, signal, notes) : null;
+    if (head && compositeHead(body, body.landmarks, head, PART.head)) {
+      notes.push('head: the face with its hair from the face image; body in its skin tone');
+    } else {
+      const face = detectFace(input.face);
+      notes.push(...face.notes);
+      await compositeFace(body, body.landmarks, input.face, face);
+    }
     signal.throwIfAborted();
     return { image: body.image, mask: body.mask, depth: body.depth, landmarks: body.landmarks, pixelsPerCm: body.pixelsPerCm, pose, parts: body.parts, notes };
   }
 
   readonly analyzePerson = analyzePerson;
+
+  /** Face and hair of the face image from the person analysis, or null (with the reason noted). */
+  async #head(face: RasterImage, signal: AbortSignal, notes: string[]): Promise<HeadSource | null> {
+    if (!this.#analyzer) return null;
+    try {
+      const a = await this.#analyzer.analyze(face, signal);
+      if (a.engine === 'learned' && a.faces.length === 1 && a.body?.parts) return { image: a.body.image, parts: a.body.parts };
+      notes.push(`head: no face and hair parsing of the face image (${a.engine} engine, ${a.faces.length} face(s)); the face oval is used`);
+    } catch (e) {
+      if (signal.aborted) throw e;
+      notes.push(`head: the face image could not be analysed (${(e as Error).message}); the face oval is used`);
+    }
+    return null;
+  }
 }
