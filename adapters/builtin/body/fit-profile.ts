@@ -1,4 +1,4 @@
-import type { BodyProfile } from '../../../core/twins/body.ts';
+import type { BodyProfile, BodyRender } from '../../../core/twins/body.ts';
 import type { SilhouetteAnalysis } from './silhouette-landmarks.ts';
 import { circumferenceFromEllipseWidth, proportionsFor } from './proportions.ts';
 
@@ -28,5 +28,39 @@ export function profileFromSilhouette(a: SilhouetteAnalysis): BodyProfile {
     },
     supplied: { height: false, chest: false, waist: false, hip: false, inseam: false },
     source: 'measurements',
+  };
+}
+
+/**
+ * The silhouette facts of a person analysis (learned keypoints and person mask): head top from the
+ * parsing, the lowest person pixel as the sole, the crotch between the hips and knees, and the torso
+ * widths at the chest, waist and hip contour points (arms already left out by the parsing).
+ */
+export function silhouetteFromPerson(body: Pick<BodyRender, 'mask' | 'landmarks' | 'image'>): SilhouetteAnalysis {
+  const { landmarks: l, mask } = body;
+  const w = body.image.width;
+  let bottomY = 0;
+  for (let i = mask.length - 1; i >= 0; i--) {
+    if (mask[i]) {
+      bottomY = Math.floor(i / w);
+      break;
+    }
+  }
+  bottomY = Math.max(bottomY, l.leftAnkle.y, l.rightAnkle.y);
+  const topY = l.headTop.y;
+  return {
+    landmarks: l,
+    heightPx: bottomY - topY,
+    topY,
+    bottomY,
+    crotchY: l.crotch.y,
+    widths: {
+      shoulder: Math.abs(l.rightShoulder.x - l.leftShoulder.x),
+      chest: Math.abs(l.chestRight.x - l.chestLeft.x),
+      waist: Math.abs(l.waistRight.x - l.waistLeft.x),
+      hip: Math.abs(l.hipRight.x - l.hipLeft.x),
+    },
+    armsFree: true,
+    notes: [],
   };
 }

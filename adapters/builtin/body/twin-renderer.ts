@@ -6,13 +6,14 @@ import { buildBodyModel } from './body-model.ts';
 import { compositeFace, compositeHead, detectFace, type HeadSource } from './face.ts';
 import { PART } from './body-model.ts';
 import type { PersonAnalyzer } from '../../../core/ports/person-analyzer.ts';
-import { ASSUMED_STATURE_CM, profileFromSilhouette } from './fit-profile.ts';
+import { VISIBLE } from './person-parsing.ts';
+import { ASSUMED_STATURE_CM, profileFromSilhouette, silhouetteFromPerson } from './fit-profile.ts';
 import { POSES } from './poses.ts';
 import type { BodyRaster } from './rasterize-body.ts';
 import { rasterizeBody } from './rasterize-body.ts';
 import { renderSilhouetteBody, silhouetteMask } from './render-silhouette.ts';
 import { segmentPerson } from './segment-person.ts';
-import { analyzeSilhouette } from './silhouette-landmarks.ts';
+import { analyzeSilhouette, type SilhouetteAnalysis } from './silhouette-landmarks.ts';
 import { inflateDepth } from './inflate-depth.ts';
 import { countOn } from '../raster/mask.ts';
 import type { BodyProfile } from '../../../core/twins/body.ts';
@@ -76,15 +77,10 @@ export class BuiltinTwinRenderer implements TwinRenderer {
       body = renderProfile(input.profile, input.pose, size);
       pose = input.pose;
     } else if (input.kind === 'photo') {
-      const { width: w, height: h } = input.photo;
-      const seg = segmentPerson(input.photo);
-      notes.push(...seg.notes);
-      if (countOn(seg.mask) < w * h * MIN_PERSON_FRACTION) throw new FitroomError('IMAGE_INVALID', 'No person could be separated from the background of the body photo');
-      const analysis = analyzeSilhouette(seg.mask, w, h);
-      notes.push(...analysis.notes);
+      const analysis = (await this.#photoSilhouette(input.photo, signal, notes)) ?? this.#classicalSilhouette(input.photo, notes);
       const profile = profileFromSilhouette(analysis);
       const m = profile.measurements;
-      notes.push(`body proportions estimated from the photo silhouette, assuming a ${ASSUMED_STATURE_CM} cm stature: chest ${m.chest.toFixed(0)}, waist ${m.waist.toFixed(0)}, hip ${m.hip.toFixed(0)}, inseam ${m.inseam.toFixed(0)} cm`);
+      notes.push(`body proportions estimated from the photo, assuming a ${ASSUMED_STATURE_CM} cm stature: chest ${m.chest.toFixed(0)}, waist ${m.waist.toFixed(0)}, hip ${m.hip.toFixed(0)}, inseam ${m.inseam.toFixed(0)} cm`);
       signal.throwIfAborted();
       body = renderProfile(profile, input.pose, size);
       pose = input.pose;
@@ -112,6 +108,44 @@ export class BuiltinTwinRenderer implements TwinRenderer {
   }
 
   readonly analyzePerson = analyzePerson;
+
+  /**
+   * Photo mode with the learned analysis: proportions from the keypoints and the person mask. A photo
+   * that does not show the person from head to feet is refused (its proportions would be guesses);
+   * without the learned models the classical segmentation is used.
+   */
+  async #photoSilhouette(photo: RasterImage, signal: AbortSignal, notes: string[]): Promise<SilhouetteAnalysis | null> {
+    if (!this.#analyzer) return null;
+    let a;
+    try {
+      a = await this.#analyzer.analyze(photo, signal);
+    } catch (e) {
+      if (signal.aborted) throw e;
+      notes.push(`the body photo could not be analysed (${(e as Error).message}); classical segmentation used`);
+      return null;
+    }
+    if (a.engine !== 'learned') {
+      notes.push('the learned person models are not available; classical segmentation used');
+      return null;
+    }
+    if (!a.body) throw new FitroomError('PERSON_NOT_FOUND', `No person was found in the body photo (${a.notes[0] ?? 'no shoulders'})`);
+    const score = (name: string) => a.keypoints.find((k) => k.name === name)?.score ?? 0;
+    const unseen = ['leftKnee', 'rightKnee', 'leftAnkle', 'rightAnkle'].filter((n) => score(n) < VISIBLE);
+    if (unseen.length) throw new FitroomError('PERSON_INCOMPLETE', `The body photo must show the whole person, head to feet, standing: not visible: ${unseen.map((n) => n.replace(/([A-Z])/g, ' $1').toLowerCase()).join(', ')}`);
+    notes.push('proportions from the learned keypoints and person mask of the body photo');
+    return silhouetteFromPerson(a.body);
+  }
+
+  /** Photo mode without the learned analysis: the classical segmentation and silhouette landmarks. */
+  #classicalSilhouette(photo: RasterImage, notes: string[]): SilhouetteAnalysis {
+    const { width: w, height: h } = photo;
+    const seg = segmentPerson(photo);
+    notes.push(...seg.notes);
+    if (countOn(seg.mask) < w * h * MIN_PERSON_FRACTION) throw new FitroomError('IMAGE_INVALID', 'No person could be separated from the background of the body photo');
+    const analysis = analyzeSilhouette(seg.mask, w, h);
+    notes.push(...analysis.notes);
+    return analysis;
+  }
 
   /** Face and hair of the face image from the person analysis, or null (with the reason noted). */
   async #head(face: RasterImage, signal: AbortSignal, notes: string[]): Promise<HeadSource | null> {

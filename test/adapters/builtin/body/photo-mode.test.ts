@@ -77,7 +77,7 @@ describe('photo mode', () => {
     const slim = await renderer.render({ kind: 'photo', photo: syntheticPerson({ hipScale: 1 }).image, face, pose: 'man_pose' }, { signal, size: SIZE });
     const wide = await renderer.render({ kind: 'photo', photo: syntheticPerson({ hipScale: 1.25 }).image, face, pose: 'man_pose' }, { signal, size: SIZE });
     expect(slim.pose).toBe('man_pose');
-    expect(slim.notes.join(' ')).toMatch(/estimated from the photo silhouette/);
+    expect(slim.notes.join(' ')).toMatch(/estimated from the photo, assuming/);
     const hipWidth = (r: typeof slim) => (r.landmarks.hipLeft.x - r.landmarks.hipRight.x) / (r.landmarks.leftToe.y - r.landmarks.headTop.y);
     expect(hipWidth(wide) / hipWidth(slim)).toBeGreaterThan(1.12);
     const { sizes } = labelComponents(wide.mask, SIZE.width, SIZE.height);

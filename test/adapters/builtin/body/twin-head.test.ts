@@ -2,7 +2,8 @@
  * Twins from real face photos (head-and-shoulders crops of the real person fixtures): with the
  * learned person analysis the twin's head is the photo's face with its hair, and the body takes the
  * face's skin tone; without it (or when the analysis finds no face and hair) the face oval is used.
- * Measured against the colours of the photo itself.
+ * Measured against the colours of the photo itself. Photo-mode twins take their proportions from the
+ * learned keypoints and mask, and refuse a body photo that does not show the person head to feet.
  */
 import path from 'node:path';
 import sharp from 'sharp';
@@ -123,5 +124,35 @@ describe('twins from real face photos', () => {
     const t = await new BuiltinTwinRenderer(analyzer).render({ kind: 'profile', profile, pose: 'girl_pose', face: syntheticFace(256, 320).image }, { signal });
     expect(t.notes.some((n) => /^head: .*the face oval is used$/.test(n))).toBe(true);
     expect(t.image.width).toBeGreaterThan(0);
+  });
+});
+
+describe('photo-mode twins from real body photos', () => {
+  const profileOf = (notes: string[]) => {
+    const m = /chest (\d+), waist (\d+), hip (\d+), inseam (\d+) cm/.exec(notes.join(' '));
+    return m ? { chest: +m[1], waist: +m[2], hip: +m[3], inseam: +m[4] } : null;
+  };
+
+  it('take the proportions from the learned keypoints and mask of a head-to-feet photo', async () => {
+    const photo = await loadPhoto(path.join(REAL_PHOTOS, 'persons', 'model_8.jpg'));
+    const face = await facePhoto('model_8.jpg');
+    const learned = await new BuiltinTwinRenderer(analyzer).render({ kind: 'photo', photo, face, pose: 'girl_pose' }, { signal });
+    expect(learned.notes).toContain('proportions from the learned keypoints and person mask of the body photo');
+    const p = profileOf(learned.notes)!;
+    // a slim model: every girth in a slim adult's range (the classical segmentation of this studio
+    // photo takes in the backdrop and estimates a hip of well over a metre)
+    for (const d of ['chest', 'waist', 'hip'] as const) {
+      expect(p[d], d).toBeGreaterThanOrEqual(65);
+      expect(p[d], d).toBeLessThanOrEqual(100);
+    }
+    const classical = profileOf((await new BuiltinTwinRenderer().render({ kind: 'photo', photo, face, pose: 'girl_pose' }, { signal })).notes)!;
+    expect(classical.hip).toBeGreaterThan(120);
+  });
+
+  it('refuse a body photo cut off above the feet (PERSON_INCOMPLETE), naming what is not visible', async () => {
+    const photo = await loadPhoto(path.join(REAL_PHOTOS, 'persons', 'model_1.jpg'));
+    await expect(new BuiltinTwinRenderer(analyzer).render({ kind: 'photo', photo, face: await facePhoto('model_1.jpg'), pose: 'girl_pose' }, { signal })).rejects.toSatisfy(
+      (e: Error & { code?: string }) => e.code === 'PERSON_INCOMPLETE' && /head to feet.*not visible: .*ankle/.test(e.message),
+    );
   });
 });
