@@ -2,7 +2,7 @@ import type { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { MedusaError } from "@medusajs/framework/utils"
 import { fitroomOf, fitroomRoute } from "../../../../fitroom-http"
 import { ownedBy, passOn, shopperOf, verificationOf } from "../../shopper"
-import { shopperJobView } from "../../../../job-view"
+import { jobView } from "../../../../job-view"
 
 /** A shopper's try-on job: only the customer or cart that started it sees it (anyone else: 404). */
 export const GET = fitroomRoute(async (req: MedusaRequest, res: MedusaResponse) => {
@@ -13,5 +13,5 @@ export const GET = fitroomRoute(async (req: MedusaRequest, res: MedusaResponse) 
   const answer = await fitroom.client.shopperJob(record.job_id, verificationOf(req))
   passOn(res, answer)
   res.setHeader("Cache-Control", "no-store")
-  res.json({ job: shopperJobView(answer.body) })
+  res.json({ job: jobView(answer.body) })
 })

@@ -2,6 +2,7 @@ import type { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { MedusaError } from "@medusajs/framework/utils"
 import { bodyOf, fitroomOf, fitroomRoute, isImageInput } from "../../../../../fitroom-http"
 import { garmentOf } from "../../../../../../workflows/garment"
+import { submissionView } from "../../../../../job-view"
 import { GARMENT_CATEGORIES, type GarmentCategory } from "../../../../../../modules/fitroom/options"
 
 /** A merchandiser's try-on preview of a product (published or not) on a model photo. Poll GET /admin/fitroom/jobs/:jobId. */
@@ -15,5 +16,6 @@ export const POST = fitroomRoute(async (req: MedusaRequest, res: MedusaResponse)
   if (!data.length) throw new MedusaError(MedusaError.Types.NOT_FOUND, `Product ${req.params.id} was not found`)
   const slot = await garmentOf(data[0] as Record<string, any>, fitroom.options, category)
   const submitted = await fitroom.client.previewTryOn({ personImages: [b.personImage], ...slot })
-  res.status(submitted.status === "completed" ? 200 : 202).json({ job: { id: submitted.jobId, status: submitted.status, results: submitted.results ?? [] } })
+  const view = submissionView(submitted)
+  res.status(view.status).json(view.body)
 })

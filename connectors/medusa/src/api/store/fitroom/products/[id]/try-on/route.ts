@@ -3,6 +3,7 @@ import { MedusaError } from "@medusajs/framework/utils"
 import { bodyOf, fitroomOf, fitroomRoute, isImageInput } from "../../../../../fitroom-http"
 import { passOn, publishedProduct, shopperOf, verificationOf } from "../../../shopper"
 import { garmentOf } from "../../../../../../workflows/garment"
+import { submissionView } from "../../../../../job-view"
 
 /**
  * Virtual fitting of a product on the shopper: the garment is the product's packshot (its thumbnail or
@@ -30,6 +31,6 @@ export const POST = fitroomRoute(async (req: MedusaRequest, res: MedusaResponse)
 
   passOn(res, answer)
   res.setHeader("Cache-Control", "no-store")
-  const { jobId, status, results, digitalTwinId, estimatedProcessingTime } = answer.body
-  res.status(status === "completed" ? 200 : 202).json({ job: { id: jobId, status, results: results ?? [], digital_twin_id: digitalTwinId ?? null, estimated_processing_time: estimatedProcessingTime ?? null } })
+  const view = submissionView(answer.body)
+  res.status(view.status).json(view.body)
 })
