@@ -1,8 +1,8 @@
 import type { RasterImage } from '../../core/images.ts';
 
 /**
- * A small software rasterizer for previews, visibility tests and synthetic views: orthographic
- * cameras orbiting the vertical (+Y) axis, a z-buffer, bilinear textures or vertex colours and a
+ * A small software rasterizer for previews, visibility tests and synthetic views: orthographic (or,
+ * with `distance`, perspective) cameras orbiting the vertical (+Y) axis, a z-buffer, bilinear textures or vertex colours and a
  * simple ambient + Lambert light. Deterministic and dependency-free.
  *
  * Camera convention (shared with the reconstruction): azimuth 0 looks along -Z (camera on +Z) with
@@ -38,6 +38,11 @@ export interface OrthoView {
   pixelsPerUnit: number;
   width: number;
   height: number;
+  /**
+   * Perspective when set: the camera sits this far from `target` along the view direction and
+   * `pixelsPerUnit` holds at the target's depth (a photo taken from that distance).
+   */
+  distance?: number;
 }
 
 export interface ViewBasis {
@@ -81,10 +86,12 @@ export function projectToView(view: OrthoView, basis: ViewBasis, p: ArrayLike<nu
   const dy = p[1] - view.target[1];
   const dz = p[2] - view.target[2];
   const { right, up, back } = basis;
+  const depth = dx * back[0] + dy * back[1] + dz * back[2];
+  const k = view.distance ? view.distance / Math.max(1e-6, view.distance - depth) : 1;
   return [
-    view.width / 2 + (dx * right[0] + dy * right[1] + dz * right[2]) * view.pixelsPerUnit,
-    view.height / 2 - (dx * up[0] + dy * up[1] + dz * up[2]) * view.pixelsPerUnit,
-    dx * back[0] + dy * back[1] + dz * back[2],
+    view.width / 2 + (dx * right[0] + dy * right[1] + dz * right[2]) * view.pixelsPerUnit * k,
+    view.height / 2 - (dx * up[0] + dy * up[1] + dz * up[2]) * view.pixelsPerUnit * k,
+    depth,
   ];
 }
 
