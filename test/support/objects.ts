@@ -177,10 +177,12 @@ export function ankleBoot(): TestObject {
   }, true, [0, 0, 0.5, 0.75]);
   // shaft: an open tube above the heel seat, outer and inner wall and a rim
   const sx = 0.26 * L, rx = 0.056, rz = 0.046, wall = 0.004;
+  // the foot goes in: the shaft's inner wall reaches down to the footbed
+  const footbed = heel + soleT + 0.012;
   const shaftAt = (s: number, v: number, inset: number): [number, number, number] => {
     const [dx, dz] = superellipse(2 * Math.PI * s, rx - inset, rz - inset, 2.4);
     const x = sx + dx, z = centreZ(x) + dz;
-    const y0 = footTop(Math.max(0, Math.min(L, x))) - 0.015 - inset * 3;
+    const y0 = inset > 0 ? footbed : footTop(Math.max(0, Math.min(L, x))) - 0.015;
     const top = H - 0.01 * Math.cos(2 * Math.PI * s);
     return [x, y0 + (top - y0) * v, z];
   };
@@ -194,8 +196,16 @@ export function ankleBoot(): TestObject {
   const insole = gridSurface(N, 8, (s, v) => {
     const p = shaftAt(s, 0, wall);
     const x = sx + (p[0] - sx) * v, z = centreZ(sx) + (p[2] - centreZ(sx)) * v;
-    return [x, footTop(sx) - 0.02, z];
+    return [x, footbed, z];
   }, true, [0, 0.75, 0.5, 1]);
+  // the foot part's top inside the shaft is the opening, not a surface
+  const insideShaft = (x: number, y: number, z: number) => y > footbed + 0.002 && ((x - sx) / (rx - wall)) ** 2 + ((z - centreZ(x)) / (rz - wall)) ** 2 < 1;
+  const kept: number[] = [];
+  for (let t = 0; t < foot.indices.length; t += 3) {
+    const inside = [0, 1, 2].every((c) => { const k = foot.indices[t + c] * 3; return insideShaft(foot.positions[k], foot.positions[k + 1], foot.positions[k + 2]); });
+    if (!inside) kept.push(foot.indices[t], foot.indices[t + 1], foot.indices[t + 2]);
+  }
+  foot.indices = Uint32Array.from(kept);
   // block heel: a tapered box under the heel seat
   const heelBlock = gridSurface(4 * 24, 12, (s, v) => {
     const [dx, dz] = superellipse(2 * Math.PI * s, 0.035 - 0.006 * (1 - v), 0.028 - 0.004 * (1 - v), 6);

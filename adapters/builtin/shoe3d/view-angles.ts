@@ -35,6 +35,7 @@ export function chooseAngles(sils: Silhouette[], given: (number | undefined)[]):
     return { angles: [0, 90], layout: 'side and front', scores: [{ layout: 'mirror-iou', deficit: 1 - iou }] };
   }
   if (n <= MAX_ESTIMATED) return estimateAngles(sils);
+  if (n <= MAX_RANKED) return estimateAngles(sils, true);
   const layouts: { layout: string; angles: number[] }[] = [
     { layout: 'half turn', angles: range(n, 180 / n) },
     { layout: 'half turn, reversed', angles: range(n, -180 / n) },
@@ -52,6 +53,12 @@ export function chooseAngles(sils: Silhouette[], given: (number | undefined)[]):
 
 /** Up to this many views, every assignment of photos to angles is tried (4! x 2 layouts = 48 scores). */
 const MAX_ESTIMATED = 4;
+/**
+ * Up to this many views, the assignments tried are those that agree with the width ranking: photos
+ * sorted by silhouette width take the positions sorted by expected width, and only positions of
+ * (nearly) the same expected width swap (6 views: 4 assignments per half turn).
+ */
+const MAX_RANKED = 8;
 
 /**
  * Angles from the images alone, whatever order the photos came in: every assignment of the photos
@@ -63,7 +70,7 @@ const MAX_ESTIMATED = 4;
  * prior can. Assignments that score the same (a mirror-image turn) are decided by the request order,
  * so photos sent in the usual order are never mirrored.
  */
-export function estimateAngles(sils: Silhouette[]): AngleChoice {
+export function estimateAngles(sils: Silhouette[], ranked = false): AngleChoice {
   const n = sils.length;
   const widths = sils.map((s) => {
     const [a, b] = silhouetteSpan(s);
@@ -75,7 +82,7 @@ export function estimateAngles(sils: Silhouette[]): AngleChoice {
   let best: { angles: number[]; layout: string; score: number; fromOrder: number } | null = null;
   const scores: AngleChoice['scores'] = [];
   for (const l of layouts) {
-    for (const p of permutations(n)) {
+    for (const p of ranked ? rankedAssignments(widths, l.angles.map(expectedWidth)) : permutations(n)) {
       // photo p[k] takes position k
       const angles = new Array<number>(n);
       p.forEach((photo, k) => (angles[photo] = l.angles[k]));
@@ -94,6 +101,39 @@ export function estimateAngles(sils: Silhouette[]): AngleChoice {
 /** Consistency deficits are world units (object heights); a miss of 1 % of the height weighs like a 30 % width error. */
 const CONSISTENCY_WEIGHT = 10;
 const TIE = 1e-4;
+
+/**
+ * Assignments p (photo p[k] takes position k) that keep the width ranking: the widest photos take
+ * the positions expected widest; positions whose expected widths are within 3 % of the widest
+ * swap freely among themselves.
+ */
+function rankedAssignments(widths: number[], expected: number[]): number[][] {
+  const n = widths.length;
+  const photos = Array.from({ length: n }, (_, i) => i).sort((a, b) => widths[b] - widths[a]);
+  const positions = Array.from({ length: n }, (_, i) => i).sort((a, b) => expected[b] - expected[a]);
+  const groups: number[][] = [];
+  for (const pos of positions) {
+    const g = groups[groups.length - 1];
+    if (g && Math.abs(expected[g[0]] - expected[pos]) <= 0.03 * expected[positions[0]]) g.push(pos);
+    else groups.push([pos]);
+  }
+  let out: number[][] = [new Array<number>(n)];
+  let next = 0;
+  for (const g of groups) {
+    const members = photos.slice(next, next + g.length);
+    next += g.length;
+    const grown: number[][] = [];
+    for (const base of out) {
+      for (const perm of permutations(g.length)) {
+        const p = base.slice();
+        g.forEach((pos, k) => (p[pos] = members[perm[k]]));
+        grown.push(p);
+      }
+    }
+    out = grown;
+  }
+  return out;
+}
 
 function permutations(n: number): number[][] {
   const out: number[][] = [];
