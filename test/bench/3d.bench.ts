@@ -1,8 +1,8 @@
 /**
  * Builtin shoe / bag reconstruction benchmark (`npm run bench:3d`): textured test objects that the
  * reconstruction code did not make (a real sneaker model, a modelled ankle boot and tote bag:
- * test/support/objects.ts) photographed with a perspective camera 4 object lengths away, each
- * photo framed on the object, at 0 and 10 degrees elevation, with 4 views (0/45/90/135) and 6 views
+ * test/support/objects.ts) photographed with a perspective camera 8 object lengths away (a long
+ * lens; DISTANCE=4 for a closer one), each photo framed on the object, at 0 and 10 degrees elevation, with 4 views (0/45/90/135) and 6 views
  * (every 30 degrees), sent in turning order and shuffled. The cutouts are what a perfect cleanup
  * gives (the cleanup is measured by its own tests). Each result is aligned to the truth (scale,
  * then ICP with scale) and compared: Chamfer distance (mean of both point-to-surface directions)
@@ -17,7 +17,7 @@ import { readGlbMeshes } from '../../adapters/builtin/shoe3d/read-glb.ts';
 import { loadTestObjects, measureShape, photographObject } from '../support/objects.ts';
 
 const VIEW_SIZE = Number(process.env.VIEW_SIZE ?? 768);
-const DISTANCE = Number(process.env.DISTANCE ?? 4);
+const DISTANCE = Number(process.env.DISTANCE ?? 8);
 const LAYOUTS = [
   { angles: [0, 45, 90, 135], shuffled: [2, 0, 3, 1] },
   { angles: [0, 30, 60, 90, 120, 150], shuffled: [3, 5, 0, 4, 1, 2] },

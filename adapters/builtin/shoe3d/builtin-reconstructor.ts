@@ -12,7 +12,7 @@ import { surfaceNets, type TriMesh } from './surface-nets.ts';
 import { bakeTexture, type Symmetry } from './texture-bake.ts';
 import { validateGlb } from './validate-glb.ts';
 import { FitroomError } from '../../../core/errors.ts';
-import { chooseAngles, frontBackSymmetryScore, mirrorSymmetryScore } from './view-angles.ts';
+import { chooseAngles, estimateElevation, frontBackSymmetryScore, mirrorSymmetryScore } from './view-angles.ts';
 
 /** Real-world size when the photos carry no scale: shoe length and bag width, metres. */
 export const DEFAULT_SHOE_LENGTH_M = 0.28;
@@ -51,11 +51,12 @@ export interface BuiltinModel {
 /**
  * ProductReconstructor 'builtin': a visual hull from cleaned packshots.
  *
- * Silhouettes are registered to a common frame (object height = 1, ground at the lowest point,
- * rotation axis through the middle of each silhouette; orthographic cameras around the vertical
- * axis), angles come from the request order and are checked against silhouette consistency, the
- * hull is sampled as an implicit field and meshed with surface nets, smoothed (Taubin), pulled
- * back onto the hull and simplified with meshoptimizer; one view (or two opposite sides) gives an
+ * Each photo's azimuth is estimated from the silhouettes whatever the order (view-angles.ts), then
+ * the camera elevation shared by the photos; the silhouettes are registered to a common frame
+ * (orthographic cameras around the vertical axis; scales and offsets from frontier planes,
+ * registration.ts). When the photos look down into a shoe, its opening is carved (a shoe-last
+ * assumption for the footbed's height). The hull is sampled as an implicit field and meshed with
+ * surface nets, smoothed (Taubin), pulled back onto the hull and simplified with meshoptimizer; one view (or two opposite sides) gives an
  * inflated silhouette instead. Left-right symmetry is enforced on the hull when the silhouettes
  * show it and used to colour surfaces no photo saw. The photos are projected onto a projection
  * atlas and written as a GLB with a PBR material, scaled from product-type defaults (shoe 28 cm
@@ -125,7 +126,13 @@ export class BuiltinProductReconstructor implements ProductReconstructor {
     const choice = chooseAngles(sils, given);
     const angles = choice.angles;
     note(`views: ${sils.length}; angles ${angles.map((a) => Math.round(a)).join('/')} deg (${choice.layout}${choice.scores.length > 1 ? `; silhouette consistency ${choice.scores.map((s) => `${s.layout} ${s.deficit.toFixed(4)}`).join(', ')}` : ''})`);
-    note('cameras assumed orthographic and level, rotating about the vertical axis through the middle of each silhouette');
+    let elevationDeg = 0;
+    if (sils.length > 1 && new Set(angles.map((a) => Math.round(((a % 180) + 180) % 180))).size > 1) {
+      const el = estimateElevation(sils, angles, undefined);
+      elevationDeg = el.elevationDeg;
+      note(`camera elevation ${el.elevationDeg} deg, estimated from the silhouettes (frontier-plane registration; residuals ${el.scores.map((s) => `${s.elevationDeg}: ${s.deficit.toFixed(4)}`).join(', ')})`);
+    }
+    note('cameras assumed orthographic, rotating about the vertical axis');
     const zSym = sils.length > 1 ? mirrorSymmetryScore(sils, angles) : null;
     const xSym = sils.length > 1 ? frontBackSymmetryScore(sils, angles) : null;
     const distinct = new Set(angles.map((a) => Math.round(((a % 180) + 180) % 180))).size;
@@ -162,6 +169,15 @@ export class BuiltinProductReconstructor implements ProductReconstructor {
     const ext = Math.max(b.max[0] - b.min[0], b.max[2] - b.min[2], (b.max[1] - b.min[1]) * 0.5);
     const step = ext / q.grid;
     const grid = hull ? await hull.sampleGrid(b, step, req.signal) : sampleField(field, b, step, req.signal);
+    if (hull && req.productType === 'shoe' && elevationDeg >= COLLAR_MIN_ELEVATION) {
+      const collar = collarOpening(hull, b, insideHeights(grid));
+      if (collar) {
+        const hullField = field;
+        field = (x, y, z) => Math.max(hullField(x, y, z), -collar.sdf(x, y, z));
+        carveGrid(grid, collar.sdf);
+        note(`collar opening: the photos look down into the shoe, so the hull is opened over ${Math.round(collar.lengthShare * 100)}% of the shoe's length from the heel end, down to ${Math.round(collar.depth * 100)}% of its height (a shoe-last assumption for the footbed)`);
+      }
+    }
     progress(0.3);
     await abort();
     // 2. mesh, smooth, back onto the surface, simplify
@@ -214,6 +230,94 @@ export class BuiltinProductReconstructor implements ProductReconstructor {
     const tris = out.indices.length / 3;
     note(`mesh: ${tris} triangles, ${(width * metres * 100).toFixed(1)} x ${((bb.max[1] - bb.min[1]) * metres * 100).toFixed(1)} x ${(depth * metres * 100).toFixed(1)} cm`);
     return { mesh: out, normals: outNormals, uvs: atlas.uvs, texture: baked.texture, cameras: cams, notes: [] };
+  }
+}
+
+/** Camera elevation (degrees) from which the photos show into a shoe's opening. */
+const COLLAR_MIN_ELEVATION = 5;
+/** Share of the shoe's length the collar opening spans, from the heel end (shoe lasts: 35-45 %). */
+const COLLAR_LENGTH = 0.38;
+/** Height of the footbed inside a shoe, as a share of the shoe's height. */
+const COLLAR_FLOOR = 0.22;
+/** Side walls kept around the opening, as a share of the local width. */
+const COLLAR_WALL = 0.14;
+
+/**
+ * The opening of a shoe as an elliptic cylinder from the footbed up, over the rear part of the
+ * shoe (the heel end is the taller one), inside the walls. Silhouettes from the side cannot see into
+ * a shoe, so a visual hull closes the opening with a lid at the rim's height; a shoe last puts the
+ * footbed at about a fifth of the height. Null when the hull shows no heel end taller than the toe.
+ */
+function collarOpening(hull: HullField, b: { min: [number, number, number]; max: [number, number, number] }, [ground, top]: [number, number]): { sdf: (x: number, y: number, z: number) => number; lengthShare: number; depth: number } | null {
+  const L = b.max[0] - b.min[0];
+  const zc = (b.min[2] + b.max[2]) / 2;
+  const H = top - ground;
+  const topAt = (x: number) => {
+    for (let y = top; y >= ground; y -= 0.01 * H) {
+      for (let z = b.min[2]; z <= b.max[2]; z += (b.max[2] - b.min[2]) / 24) {
+        if (hull.at(x, y, z) < 0) return y;
+      }
+    }
+    return ground - 1;
+  };
+  const widthAt = (x: number, y: number) => {
+    let z0 = Infinity, z1 = -Infinity;
+    for (let z = b.min[2]; z <= b.max[2]; z += (b.max[2] - b.min[2]) / 96) {
+      if (hull.at(x, y, z) < 0) { z0 = Math.min(z0, z); z1 = Math.max(z1, z); }
+    }
+    return z1 > z0 ? [z0, z1] : null;
+  };
+  const heelMin = topAt(b.min[0] + 0.12 * L), heelMax = topAt(b.max[0] - 0.12 * L);
+  if (Math.max(heelMin, heelMax) < ground + 0.5 * H) return null;
+  const heelAtMinX = heelMin >= heelMax;
+  const x0 = heelAtMinX ? b.min[0] + 0.06 * L : b.max[0] - 0.06 * L - COLLAR_LENGTH * L;
+  const x1 = x0 + COLLAR_LENGTH * L;
+  const xc = (x0 + x1) / 2, rx = (x1 - x0) / 2;
+  const floor = ground + COLLAR_FLOOR * H;
+  const span = widthAt(xc, floor + 0.1 * H);
+  if (!span) return null;
+  const cz = (span[0] + span[1]) / 2 || zc;
+  const rz = ((span[1] - span[0]) / 2) * (1 - 2 * COLLAR_WALL);
+  if (rz <= 0) return null;
+  // signed distance (approximate for the ellipse) of the cavity, negative inside
+  const sdf = (x: number, y: number, z: number) => {
+    const ex = (x - xc) / rx, ez = (z - cz) / rz;
+    const e = (Math.hypot(ex, ez) - 1) * Math.min(rx, rz);
+    return Math.max(e, floor - y);
+  };
+  return { sdf, lengthShare: COLLAR_LENGTH, depth: COLLAR_FLOOR };
+}
+
+/** Lowest and highest height of the sampled grid's inside points. */
+function insideHeights(grid: { nx: number; ny: number; nz: number; origin: [number, number, number]; step: number; values: Float32Array }): [number, number] {
+  let j0 = Infinity, j1 = -Infinity;
+  const { nx, ny, nz, values } = grid;
+  for (let k = 0; k < nz; k++) {
+    for (let j = 0; j < ny; j++) {
+      for (let i = 0; i < nx; i++) {
+        if (values[(k * ny + j) * nx + i] < 0) {
+          if (j < j0) j0 = j;
+          if (j > j1) j1 = j;
+        }
+      }
+    }
+  }
+  return Number.isFinite(j0) ? [grid.origin[1] + j0 * grid.step, grid.origin[1] + j1 * grid.step] : [0, 1];
+}
+
+/** Opens the sampled hull where the cavity is (field values there become positive). */
+function carveGrid(grid: { nx: number; ny: number; nz: number; origin: [number, number, number]; step: number; values: Float32Array }, sdf: (x: number, y: number, z: number) => number): void {
+  const { nx, ny, nz, origin, step, values } = grid;
+  for (let k = 0; k < nz; k++) {
+    const z = origin[2] + k * step;
+    for (let j = 0; j < ny; j++) {
+      const y = origin[1] + j * step;
+      for (let i = 0; i < nx; i++) {
+        const idx = (k * ny + j) * nx + i;
+        const c = -sdf(origin[0] + i * step, y, z);
+        if (c > values[idx]) values[idx] = Math.min(c, 1.5 * step);
+      }
+    }
   }
 }
 

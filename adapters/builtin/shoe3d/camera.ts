@@ -22,8 +22,8 @@ export interface ViewCamera {
 }
 
 export function cameraFromSilhouette(sil: Silhouette, azimuthDeg: number): ViewCamera {
-  const { right, up, back } = viewBasis(azimuthDeg, 0);
-  return { image: sil.image, azimuthDeg, elevationDeg: 0, right, up, back, ox: sil.axisX + sil.shift * sil.ppu, oy: sil.bottom, ppu: sil.ppu, weight: 1 };
+  const { right, up, back } = viewBasis(azimuthDeg, sil.elevationDeg);
+  return { image: sil.image, azimuthDeg, elevationDeg: sil.elevationDeg, right, up, back, ox: sil.axisX + sil.shift * sil.ppu, oy: sil.bottom + sil.vMin * sil.ppu, ppu: sil.ppu, weight: 1 };
 }
 
 export function cameraFromOrthoView(view: OrthoView, image: RasterImage, weight = 1): ViewCamera {

@@ -1,6 +1,6 @@
 import { silhouetteDistance, silhouetteSpan, type Silhouette, type WorkGrid } from './silhouettes.ts';
 
-/** A silhouette placed at an azimuth around the vertical axis (orthographic camera). */
+/** A silhouette placed at an azimuth around the vertical axis (orthographic camera at the silhouette's elevation). */
 export interface HullView {
   sil: Silhouette;
   azimuthDeg: number;
@@ -18,6 +18,8 @@ export class HullField {
   readonly views: HullView[];
   private readonly cos: Float64Array;
   private readonly sin: Float64Array;
+  private readonly cosE: Float64Array;
+  private readonly sinE: Float64Array;
   /** Optional mirror plane z = symmetryZ: the field is also evaluated at the mirrored point. */
   symmetryZ: number | null = null;
 
@@ -25,6 +27,8 @@ export class HullField {
     this.views = views;
     this.cos = Float64Array.from(views.map((v) => Math.cos((v.azimuthDeg * Math.PI) / 180)));
     this.sin = Float64Array.from(views.map((v) => Math.sin((v.azimuthDeg * Math.PI) / 180)));
+    this.cosE = Float64Array.from(views.map((v) => Math.cos((v.sil.elevationDeg * Math.PI) / 180)));
+    this.sinE = Float64Array.from(views.map((v) => Math.sin((v.sil.elevationDeg * Math.PI) / 180)));
   }
 
   /** Field value at a point; `coarse` uses the low-resolution grids (hypothesis scoring). */
@@ -42,7 +46,7 @@ export class HullField {
       let u = x * this.cos[i] - z * this.sin[i];
       if (v.mirrored) u = -u;
       const grid: WorkGrid = coarse ? v.sil.coarse : v.sil.work;
-      const d = silhouetteDistance(v.sil, grid, u, y);
+      const d = silhouetteDistance(v.sil, grid, u, y * this.cosE[i] - (x * this.sin[i] + z * this.cos[i]) * this.sinE[i]);
       if (d > f) f = d;
     }
     return f;
@@ -62,14 +66,16 @@ export class HullField {
     const values = new Float32Array(nx * ny * nz).fill(1.5 * step);
     const nvw = this.views.length;
     const cap = 1.5 * step;
-    // per view: grid row coordinate for every y sample
-    const rows = this.views.map((v) => {
+    // per view: the y part of the grid row for every y sample (plus a per-column offset when the
+    // camera looks down: then the row also depends on x and z)
+    const rows = this.views.map((v, a) => {
       const g = v.sil.work;
       const out = new Float64Array(ny);
-      for (let j = 0; j < ny; j++) out[j] = (v.sil.bottom - (origin[1] + j * step) * v.sil.ppu - g.y0) * g.scale - 0.5;
+      for (let j = 0; j < ny; j++) out[j] = -(origin[1] + j * step) * this.cosE[a] * v.sil.ppu * g.scale;
       return out;
     });
     const cols = new Float64Array(nvw);
+    const rowOff = new Float64Array(nvw);
     const mirrors = this.symmetryZ === null ? [false] : [false, true];
     for (let k = 1; k < nz - 1; k++) {
       if (k % 8 === 0) {
@@ -85,6 +91,7 @@ export class HullField {
             let u = x * this.cos[a] - z * this.sin[a];
             if (v.mirrored) u = -u;
             cols[a] = (v.sil.axisX + (u + v.sil.shift) * v.sil.ppu - v.sil.work.x0) * v.sil.work.scale - 0.5;
+            rowOff[a] = (v.sil.bottom + ((x * this.sin[a] + z * this.cos[a]) * this.sinE[a] + v.sil.vMin) * v.sil.ppu - v.sil.work.y0) * v.sil.work.scale - 0.5;
           }
           for (let j = 1; j < ny - 1; j++) {
             const idx = (k * ny + j) * nx + i;
@@ -92,7 +99,7 @@ export class HullField {
             if (f >= cap) continue;
             for (let a = 0; a < nvw && f < cap; a++) {
               const g = this.views[a].sil.work;
-              const d = gridSample(g.sdf, g.width, g.height, cols[a], rows[a][j]) / (g.scale * this.views[a].sil.ppu);
+              const d = gridSample(g.sdf, g.width, g.height, cols[a], rowOff[a] + rows[a][j]) / (g.scale * this.views[a].sil.ppu);
               if (d > f) f = d;
             }
             values[idx] = Math.min(f, cap);
@@ -103,7 +110,7 @@ export class HullField {
     return { nx, ny, nz, origin, step, values };
   }
 
-  /** Bounding box of the intersection of the silhouettes' slabs in x/z, and y in [0, 1]. */
+  /** Bounding box of the intersection of the silhouettes' slabs in x/z, and the heights the views allow. */
   bounds(): { min: [number, number, number]; max: [number, number, number] } {
     let r = 0;
     const spans = this.views.map((v) => silhouetteSpan(v.sil));
@@ -128,9 +135,17 @@ export class HullField {
         if (z > z1) z1 = z;
       }
     }
-    if (!Number.isFinite(x0)) return { min: [-r, 0, -r], max: [r, 1, r] };
+    // heights: level views see y directly; raised ones mix in the depth along the line of sight
+    let y0 = Infinity, y1 = -Infinity;
+    this.views.forEach((v, i) => {
+      const lo = v.sil.vMin, hi = v.sil.vMin + (v.sil.bottom - v.sil.top) / v.sil.ppu;
+      const depth = r * Math.abs(this.sinE[i]);
+      y0 = Math.min(y0, (lo - depth) / this.cosE[i]);
+      y1 = Math.max(y1, (hi + depth) / this.cosE[i]);
+    });
+    if (!Number.isFinite(x0)) return { min: [-r, y0, -r], max: [r, y1, r] };
     const pad = (2 * r) / n;
-    return { min: [x0 - pad, 0, z0 - pad], max: [x1 + pad, 1, z1 + pad] };
+    return { min: [x0 - pad, y0, z0 - pad], max: [x1 + pad, y1, z1 + pad] };
   }
 }
 

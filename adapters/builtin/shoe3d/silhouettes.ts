@@ -7,8 +7,10 @@ import { blurFloat, cropRgba, resizeRgba } from './raster.ts';
 /**
  * A view's silhouette registered to normalised world units: the object's height is 1, the ground
  * (lowest point) is y = 0 and the vertical rotation axis projects to `axisX` (plus `shift`).
- * Orthographic cameras: a world point (x, y, z) seen at azimuth a has u = x cos a - z sin a and
- * v = y, and lands on full-resolution pixel (axisX + (u + shift) * ppu, bottom - v * ppu).
+ * Orthographic cameras at azimuth a and elevation e: a world point (x, y, z) has
+ * u = x cos a - z sin a and v = y cos e - (x sin a + z cos a) sin e, and lands on full-resolution
+ * pixel (axisX + (u + shift) * ppu, bottom - (v - vMin) * ppu). Level views (e = 0) have vMin = 0
+ * and ppu = the object's height in pixels; `registerViews` (registration.ts) sets them otherwise.
  */
 export interface Silhouette {
   /** Cleaned full-resolution view (alpha = object). */
@@ -24,6 +26,10 @@ export interface Silhouette {
   axisX: number;
   /** Horizontal registration offset in world units, refined against the other views. */
   shift: number;
+  /** Camera elevation in degrees (0 = level). */
+  elevationDeg: number;
+  /** View coordinate v of the lowest image point (the nearest ground point; 0 for level views). */
+  vMin: number;
   /** Working-resolution signed distance field (pixels, negative inside). */
   work: WorkGrid;
   /** Coarse grid for hypothesis scoring. */
@@ -90,6 +96,8 @@ export function buildSilhouette(image: RasterImage, workHeight = 256, coarseHeig
     left, right, top, bottom, ppu,
     axisX: (left + right) / 2,
     shift: 0,
+    elevationDeg: 0,
+    vMin: 0,
     work: workGrid(obj, left, right, top, bottom, workHeight),
     coarse: workGrid(obj, left, right, top, bottom, coarseHeight),
   };
@@ -168,7 +176,7 @@ function subpixelDistance(img: RasterImage): Float32Array {
  */
 export function silhouetteDistance(sil: Silhouette, grid: WorkGrid, u: number, v: number): number {
   const px = sil.axisX + (u + sil.shift) * sil.ppu;
-  const py = sil.bottom - v * sil.ppu;
+  const py = sil.bottom - (v - sil.vMin) * sil.ppu;
   const gx = (px - grid.x0) * grid.scale - 0.5;
   const gy = (py - grid.y0) * grid.scale - 0.5;
   const cx = Math.min(Math.max(gx, 0), grid.width - 1.001);

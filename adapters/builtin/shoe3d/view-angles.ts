@@ -1,4 +1,6 @@
+import { viewBasis } from '../../gltf/render.ts';
 import { HullField, type HullView } from './hull-field.ts';
+import { registerViews } from './registration.ts';
 import { silhouetteDistance, silhouetteSpan, type Silhouette } from './silhouettes.ts';
 
 /**
@@ -169,19 +171,18 @@ export function consistencyDeficit(sils: Silhouette[], angles: number[]): number
   for (let i = 0; i < sils.length; i++) {
     const sil = sils[i];
     const g = sil.coarse;
-    const a = (angles[i] * Math.PI) / 180;
-    const right = [Math.cos(a), -Math.sin(a)], back = [Math.sin(a), Math.cos(a)];
+    const { right, up, back } = viewBasis(angles[i], sil.elevationDeg);
     for (let gy = 0; gy < g.height; gy += 2) {
       for (let gx = 0; gx < g.width; gx += 2) {
         if (!g.mask[gy * g.width + gx]) continue;
         const px = g.x0 + (gx + 0.5) / g.scale, py = g.y0 + (gy + 0.5) / g.scale;
         const u = (px - sil.axisX) / sil.ppu - sil.shift;
-        const v = (sil.bottom - py) / sil.ppu;
+        const v = (sil.bottom - py) / sil.ppu + sil.vMin;
         let best = Infinity;
         for (let t = 0; t <= steps; t++) {
           const d = -r + (2 * r * t) / steps;
-          const x = u * right[0] + d * back[0], z = u * right[1] + d * back[1];
-          const f = field.at(x, v, z, true, i);
+          const x = u * right[0] + v * up[0] + d * back[0], y = u * right[1] + v * up[1] + d * back[1], z = u * right[2] + v * up[2] + d * back[2];
+          const f = field.at(x, y, z, true, i);
           if (f < best) best = f;
           if (best <= 0) break;
         }
@@ -193,6 +194,47 @@ export function consistencyDeficit(sils: Silhouette[], angles: number[]): number
   return count ? total / count : 0;
 }
 
+/**
+ * The camera elevation shared by the photos. Level photos are always consistent with a level
+ * registration (every frontier plane is horizontal), so the level hypothesis cannot be scored by
+ * its own residual: the raised elevations are scored by the residual of their frontier-plane
+ * registration (registration.ts), the best one that is a clear dip is then compared with level by
+ * silhouette consistency (each silhouette explained by the hull of the others), and it must be
+ * clearly better to win. Leaves the silhouettes registered for the chosen elevation.
+ */
+export function estimateElevation(sils: Silhouette[], angles: number[], candidates = ELEVATIONS): { elevationDeg: number; scores: { elevationDeg: number; deficit: number }[] } {
+  const scores = candidates.map((e) => ({ elevationDeg: e, deficit: e === 0 ? 0 : registerViews(sils, angles, e).residual }));
+  let dip: { elevationDeg: number; deficit: number } | null = null;
+  for (let k = 1; k < scores.length; k++) {
+    const s = scores[k], prev = scores[k - 1], next = scores[k + 1];
+    const isDip = (k === 1 || s.deficit < prev.deficit) && (!next || s.deficit < next.deficit);
+    if (isDip && s.deficit < DIP_RESIDUAL && (!dip || s.deficit < dip.deficit)) dip = s;
+  }
+  let chosen = 0;
+  if (dip) {
+    // the minimum between the candidates: a parabola through the dip and its neighbours
+    const k = scores.indexOf(dip);
+    const prev = scores[k - 1], next = scores[k + 1];
+    if (prev && next) {
+      const h = (next.elevationDeg - prev.elevationDeg) / 2;
+      const curv = prev.deficit - 2 * dip.deficit + next.deficit;
+      if (curv > 0) dip = { elevationDeg: Math.round((dip.elevationDeg + (h * (prev.deficit - next.deficit)) / (2 * curv)) * 2) / 2, deficit: dip.deficit };
+    }
+    registerViews(sils, angles, 0);
+    const level = consistencyDeficit(sils, angles);
+    registerViews(sils, angles, dip.elevationDeg);
+    const raised = consistencyDeficit(sils, angles);
+    scores.push({ elevationDeg: -1, deficit: level }, { elevationDeg: -dip.elevationDeg, deficit: raised });
+    if (raised < level * 0.85) chosen = dip.elevationDeg;
+  }
+  registerViews(sils, angles, chosen);
+  return { elevationDeg: chosen, scores };
+}
+
+/** Residual (RMS log scale ratio) below which a raised registration explains the photos. */
+const DIP_RESIDUAL = 0.003;
+const ELEVATIONS = [0, 2.5, 5, 7.5, 10, 12.5, 15, 17.5, 20, 25, 30];
+
 /** IoU of silhouette `a` with the horizontal mirror of `b`, both in normalised world units. */
 export function mirrorIoU(a: Silhouette, b: Silhouette, mirror = true): number {
   let r = 0;
@@ -200,11 +242,13 @@ export function mirrorIoU(a: Silhouette, b: Silhouette, mirror = true): number {
   const nu = 96, nv = 48;
   let inter = 0, union = 0;
   for (let j = 0; j < nv; j++) {
-    const v = (j + 0.5) / nv;
+    const t = (j + 0.5) / nv;
+    // heights relative to each silhouette's own extent (raised cameras see different heights)
+    const va = a.vMin + (t * (a.bottom - a.top)) / a.ppu, vb = b.vMin + (t * (b.bottom - b.top)) / b.ppu;
     for (let i = 0; i < nu; i++) {
       const u = -r + (2 * r * (i + 0.5)) / nu;
-      const ina = silhouetteDistance(a, a.coarse, u, v) < 0;
-      const inb = silhouetteDistance(b, b.coarse, mirror ? -u : u, v) < 0;
+      const ina = silhouetteDistance(a, a.coarse, u, va) < 0;
+      const inb = silhouetteDistance(b, b.coarse, mirror ? -u : u, vb) < 0;
       if (ina && inb) inter++;
       if (ina || inb) union++;
     }
