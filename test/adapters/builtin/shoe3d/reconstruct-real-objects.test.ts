@@ -2,24 +2,26 @@ import { describe, expect, it } from 'vitest';
 import { BuiltinProductReconstructor } from '../../../../adapters/builtin/shoe3d/builtin-reconstructor.ts';
 import { buildSilhouette } from '../../../../adapters/builtin/shoe3d/silhouettes.ts';
 import { estimateElevation } from '../../../../adapters/builtin/shoe3d/view-angles.ts';
-import { ankleBoot, materialsVariantsShoe, measureShape, photographObject, type TestObject } from '../../../support/objects.ts';
+import { rasterizeIds, type RenderMesh } from '../../../../adapters/gltf/render.ts';
+import { meshBounds } from '../../../support/products.ts';
+import { ankleBoot, materialsVariantsShoe, measureShape, photographObject, toteBag, type TestObject } from '../../../support/objects.ts';
 import { glbMeshes, request, viewsOf } from './reconstruction-helpers.ts';
 
 /**
  * The builtin reconstruction on textured objects it did not make (a real sneaker model and a
  * modelled ankle boot), photographed from slightly above with a long lens: the camera elevation is
  * found from the silhouettes, the frontier-plane registration makes the raised views agree, and the
- * shoe's opening, which the raised photos look into, stays open.
+ * shoe's opening, which the raised photos look into, stays open, and so do the bag's handles.
  */
 const PHOTO = { size: 512, distance: 8, supersample: 2 } as const;
 
-async function reconstruct(obj: TestObject, elevationDeg: number) {
-  const photos = photographObject(obj, [0, 45, 90, 135], { ...PHOTO, elevationDeg });
+async function reconstruct(obj: TestObject, elevationDeg: number, azimuths = [0, 45, 90, 135]) {
+  const photos = photographObject(obj, azimuths, { ...PHOTO, elevationDeg });
   const out = await new BuiltinProductReconstructor().reconstruct(request(await viewsOf(photos), obj.productType));
   return { out, mesh: (await glbMeshes(out.glb))[0] };
 }
 
-describe('builtin reconstruction of real shoe models', () => {
+describe('builtin reconstruction of textured shoe and bag models', () => {
   it('finds the camera elevation from the silhouettes (level and 10 degrees above)', async () => {
     const shoe = await materialsVariantsShoe();
     for (const [elevationDeg, low, high] of [[0, 0, 2.5], [10, 7.5, 12.5], [20, 15, 25]] as const) {
@@ -59,4 +61,36 @@ describe('builtin reconstruction of real shoe models', () => {
     expect(m.chamfer).toBeLessThan(0.0038);
     expect(m.fscore).toBeGreaterThan(0.58);
   });
+
+  for (const azimuths of [[0, 45, 90, 135], [0]]) {
+    it(`the tote bag from ${azimuths.length} photo(s): the background seen through the handles stays open`, async () => {
+      const bag = toteBag();
+      const { mesh } = await reconstruct(bag, 0, azimuths);
+      // seen from the front (the photo at 0 degrees), in the middle of the handles' arch
+      for (const [name, m] of [['truth', bag.surface], ['model', mesh]] as const) {
+        const cover = frontCoverage(m, 0.5, 0.74, 0.04);
+        expect(cover, `${name}: inside the handle`).toBe(0);
+        expect(frontCoverage(m, 0.5, 0.985, 0.01), `${name}: the handle's top`).toBeGreaterThan(0.3);
+        expect(frontCoverage(m, 0.5, 0.3, 0.04), `${name}: the body`).toBe(1);
+      }
+    });
+  }
 });
+
+/** Share of a front view's pixels covered in a square around (x, y), both relative to the model's extent (y up). */
+function frontCoverage(m: RenderMesh | { positions: Float32Array; indices: Uint32Array }, fx: number, fy: number, half: number): number {
+  const b = meshBounds(m.positions);
+  const w = b.max[0] - b.min[0], h = b.max[1] - b.min[1];
+  const size = 400, ppu = 360 / Math.max(w, h);
+  const target: [number, number, number] = [(b.min[0] + b.max[0]) / 2, (b.min[1] + b.max[1]) / 2, (b.min[2] + b.max[2]) / 2];
+  const ids = rasterizeIds({ positions: m.positions, indices: m.indices }, { azimuthDeg: 0, elevationDeg: 0, target, pixelsPerUnit: ppu, width: size, height: size });
+  const cx = size / 2 + (fx - 0.5) * w * ppu, cy = size / 2 - (fy - 0.5) * h * ppu, r = half * Math.max(w, h) * ppu;
+  let n = 0, covered = 0;
+  for (let y = Math.floor(cy - r); y <= cy + r; y++) {
+    for (let x = Math.floor(cx - r); x <= cx + r; x++) {
+      n++;
+      if (ids.face[y * size + x] >= 0) covered++;
+    }
+  }
+  return covered / n;
+}
