@@ -1,10 +1,11 @@
 import type { RasterImage } from '../../../core/images.ts';
 import type { ProductReconstructor, ReconstructionRequest, ReconstructionResult } from '../../../core/ports/product-reconstructor.ts';
 import { writeGlb } from '../../gltf/write-glb.ts';
+import { distanceTransform } from '../raster/distance-transform.ts';
 import { buildAtlas } from './atlas.ts';
 import { cameraFromSilhouette, type ViewCamera } from './camera.ts';
 import { encodeRaster } from './encode.ts';
-import { HullField, sampleField } from './hull-field.ts';
+import { HullField, sampleField, type FieldGrid } from './hull-field.ts';
 import { inflationField } from './inflate.ts';
 import { bounds, projectToSurface, simplify, taubinSmooth, transform, vertexNormals } from './mesh-ops.ts';
 import { buildSilhouette, type Silhouette } from './silhouettes.ts';
@@ -168,14 +169,13 @@ export class BuiltinProductReconstructor implements ProductReconstructor {
     }
     const ext = Math.max(b.max[0] - b.min[0], b.max[2] - b.min[2], (b.max[1] - b.min[1]) * 0.5);
     const step = ext / q.grid;
-    const grid = hull ? await hull.sampleGrid(b, step, req.signal) : sampleField(field, b, step, req.signal);
+    let grid = hull ? await hull.sampleGrid(b, step, req.signal) : sampleField(field, b, step, req.signal);
     if (hull && req.productType === 'shoe' && elevationDeg >= COLLAR_MIN_ELEVATION) {
-      const collar = collarOpening(hull, b, insideHeights(grid));
+      const collar = carveCollar(grid);
       if (collar) {
-        const hullField = field;
-        field = (x, y, z) => Math.max(hullField(x, y, z), -collar.sdf(x, y, z));
-        carveGrid(grid, collar.sdf);
-        note(`collar opening: the photos look down into the shoe, so the hull is opened over ${Math.round(collar.lengthShare * 100)}% of the shoe's length from the heel end, down to ${Math.round(collar.depth * 100)}% of its height (a shoe-last assumption for the footbed)`);
+        grid = collar.grid;
+        field = gridField(grid);
+        note(`collar opening: the photos look down into the shoe, so the hull is opened over ${Math.round(collar.lengthShare * 100)}% of the shoe's length from the heel end, down to ${Math.round(collar.depth * 100)}% of its height, inside walls ${Math.round(COLLAR_WALL * 1000) / 10}% of the height thick (shoe-last assumptions)`);
       }
     }
     progress(0.3);
@@ -235,61 +235,75 @@ export class BuiltinProductReconstructor implements ProductReconstructor {
 
 /** Camera elevation (degrees) from which the photos show into a shoe's opening. */
 const COLLAR_MIN_ELEVATION = 5;
-/** Share of the shoe's length the collar opening spans, from the heel end (shoe lasts: 35-45 %). */
-const COLLAR_LENGTH = 0.38;
+/** Share of the shoe's length that is hollow above the footbed (the opening and the space under the tongue). */
+const COLLAR_LENGTH = 0.35;
+/** Where the hollow starts, as a share of the length from the heel end (the heel counter's thickness). */
+const COLLAR_START = 0.1;
+/** Share of the length, from the same end, that is open to the top (the rest lies under the tongue). */
+const COLLAR_OPEN = 0.3;
 /** Height of the footbed inside a shoe, as a share of the shoe's height. */
 const COLLAR_FLOOR = 0.22;
-/** Side walls kept around the opening, as a share of the local width. */
-const COLLAR_WALL = 0.14;
+/** Thickness of the walls around the opening (upper and lining), as a share of the height. */
+const COLLAR_WALL = 0.035;
 
 /**
- * The opening of a shoe as an elliptic cylinder from the footbed up, over the rear part of the
- * shoe (the heel end is the taller one), inside the walls. Silhouettes from the side cannot see into
- * a shoe, so a visual hull closes the opening with a lid at the rim's height; a shoe last puts the
- * footbed at about a fifth of the height. Null when the hull shows no heel end taller than the toe.
+ * A shoe's opening: above the footbed, over the rear part of the shoe (the heel end is the taller
+ * one), every point farther than the walls' thickness from the hull's outline in its horizontal
+ * slice, open to the top. Silhouettes cannot see into a shoe, so a visual hull closes the opening
+ * with a lid at the rim's height; a shoe last puts the footbed at about a fifth of the height.
+ * Returns the carved grid, or null when the hull shows no heel end taller than the toe.
  */
-function collarOpening(hull: HullField, b: { min: [number, number, number]; max: [number, number, number] }, [ground, top]: [number, number]): { sdf: (x: number, y: number, z: number) => number; lengthShare: number; depth: number } | null {
-  const L = b.max[0] - b.min[0];
-  const zc = (b.min[2] + b.max[2]) / 2;
+function carveCollar(grid: FieldGrid): { grid: FieldGrid; lengthShare: number; depth: number } | null {
+  const { nx, ny, nz, origin, step, values } = grid;
+  const [ground, top] = insideHeights(grid);
   const H = top - ground;
-  const topAt = (x: number) => {
-    for (let y = top; y >= ground; y -= 0.01 * H) {
-      for (let z = b.min[2]; z <= b.max[2]; z += (b.max[2] - b.min[2]) / 24) {
-        if (hull.at(x, y, z) < 0) return y;
+  // x extent and the top height near each end: the heel end is the taller one
+  let i0 = nx, i1 = -1;
+  for (let k = 0; k < nz; k++) for (let j = 0; j < ny; j++) for (let i = 0; i < nx; i++) {
+    if (values[(k * ny + j) * nx + i] < 0) { if (i < i0) i0 = i; if (i > i1) i1 = i; }
+  }
+  if (i1 <= i0) return null;
+  const topNear = (f: number) => {
+    const ic = Math.round(i0 + f * (i1 - i0));
+    for (let j = ny - 1; j >= 0; j--) for (let k = 0; k < nz; k++) if (values[(k * ny + j) * nx + ic] < 0) return origin[1] + j * step;
+    return ground;
+  };
+  const heelMin = topNear(0.12), heelMax = topNear(0.88);
+  if (Math.max(heelMin, heelMax) < ground + 0.5 * H) return null;
+  const len = (i1 - i0) * step, xMin = origin[0] + i0 * step, xMax = origin[0] + i1 * step;
+  const x0 = heelMin >= heelMax ? xMin + COLLAR_START * len : xMax - COLLAR_START * len - COLLAR_LENGTH * len;
+  const x1 = x0 + COLLAR_LENGTH * len;
+  // the opening itself (open to the top) ends where the tongue starts; under the tongue the shoe
+  // is hollow but closed
+  const [xo0, xo1] = heelMin >= heelMax ? [x0, x0 + COLLAR_OPEN * len] : [x1 - COLLAR_OPEN * len, x1];
+  const floor = ground + COLLAR_FLOOR * H, wall = COLLAR_WALL * H;
+  const out = Float32Array.from(values);
+  const slice = new Uint8Array(nx * nz);
+  // a column once opened stays open up to the top (the thin lid along a sloping rim has no depth)
+  const open = new Uint8Array(nx * nz);
+  for (let j = 0; j < ny; j++) {
+    const y = origin[1] + j * step;
+    if (y <= floor) continue;
+    for (let k = 0; k < nz; k++) for (let i = 0; i < nx; i++) slice[k * nx + i] = values[(k * ny + j) * nx + i] < 0 ? 1 : 0;
+    // horizontal depth inside this slice's outline, world units
+    const depth = distanceTransform(slice, nx, nz, 'unset');
+    for (let k = 0; k < nz; k++) {
+      for (let i = 0; i < nx; i++) {
+        if (!slice[k * nx + i]) continue;
+        const x = origin[0] + i * step;
+        let cavity = Math.max(wall - depth[k * nx + i] * step, floor - y, x0 - x, x - x1);
+        if (open[k * nx + i]) cavity = Math.min(cavity, -step);
+        if (cavity < 0 && x >= xo0 && x <= xo1) open[k * nx + i] = 1;
+        const idx = (k * ny + j) * nx + i;
+        if (-cavity > out[idx]) out[idx] = Math.min(-cavity, 1.5 * step);
       }
     }
-    return ground - 1;
-  };
-  const widthAt = (x: number, y: number) => {
-    let z0 = Infinity, z1 = -Infinity;
-    for (let z = b.min[2]; z <= b.max[2]; z += (b.max[2] - b.min[2]) / 96) {
-      if (hull.at(x, y, z) < 0) { z0 = Math.min(z0, z); z1 = Math.max(z1, z); }
-    }
-    return z1 > z0 ? [z0, z1] : null;
-  };
-  const heelMin = topAt(b.min[0] + 0.12 * L), heelMax = topAt(b.max[0] - 0.12 * L);
-  if (Math.max(heelMin, heelMax) < ground + 0.5 * H) return null;
-  const heelAtMinX = heelMin >= heelMax;
-  const x0 = heelAtMinX ? b.min[0] + 0.06 * L : b.max[0] - 0.06 * L - COLLAR_LENGTH * L;
-  const x1 = x0 + COLLAR_LENGTH * L;
-  const xc = (x0 + x1) / 2, rx = (x1 - x0) / 2;
-  const floor = ground + COLLAR_FLOOR * H;
-  const span = widthAt(xc, floor + 0.1 * H);
-  if (!span) return null;
-  const cz = (span[0] + span[1]) / 2 || zc;
-  const rz = ((span[1] - span[0]) / 2) * (1 - 2 * COLLAR_WALL);
-  if (rz <= 0) return null;
-  // signed distance (approximate for the ellipse) of the cavity, negative inside
-  const sdf = (x: number, y: number, z: number) => {
-    const ex = (x - xc) / rx, ez = (z - cz) / rz;
-    const e = (Math.hypot(ex, ez) - 1) * Math.min(rx, rz);
-    return Math.max(e, floor - y);
-  };
-  return { sdf, lengthShare: COLLAR_LENGTH, depth: COLLAR_FLOOR };
+  }
+  return { grid: { ...grid, values: out }, lengthShare: COLLAR_LENGTH, depth: COLLAR_FLOOR };
 }
 
 /** Lowest and highest height of the sampled grid's inside points. */
-function insideHeights(grid: { nx: number; ny: number; nz: number; origin: [number, number, number]; step: number; values: Float32Array }): [number, number] {
+function insideHeights(grid: FieldGrid): [number, number] {
   let j0 = Infinity, j1 = -Infinity;
   const { nx, ny, nz, values } = grid;
   for (let k = 0; k < nz; k++) {
@@ -305,20 +319,22 @@ function insideHeights(grid: { nx: number; ny: number; nz: number; origin: [numb
   return Number.isFinite(j0) ? [grid.origin[1] + j0 * grid.step, grid.origin[1] + j1 * grid.step] : [0, 1];
 }
 
-/** Opens the sampled hull where the cavity is (field values there become positive). */
-function carveGrid(grid: { nx: number; ny: number; nz: number; origin: [number, number, number]; step: number; values: Float32Array }, sdf: (x: number, y: number, z: number) => number): void {
+/** Trilinear interpolation of a sampled field (values beyond the grid are taken as outside). */
+function gridField(grid: FieldGrid): (x: number, y: number, z: number) => number {
   const { nx, ny, nz, origin, step, values } = grid;
-  for (let k = 0; k < nz; k++) {
-    const z = origin[2] + k * step;
-    for (let j = 0; j < ny; j++) {
-      const y = origin[1] + j * step;
-      for (let i = 0; i < nx; i++) {
-        const idx = (k * ny + j) * nx + i;
-        const c = -sdf(origin[0] + i * step, y, z);
-        if (c > values[idx]) values[idx] = Math.min(c, 1.5 * step);
-      }
-    }
-  }
+  return (x, y, z) => {
+    const gx = (x - origin[0]) / step, gy = (y - origin[1]) / step, gz = (z - origin[2]) / step;
+    if (gx < 0 || gy < 0 || gz < 0 || gx >= nx - 1 || gy >= ny - 1 || gz >= nz - 1) return 1.5 * step;
+    const i = Math.floor(gx), j = Math.floor(gy), k = Math.floor(gz);
+    const fx = gx - i, fy = gy - j, fz = gz - k;
+    const at = (a: number, b: number, c: number) => values[((k + c) * ny + (j + b)) * nx + (i + a)];
+    const lerp = (a: number, b: number, t: number) => a + (b - a) * t;
+    return lerp(
+      lerp(lerp(at(0, 0, 0), at(1, 0, 0), fx), lerp(at(0, 1, 0), at(1, 1, 0), fx), fy),
+      lerp(lerp(at(0, 0, 1), at(1, 0, 1), fx), lerp(at(0, 1, 1), at(1, 1, 1), fx), fy),
+      fz,
+    );
+  };
 }
 
 /** Normals of the atlas vertices, copied from their source vertices. */

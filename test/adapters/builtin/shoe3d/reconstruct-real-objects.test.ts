@@ -32,7 +32,7 @@ describe('builtin reconstruction of textured shoe and bag models', () => {
     }
   });
 
-  it('the sneaker from 4 photos 10 degrees above: within 4.3 mm Chamfer, the opening kept open', async () => {
+  it('the sneaker from 4 photos 10 degrees above: Chamfer under 4 mm, the opening kept open', async () => {
     const shoe = await materialsVariantsShoe();
     const { out, mesh } = await reconstruct(shoe, 10);
     const notes = out.notes.join('\n');
@@ -41,25 +41,20 @@ describe('builtin reconstruction of textured shoe and bag models', () => {
     expect(found).toBeLessThanOrEqual(12.5);
     expect(notes).toMatch(/collar opening/);
     const m = measureShape(mesh, shoe.surface, 0.01 * shoe.length);
-    expect(m.chamfer).toBeLessThan(0.0043);
-    expect(m.fscore).toBeGreaterThan(0.52);
-    // straight down through the middle of the rear third, the first surface is the footbed, far
-    // below the rim: the model is open there (a visual hull puts a lid at the rim's height)
-    const P = mesh.positions;
-    let minX = Infinity, maxX = -Infinity, maxY = 0;
-    for (let i = 0; i < P.length; i += 3) { minX = Math.min(minX, P[i]); maxX = Math.max(maxX, P[i]); maxY = Math.max(maxY, P[i + 1]); }
-    const heelX = minX + 0.25 * (maxX - minX);
-    let top = 0;
-    for (let i = 0; i < P.length; i += 3) if (Math.abs(P[i] - heelX) < 0.01 && Math.abs(P[i + 2]) < 0.01) top = Math.max(top, P[i + 1]);
-    expect(top / maxY).toBeLessThan(0.35);
+    expect(m.chamfer).toBeLessThan(0.004);
+    expect(m.fscore).toBeGreaterThan(0.55);
+    // seen straight down, the middle of the rear third shows the footbed, far below the rim: the
+    // model is open there (a visual hull puts a lid at the rim's height)
+    expect(topHeightShare(mesh, 0.12, 0.32), 'median top height over the opening').toBeLessThan(0.4);
+    expect(topHeightShare(mesh, 0.6, 0.8), 'median top height over the toe box').toBeGreaterThan(0.3);
   });
 
-  it('the ankle boot from 4 photos 10 degrees above: Chamfer under 3.8 mm, F-score over 0.58 at 1 % of its length', async () => {
+  it('the ankle boot from 4 photos 10 degrees above: Chamfer under 3.6 mm, F-score over 0.6 at 1 % of its length', async () => {
     const boot = ankleBoot();
     const { mesh } = await reconstruct(boot, 10);
     const m = measureShape(mesh, boot.surface, 0.01 * boot.length);
-    expect(m.chamfer).toBeLessThan(0.0038);
-    expect(m.fscore).toBeGreaterThan(0.58);
+    expect(m.chamfer).toBeLessThan(0.0036);
+    expect(m.fscore).toBeGreaterThan(0.6);
   });
 
   for (const azimuths of [[0, 45, 90, 135], [0]]) {
@@ -93,4 +88,24 @@ function frontCoverage(m: RenderMesh | { positions: Float32Array; indices: Uint3
     }
   }
   return covered / n;
+}
+
+/** Median height of the first surface seen from straight above over x in [f0, f1] of the length, |z| < 1.5 cm, as a share of the model's height. */
+function topHeightShare(m: { positions: Float32Array; indices: Uint32Array }, f0: number, f1: number): number {
+  const b = meshBounds(m.positions);
+  const ppu = 2000, size = 800;
+  const target: [number, number, number] = [(b.min[0] + b.max[0]) / 2, 0, (b.min[2] + b.max[2]) / 2];
+  const ids = rasterizeIds({ positions: m.positions, indices: m.indices }, { azimuthDeg: 0, elevationDeg: 90, target, pixelsPerUnit: ppu, width: size, height: size });
+  const heights: number[] = [];
+  for (let py = 0; py < size; py++) {
+    for (let px = 0; px < size; px++) {
+      const k = py * size + px;
+      if (ids.face[k] < 0) continue;
+      const x = target[0] + (px + 0.5 - size / 2) / ppu, z = target[2] + (py + 0.5 - size / 2) / ppu;
+      const f = (x - b.min[0]) / (b.max[0] - b.min[0]);
+      if (f >= f0 && f <= f1 && Math.abs(z - target[2]) < 0.015) heights.push(ids.depth[k]);
+    }
+  }
+  heights.sort((p, q) => p - q);
+  return heights[Math.floor(heights.length / 2)] / (b.max[1] - b.min[1]);
 }
