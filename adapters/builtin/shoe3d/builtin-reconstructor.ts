@@ -241,6 +241,8 @@ const COLLAR_LENGTH = 0.35;
 const COLLAR_START = 0.1;
 /** Share of the length, from the same end, that is open to the top (the rest lies under the tongue). */
 const COLLAR_OPEN = 0.3;
+/** How far (share of the height) a collar's walls may lean inwards towards the rim. */
+const COLLAR_LEAN = 0.12;
 /** Height of the footbed inside a shoe, as a share of the shoe's height. */
 const COLLAR_FLOOR = 0.22;
 /** Thickness of the walls around the opening (upper and lining), as a share of the height. */
@@ -292,8 +294,11 @@ function carveCollar(grid: FieldGrid): { grid: FieldGrid; lengthShare: number; d
         if (!slice[k * nx + i]) continue;
         const x = origin[0] + i * step;
         let cavity = Math.max(wall - depth[k * nx + i] * step, floor - y, x0 - x, x - x1);
+        const d = depth[k * nx + i] * step;
+        // a column deep inside the opening lower down stays open to the top; columns nearer the
+        // walls do not, so walls that lean inward towards the rim are kept
         if (open[k * nx + i]) cavity = Math.min(cavity, -step);
-        if (cavity < 0 && x >= xo0 && x <= xo1) open[k * nx + i] = 1;
+        if (cavity < 0 && x >= xo0 && x <= xo1 && d > wall + COLLAR_LEAN * H) open[k * nx + i] = 1;
         const idx = (k * ny + j) * nx + i;
         if (-cavity > out[idx]) out[idx] = Math.min(-cavity, 1.5 * step);
       }

@@ -42,19 +42,19 @@ describe('builtin reconstruction of textured shoe and bag models', () => {
     expect(notes).toMatch(/collar opening/);
     const m = measureShape(mesh, shoe.surface, 0.01 * shoe.length);
     expect(m.chamfer).toBeLessThan(0.004);
-    expect(m.fscore).toBeGreaterThan(0.55);
+    expect(m.fscore).toBeGreaterThan(0.58);
     // seen straight down, the middle of the rear third shows the footbed, far below the rim: the
     // model is open there (a visual hull puts a lid at the rim's height)
     expect(topHeightShare(mesh, 0.12, 0.32), 'median top height over the opening').toBeLessThan(0.4);
     expect(topHeightShare(mesh, 0.6, 0.8), 'median top height over the toe box').toBeGreaterThan(0.3);
   });
 
-  it('the ankle boot from 4 photos 10 degrees above: Chamfer under 3.6 mm, F-score over 0.6 at 1 % of its length', async () => {
+  it('the ankle boot from 4 photos 10 degrees above: Chamfer under 3.6 mm, F-score over 0.62 at 1 % of its length', async () => {
     const boot = ankleBoot();
     const { mesh } = await reconstruct(boot, 10);
     const m = measureShape(mesh, boot.surface, 0.01 * boot.length);
     expect(m.chamfer).toBeLessThan(0.0036);
-    expect(m.fscore).toBeGreaterThan(0.6);
+    expect(m.fscore).toBeGreaterThan(0.62);
   });
 
   for (const azimuths of [[0, 45, 90, 135], [0]]) {
