@@ -33,13 +33,28 @@ export class Kernel {
 
   /** Sets plugins up in dependency order (`after`), each with its own PluginApi. */
   async setup(plugins: FitroomPlugin[]): Promise<void> {
-    for (const p of orderPlugins(plugins)) {
+    const ordered = orderPlugins(plugins);
+    for (const p of ordered) {
       await p.setup(this.apiFor(p.name));
       this.plugins.push(p.name);
     }
+    this.checkUses(ordered);
     this.checkReferences();
     this.validatorInstance = new SchemaValidator(this.schemas);
     this.validatorInstance.precompile(this.operations.flatMap((o) => (o.body ? [o.body] : [])));
+  }
+
+  /** Every service a plugin declares it uses, unless optional, must be bound once all are set up (fail at start). */
+  private checkUses(plugins: FitroomPlugin[]) {
+    const missing: string[] = [];
+    for (const p of plugins) {
+      for (const use of p.uses ?? []) {
+        const t = 'token' in use ? use.token : use;
+        const optional = 'token' in use && use.optional;
+        if (!optional && !this.container.has(t)) missing.push(`${t.name} (used by plugin ${p.name})`);
+      }
+    }
+    if (missing.length) throw new Error(`Services that no plugin or adapter provides: ${missing.join(', ')}`);
   }
 
   /** Every `#/components/schemas/X` used by a schema or an operation must be registered (fail at start). */

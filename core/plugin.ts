@@ -184,10 +184,22 @@ export interface PluginApi {
   onClose(fn: () => Promise<void> | void): void;
 }
 
+/** A service a plugin calls without binding it itself (see `FitroomPlugin.uses`). */
+export type PluginUse = Token<unknown> | { token: Token<unknown>; optional: true };
+
 export interface FitroomPlugin {
   name: string;
   /** Plugins that must be set up first. */
   after?: string[];
+  /**
+   * Services this plugin calls that another plugin provides (`api.provide` in its setup) or the
+   * composition root binds. Checked once every plugin is set up: a required one that nothing bound
+   * stops the start, naming the plugin and the service. An optional one (`{ token, optional: true }`)
+   * may be missing: the plugin asks `api.has(token)` where it needs it and says what it cannot do
+   * (shoe-3d's `uploadToService` without the AR host's library answers SERVICE_UNAVAILABLE). Resolve
+   * them when used (a job, a request), not in `setup`: their provider may be set up later.
+   */
+  uses?: readonly PluginUse[];
   setup(api: PluginApi): void | Promise<void>;
 }
 

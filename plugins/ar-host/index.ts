@@ -1,5 +1,6 @@
 import { definePlugin } from '../../core/plugin.ts';
 import { TOKENS } from '../../core/tokens.ts';
+import { AR_LIBRARY } from '../../core/ports/ar-library.ts';
 import { AR_MODEL_PROCESSOR, AR_OBJECT_STORE } from '../../core/ports/ar-object-store.ts';
 import { ArAuth } from './ar-auth.ts';
 import { autofitJobKind } from './autofit-job.ts';
@@ -16,7 +17,8 @@ import { registerTryOnRoutes } from './tryon-routes.ts';
 /**
  * The AR host (AR_PORT): shoe uploads with autofit, object metadata and colour presets, GLB and
  * USDZ files, try-on shortcuts, bug reports and the viewer pages. Needs the ArObjectStore and
- * ArModelProcessor ports bound by the composition root.
+ * ArModelProcessor ports bound by the composition root; provides the AR library service
+ * (AR_LIBRARY) through which other plugins add models with autofit.
  */
 export const arHostPlugin = definePlugin({
   name: 'ar-host',
@@ -29,6 +31,8 @@ export const arHostPlugin = definePlugin({
     for (const [name, schema] of Object.entries(AR_SCHEMAS)) api.schema(name, schema);
     api.auth('bearer', auth.resolver());
     api.jobKind(autofitJobKind(objects, models));
+    // other plugins add models to the library through this service (shoe-3d's uploadToService)
+    api.provide(AR_LIBRARY, objects.library());
     const deps: ArRouteDeps = { api, objects, store, auth, sessions };
     registerObjectRoutes(deps);
     registerFileRoutes(deps);

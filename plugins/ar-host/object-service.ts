@@ -1,8 +1,9 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { FitroomError, notFound, validationError } from '../../core/errors.ts';
 import type { EncodedImage } from '../../core/images.ts';
 import type { BlobStore } from '../../core/ports/blob-store.ts';
 import type { ImageCodec } from '../../core/ports/image-codec.ts';
+import type { ArLibrary, ArLibraryEntry } from '../../core/ports/ar-library.ts';
 import type { ArModelProcessor, ArObject, ArObjectPatch, ArObjectStore, AutofitState, AutofitStatus, ColorPreset } from '../../core/ports/ar-object-store.ts';
 import type { JobService } from '../../core/jobs.ts';
 import type { UploadedFile } from '../../core/plugin.ts';
@@ -85,6 +86,45 @@ export class ArObjectService {
     });
     await this.jobs.submit({ kind: AUTOFIT_JOB, input: { objectId: o.id, colorId: 'default', sourceKey: upload.blobKey } satisfies AutofitJobInput, caller: p.caller, links: opts.links });
     return o;
+  }
+
+  /**
+   * The AR library service (core/ports/ar-library.ts) for other plugins: the GLB is stored, the
+   * object created and its autofit queued. The model comes from a plugin's own checked pipeline
+   * (shoe-3d validates it), not from a client, so it is not inspected again here. If the object
+   * cannot be created the stored GLB is removed, so the caller may retry; if autofit cannot be
+   * queued the object says so (failed).
+   */
+  async addObject(glb: Uint8Array, entry: ArLibraryEntry): Promise<{ id: string; autofit: string }> {
+    const key = `uploads/${randomUUID()}.glb`;
+    await this.blobs.put(key, glb, 'model/gltf-binary');
+    let o: ArObject;
+    try {
+      o = await this.store.create({
+        name: entry.name,
+        owner: entry.owner,
+        createdBy: entry.createdBy,
+        properties: entry.properties,
+        files: { source: key },
+        autofit: { default: { status: 'in_queue', progress: 0, updatedAt: new Date().toISOString() } },
+      });
+    } catch (e) {
+      await this.blobs.delete(key).catch(() => undefined);
+      throw e;
+    }
+    try {
+      await this.jobs.submit({ kind: AUTOFIT_JOB, input: { objectId: o.id, colorId: 'default', sourceKey: key } satisfies AutofitJobInput, caller: entry.caller, links: entry.links });
+      return { id: o.id, autofit: 'queued' };
+    } catch (e) {
+      const cause = `autofit could not be queued: ${e instanceof FitroomError ? e.message : 'internal error'}`;
+      await this.setAutofit(o.id, 'default', 'failed', 0, cause).catch(() => undefined);
+      return { id: o.id, autofit: cause };
+    }
+  }
+
+  /** This service as the AR library other plugins use. */
+  library(): ArLibrary {
+    return { addObject: (glb, entry) => this.addObject(glb, entry) };
   }
 
   /** upload_mesh: an already aligned model (accessories, edited shoes); no autofit. */
