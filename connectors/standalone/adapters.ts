@@ -43,14 +43,15 @@ export interface AdapterContext {
  * One line per port; plugins resolve them by token in their setup.
  */
 export function bindPluginAdapters(ctx: AdapterContext): void {
+  const codec = ctx.services.get(TOKENS.imageCodec);
   ctx.services.provide(TWIN_STORE, new PostgresTwinStore(ctx.pool));
   const personAnalyzer = new LearnedPersonAnalyzer();
   ctx.services.provide(PERSON_ANALYZER, personAnalyzer);
-  ctx.services.provide(TWIN_RENDERER, new BuiltinTwinRenderer(personAnalyzer));
+  ctx.services.provide(TWIN_RENDERER, new BuiltinTwinRenderer(codec, personAnalyzer));
   ctx.services.provide(TRYON_STORE, new PostgresTryOnStore(ctx.pool));
   ctx.services.provide(AR_OBJECT_STORE, new PostgresArObjectStore(ctx.pool));
   ctx.services.provide(SHOE3D_ENGINE, new BuiltinShoe3dEngine());
-  ctx.services.provide(AR_MODEL_PROCESSOR, new BuiltinArModelProcessor(ctx.services.get(TOKENS.imageCodec)));
+  ctx.services.provide(AR_MODEL_PROCESSOR, new BuiltinArModelProcessor(codec));
   ctx.services.provide(PLATFORM_STORE, new PostgresPlatformStore(ctx.pool));
   ctx.services.provide(OWNER_DATA, new PostgresOwnerData(ctx.pool, ctx.blobs));
   ctx.services.provide(MONITORING_STORE, new PostgresMonitoringStore(ctx.pool));

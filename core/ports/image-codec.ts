@@ -16,7 +16,10 @@ export interface DecodeLimits {
  * Throws FitroomError('IMAGE_INVALID') for bytes it cannot decode or that exceed the limits.
  */
 export interface ImageCodec {
+  /** Decodes (and, with `maxSide` / `maxDecodedPixels`, scales down while decoding, aspect kept). */
   decode(bytes: Uint8Array, limits: DecodeLimits): Promise<RasterImage>;
+  /** PNG (lossless), JPEG (flattened on white) or WebP (with alpha) at `quality` 1-100 (default 90). */
   encode(image: RasterImage, format: 'png' | 'jpeg' | 'webp', quality?: number): Promise<EncodedImage>;
+  /** Resamples to exactly width x height (aspect not kept) with a sharp filter (Lanczos 3). */
   resize(image: RasterImage, width: number, height: number): Promise<RasterImage>;
 }

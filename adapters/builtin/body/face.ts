@@ -1,5 +1,5 @@
-import sharp from 'sharp';
 import type { RasterImage } from '../../../core/images.ts';
+import type { ImageCodec } from '../../../core/ports/image-codec.ts';
 import type { BodyLandmarks } from '../../../core/twins/body.ts';
 import { fillHoles, labelComponents } from '../raster/components.ts';
 import { close, open } from '../raster/morphology.ts';
@@ -128,12 +128,12 @@ const FEATHER = 0.2;
 const INSET = 0.92;
 
 /**
- * Composites the face oval onto the rendered head, in place: the oval is resized (sharp, lanczos3)
+ * Composites the face oval onto the rendered head, in place: the oval is resized by the codec
  * to landmarks.faceSize wide keeping its aspect, colour-matched by per-channel gains that map its
  * skin mean onto the head's mean colour under the oval, modulated by the head's own shading, and
  * blended with a smoothstep-feathered elliptical alpha clipped to the body mask.
  */
-export async function compositeFace(target: FaceTarget, landmarks: BodyLandmarks, face: RasterImage, region: FaceRegion): Promise<void> {
+export async function compositeFace(target: FaceTarget, landmarks: BodyLandmarks, face: RasterImage, region: FaceRegion, codec: ImageCodec): Promise<void> {
   const { image, mask, shade } = target;
   const W = image.width;
   const H = image.height;
@@ -147,11 +147,7 @@ export async function compositeFace(target: FaceTarget, landmarks: BodyLandmarks
   const top = Math.max(0, Math.floor(region.cy - ry));
   const width = Math.min(face.width - left, Math.ceil(rx * 2));
   const height = Math.min(face.height - top, Math.ceil(ry * 2));
-  const resized = await sharp(face.data, { raw: { width: face.width, height: face.height, channels: 4 } })
-    .extract({ left, top, width: Math.max(1, width), height: Math.max(1, height) })
-    .resize(fw, fh, { fit: 'fill', kernel: 'lanczos3' })
-    .raw()
-    .toBuffer();
+  const resized = (await codec.resize(crop(face, left, top, Math.max(1, width), Math.max(1, height)), fw, fh)).data;
 
   const ox = Math.round(landmarks.faceCenter.x - fw / 2);
   const oy = Math.round(landmarks.faceCenter.y - fh / 2);
@@ -328,4 +324,11 @@ export function compositeHead(target: FaceTarget & { parts: Uint8Array }, landma
     }
   }
   return true;
+}
+
+/** A rectangle of an RGBA raster, copied. */
+function crop(img: RasterImage, left: number, top: number, width: number, height: number): RasterImage {
+  const data = new Uint8Array(width * height * 4);
+  for (let y = 0; y < height; y++) data.set(img.data.subarray(((top + y) * img.width + left) * 4, ((top + y) * img.width + left + width) * 4), y * width * 4);
+  return { width, height, data };
 }

@@ -1,5 +1,5 @@
-import sharp from 'sharp';
 import type { RasterImage } from '../../../core/images.ts';
+import type { ImageCodec } from '../../../core/ports/image-codec.ts';
 import type { BodyRaster, RenderSize } from './rasterize-body.ts';
 import { BACKGROUND_RGB, SKIN_RGB, lambert } from './rasterize-body.ts';
 import { inflateDepth } from './inflate-depth.ts';
@@ -78,12 +78,12 @@ export function silhouetteMask(img: RasterImage): { mask: Uint8Array; notes: str
 
 /**
  * Renders a direct-mode twin body from a mask: the mask is reframed into the output size like a
- * parametric render (feet on the floor line, 4% margins), resampled with sharp (lanczos3) for
+ * parametric render (feet on the floor line, 4% margins), resampled by the codec (Lanczos) for
  * smooth edges, shaded with the same lights as the parametric body using normals of the rounded
  * depth proxy (inflateDepth), on the same background. Landmarks are estimated from the new mask;
  * pixelsPerCm assumes the standard stature.
  */
-export async function renderSilhouetteBody(mask: Uint8Array, w: number, h: number, size: RenderSize): Promise<BodyRaster & { notes: string[] }> {
+export async function renderSilhouetteBody(mask: Uint8Array, w: number, h: number, size: RenderSize, codec: ImageCodec): Promise<BodyRaster & { notes: string[] }> {
   const box = maskBounds(mask, w, h);
   if (!box) throw new Error('empty silhouette');
   const bw = box.x1 - box.x0 + 1;
@@ -93,9 +93,19 @@ export async function renderSilhouetteBody(mask: Uint8Array, w: number, h: numbe
   const scale = Math.min((H * 0.92) / bh, (W * 0.92) / bw);
   const tw = Math.max(1, Math.round(bw * scale));
   const th = Math.max(1, Math.round(bh * scale));
-  const crop = new Uint8Array(bw * bh);
-  for (let y = 0; y < bh; y++) crop.set(mask.subarray((box.y0 + y) * w + box.x0, (box.y0 + y) * w + box.x0 + bw), y * bw);
-  const cov = await sharp(crop, { raw: { width: bw, height: bh, channels: 1 } }).resize(tw, th, { fit: 'fill', kernel: 'lanczos3' }).extractChannel(0).raw().toBuffer();
+  // the mask's crop as an opaque grey image (the codec resamples RGBA); coverage is its red channel
+  const crop = new Uint8Array(bw * bh * 4);
+  for (let y = 0; y < bh; y++) {
+    for (let x = 0; x < bw; x++) {
+      const v = mask[(box.y0 + y) * w + box.x0 + x];
+      const o = (y * bw + x) * 4;
+      crop[o] = crop[o + 1] = crop[o + 2] = v;
+      crop[o + 3] = 255;
+    }
+  }
+  const resized = (await codec.resize({ width: bw, height: bh, data: crop }, tw, th)).data;
+  const cov = new Uint8Array(tw * th);
+  for (let i = 0; i < cov.length; i++) cov[i] = resized[i * 4];
   const ox = Math.round((W - tw) / 2);
   const oy = Math.round(H * 0.96 - th);
   const coverage = new Uint8Array(W * H);

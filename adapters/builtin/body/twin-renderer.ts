@@ -6,6 +6,7 @@ import { buildBodyModel } from './body-model.ts';
 import { compositeFace, compositeHead, detectFace, type HeadSource } from './face.ts';
 import { PART } from './body-model.ts';
 import type { PersonAnalyzer } from '../../../core/ports/person-analyzer.ts';
+import type { ImageCodec } from '../../../core/ports/image-codec.ts';
 import { VISIBLE } from './person-parsing.ts';
 import { ASSUMED_STATURE_CM, profileFromSilhouette, silhouetteFromPerson } from './fit-profile.ts';
 import { POSES } from './poses.ts';
@@ -60,9 +61,12 @@ export function analyzePerson(photo: RasterImage): BodyRender {
  * the rendered head.
  */
 export class BuiltinTwinRenderer implements TwinRenderer {
+  readonly #codec: ImageCodec;
   readonly #analyzer: PersonAnalyzer | null;
 
-  constructor(analyzer: PersonAnalyzer | null = null) {
+  /** The codec resamples the face oval and direct-mode silhouettes. */
+  constructor(codec: ImageCodec, analyzer: PersonAnalyzer | null = null) {
+    this.#codec = codec;
     this.#analyzer = analyzer;
   }
 
@@ -89,7 +93,7 @@ export class BuiltinTwinRenderer implements TwinRenderer {
       notes.push(...sil.notes);
       const { width: w, height: h } = input.silhouette;
       if (countOn(sil.mask) < w * h * MIN_PERSON_FRACTION) throw new FitroomError('IMAGE_INVALID', 'The silhouette image holds no body shape');
-      const rendered = await renderSilhouetteBody(sil.mask, w, h, size);
+      const rendered = await renderSilhouetteBody(sil.mask, w, h, size, this.#codec);
       notes.push(...rendered.notes);
       body = rendered;
       pose = 'silhouette';
@@ -101,7 +105,7 @@ export class BuiltinTwinRenderer implements TwinRenderer {
     } else {
       const face = detectFace(input.face);
       notes.push(...face.notes);
-      await compositeFace(body, body.landmarks, input.face, face);
+      await compositeFace(body, body.landmarks, input.face, face, this.#codec);
     }
     signal.throwIfAborted();
     return { image: body.image, mask: body.mask, depth: body.depth, landmarks: body.landmarks, pixelsPerCm: body.pixelsPerCm, pose, parts: body.parts, notes };

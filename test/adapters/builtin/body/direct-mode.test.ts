@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { silhouetteMask } from '../../../../adapters/builtin/body/render-silhouette.ts';
 import { labelComponents, maskBounds } from '../../../../adapters/builtin/body/mask-ops.ts';
 import { BuiltinTwinRenderer } from '../../../../adapters/builtin/body/twin-renderer.ts';
+import { SharpImageCodec } from '../../../../adapters/sharp/image-codec.ts';
 import { maskIoU, silhouetteImage, syntheticFace, syntheticPerson } from '../../../support/images.ts';
 
 const signal = new AbortController().signal;
@@ -21,7 +22,7 @@ describe('direct mode', () => {
 
   it('renders the silhouette as the body, keeps its shape and puts the face on its head', async () => {
     const face = syntheticFace(200, 250).image;
-    const renderer = new BuiltinTwinRenderer();
+    const renderer = new BuiltinTwinRenderer(new SharpImageCodec());
     const twin = await renderer.render({ kind: 'silhouette', silhouette: silhouetteImage(person.mask, w, h, 'depth'), face }, { signal, size: SIZE });
     expect(twin.pose).toBe('silhouette');
     const { sizes } = labelComponents(twin.mask, SIZE.width, SIZE.height);

@@ -5,6 +5,7 @@ import { buildBodyModel } from '../../../../adapters/builtin/body/body-model.ts'
 import { POSES } from '../../../../adapters/builtin/body/poses.ts';
 import { rasterizeBody } from '../../../../adapters/builtin/body/rasterize-body.ts';
 import { BuiltinTwinRenderer } from '../../../../adapters/builtin/body/twin-renderer.ts';
+import { SharpImageCodec } from '../../../../adapters/sharp/image-codec.ts';
 import { solidImage, syntheticFace } from '../../../support/images.ts';
 
 const SIZE = { width: 384, height: 512 };
@@ -42,7 +43,7 @@ describe('detectFace', () => {
 describe('face compositing', () => {
   it('puts the face on the head only, colour-matched to the body skin', async () => {
     const { image: face } = syntheticFace(240, 300, { skin: [120, 82, 60], seed: 9 });
-    const twin = await new BuiltinTwinRenderer().render({ kind: 'profile', profile: PROFILE, pose: 'girl_pose', face }, { signal, size: SIZE });
+    const twin = await new BuiltinTwinRenderer(new SharpImageCodec()).render({ kind: 'profile', profile: PROFILE, pose: 'girl_pose', face }, { signal, size: SIZE });
     const bare = rasterizeBody(buildBodyModel(PROFILE, POSES.girl_pose), SIZE, POSES.girl_pose);
     const lm = twin.landmarks;
     let changed = 0;

@@ -9,6 +9,7 @@ import { POSES } from '../../../../adapters/builtin/body/poses.ts';
 import { rasterizeBody } from '../../../../adapters/builtin/body/rasterize-body.ts';
 import { labelComponents } from '../../../../adapters/builtin/body/mask-ops.ts';
 import { BuiltinTwinRenderer, analyzePerson } from '../../../../adapters/builtin/body/twin-renderer.ts';
+import { SharpImageCodec } from '../../../../adapters/sharp/image-codec.ts';
 import { background, maskIoU, syntheticFace, syntheticPerson } from '../../../support/images.ts';
 
 const signal = new AbortController().signal;
@@ -73,7 +74,7 @@ describe('photo mode', () => {
   const face = syntheticFace(200, 250).image;
 
   it('re-poses a parametric body fitted to the photo: wider hips in the photo give wider hips in the twin', async () => {
-    const renderer = new BuiltinTwinRenderer();
+    const renderer = new BuiltinTwinRenderer(new SharpImageCodec());
     const slim = await renderer.render({ kind: 'photo', photo: syntheticPerson({ hipScale: 1 }).image, face, pose: 'man_pose' }, { signal, size: SIZE });
     const wide = await renderer.render({ kind: 'photo', photo: syntheticPerson({ hipScale: 1.25 }).image, face, pose: 'man_pose' }, { signal, size: SIZE });
     expect(slim.pose).toBe('man_pose');
@@ -85,7 +86,7 @@ describe('photo mode', () => {
   });
 
   it('is deterministic', async () => {
-    const renderer = new BuiltinTwinRenderer();
+    const renderer = new BuiltinTwinRenderer(new SharpImageCodec());
     const photo = syntheticPerson({ background: 'gradient', seed: 5 }).image;
     const a = await renderer.render({ kind: 'photo', photo, face, pose: 'walking_pose' }, { signal, size: SIZE });
     const b = await renderer.render({ kind: 'photo', photo, face, pose: 'walking_pose' }, { signal, size: SIZE });
@@ -94,7 +95,7 @@ describe('photo mode', () => {
 
   it('rejects a photo without a person', async () => {
     const empty = background(300, 400, 'noisy', 3);
-    await expect(new BuiltinTwinRenderer().render({ kind: 'photo', photo: empty, face, pose: 'man_pose' }, { signal })).rejects.toSatisfy(
+    await expect(new BuiltinTwinRenderer(new SharpImageCodec()).render({ kind: 'photo', photo: empty, face, pose: 'man_pose' }, { signal })).rejects.toSatisfy(
       (e: unknown) => e instanceof FitroomError && e.code === 'IMAGE_INVALID',
     );
   });
@@ -102,7 +103,7 @@ describe('photo mode', () => {
   it('stops when aborted', async () => {
     const ctrl = new AbortController();
     ctrl.abort(new Error('cancelled'));
-    await expect(new BuiltinTwinRenderer().render({ kind: 'photo', photo: syntheticPerson().image, face, pose: 'man_pose' }, { signal: ctrl.signal })).rejects.toThrow('cancelled');
+    await expect(new BuiltinTwinRenderer(new SharpImageCodec()).render({ kind: 'photo', photo: syntheticPerson().image, face, pose: 'man_pose' }, { signal: ctrl.signal })).rejects.toThrow('cancelled');
   });
 });
 

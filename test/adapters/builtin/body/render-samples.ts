@@ -12,6 +12,7 @@ import type { RasterImage } from '../../../../core/images.ts';
 import type { BodyProfile, PoseId } from '../../../../core/twins/body.ts';
 import { POSE_IDS } from '../../../../core/twins/body.ts';
 import { BuiltinTwinRenderer } from '../../../../adapters/builtin/body/twin-renderer.ts';
+import { SharpImageCodec } from '../../../../adapters/sharp/image-codec.ts';
 import { silhouetteImage, syntheticFace, syntheticPerson } from '../../../support/images.ts';
 
 const out = process.argv[2] ?? path.join(tmpdir(), 'fitroom-twin-samples');
@@ -27,7 +28,7 @@ const profile = (gender: 'male' | 'female', m: BodyProfile['measurements']): Bod
 });
 const female = profile('female', { height: 165, chest: 92, waist: 74, hip: 100, inseam: 77 });
 const male = profile('male', { height: 180, chest: 104, waist: 90, hip: 101, inseam: 84 });
-const renderer = new BuiltinTwinRenderer();
+const renderer = new BuiltinTwinRenderer(new SharpImageCodec());
 const signal = new AbortController().signal;
 const face = syntheticFace(256, 320).image;
 const darkFace = syntheticFace(256, 320, { skin: [120, 82, 60], seed: 5 }).image;

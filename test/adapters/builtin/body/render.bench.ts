@@ -6,10 +6,11 @@
 import type { BodyProfile } from '../../../../core/twins/body.ts';
 import type { TwinInput } from '../../../../core/ports/twin-renderer.ts';
 import { BuiltinTwinRenderer } from '../../../../adapters/builtin/body/twin-renderer.ts';
+import { SharpImageCodec } from '../../../../adapters/sharp/image-codec.ts';
 import { silhouetteImage, syntheticFace, syntheticPerson } from '../../../support/images.ts';
 
 const runs = Number(process.argv[2] ?? 5);
-const renderer = new BuiltinTwinRenderer();
+const renderer = new BuiltinTwinRenderer(new SharpImageCodec());
 const signal = new AbortController().signal;
 const face = syntheticFace(256, 320).image;
 const profile: BodyProfile = {

@@ -10,6 +10,7 @@ import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LearnedPersonAnalyzer } from '../../../../adapters/human/person-analyzer.ts';
 import { BuiltinTwinRenderer } from '../../../../adapters/builtin/body/twin-renderer.ts';
+import { SharpImageCodec } from '../../../../adapters/sharp/image-codec.ts';
 import { isSkin } from '../../../../adapters/builtin/body/face.ts';
 import { deltaE76, srgbToLab } from '../../../../adapters/builtin/tryon/color.ts';
 import { PERSON_PART } from '../../../../core/ports/person-analyzer.ts';
@@ -97,8 +98,8 @@ beforeAll(async () => {
     const colours = await photoColours(face);
     results.push({
       name,
-      learned: await measure(new BuiltinTwinRenderer(analyzer), face, gender, pose, colours),
-      oval: await measure(new BuiltinTwinRenderer(), face, gender, pose, colours),
+      learned: await measure(new BuiltinTwinRenderer(new SharpImageCodec(), analyzer), face, gender, pose, colours),
+      oval: await measure(new BuiltinTwinRenderer(new SharpImageCodec()), face, gender, pose, colours),
     });
   }
 }, 120_000);
@@ -121,7 +122,7 @@ describe('twins from real face photos', () => {
 
   it('falls back to the face oval, saying so, when the analysis finds no face and hair', async () => {
     const profile: BodyProfile = { gender: 'female', measurements: MEASUREMENTS.female, supplied: { height: true, chest: true, waist: true, hip: true, inseam: true }, source: 'measurements' };
-    const t = await new BuiltinTwinRenderer(analyzer).render({ kind: 'profile', profile, pose: 'girl_pose', face: syntheticFace(256, 320).image }, { signal });
+    const t = await new BuiltinTwinRenderer(new SharpImageCodec(), analyzer).render({ kind: 'profile', profile, pose: 'girl_pose', face: syntheticFace(256, 320).image }, { signal });
     expect(t.notes.some((n) => /^head: .*the face oval is used$/.test(n))).toBe(true);
     expect(t.image.width).toBeGreaterThan(0);
   });
@@ -136,7 +137,7 @@ describe('photo-mode twins from real body photos', () => {
   it('take the proportions from the learned keypoints and mask of a head-to-feet photo', async () => {
     const photo = await loadPhoto(path.join(REAL_PHOTOS, 'persons', 'model_8.jpg'));
     const face = await facePhoto('model_8.jpg');
-    const learned = await new BuiltinTwinRenderer(analyzer).render({ kind: 'photo', photo, face, pose: 'girl_pose' }, { signal });
+    const learned = await new BuiltinTwinRenderer(new SharpImageCodec(), analyzer).render({ kind: 'photo', photo, face, pose: 'girl_pose' }, { signal });
     expect(learned.notes).toContain('proportions from the learned keypoints and person mask of the body photo');
     const p = profileOf(learned.notes)!;
     // a slim model: every girth in a slim adult's range (the classical segmentation of this studio
@@ -145,13 +146,13 @@ describe('photo-mode twins from real body photos', () => {
       expect(p[d], d).toBeGreaterThanOrEqual(65);
       expect(p[d], d).toBeLessThanOrEqual(100);
     }
-    const classical = profileOf((await new BuiltinTwinRenderer().render({ kind: 'photo', photo, face, pose: 'girl_pose' }, { signal })).notes)!;
+    const classical = profileOf((await new BuiltinTwinRenderer(new SharpImageCodec()).render({ kind: 'photo', photo, face, pose: 'girl_pose' }, { signal })).notes)!;
     expect(classical.hip).toBeGreaterThan(120);
   });
 
   it('refuse a body photo cut off above the feet (PERSON_INCOMPLETE), naming what is not visible', async () => {
     const photo = await loadPhoto(path.join(REAL_PHOTOS, 'persons', 'model_1.jpg'));
-    await expect(new BuiltinTwinRenderer(analyzer).render({ kind: 'photo', photo, face: await facePhoto('model_1.jpg'), pose: 'girl_pose' }, { signal })).rejects.toSatisfy(
+    await expect(new BuiltinTwinRenderer(new SharpImageCodec(), analyzer).render({ kind: 'photo', photo, face: await facePhoto('model_1.jpg'), pose: 'girl_pose' }, { signal })).rejects.toSatisfy(
       (e: Error & { code?: string }) => e.code === 'PERSON_INCOMPLETE' && /head to feet.*not visible: .*ankle/.test(e.message),
     );
   });

@@ -1,6 +1,7 @@
 /** Parametric twin bodies from the builtin twin renderer, for try-on tests and samples. */
 import type { BodyProfile, BodyRender, Gender, PoseId } from '../../../../core/twins/body.ts';
 import { BuiltinTwinRenderer } from '../../../../adapters/builtin/body/twin-renderer.ts';
+import { SharpImageCodec } from '../../../../adapters/sharp/image-codec.ts';
 import { syntheticFace } from '../../../support/images.ts';
 
 const MEASUREMENTS: Record<Gender, BodyProfile['measurements']> = {
@@ -16,5 +17,5 @@ export async function twinBody(gender: Gender, pose: PoseId): Promise<BodyRender
     source: 'measurements',
   };
   const face = syntheticFace(256, 320).image;
-  return new BuiltinTwinRenderer().render({ kind: 'profile', profile, pose, face }, { signal: new AbortController().signal });
+  return new BuiltinTwinRenderer(new SharpImageCodec()).render({ kind: 'profile', profile, pose, face }, { signal: new AbortController().signal });
 }
