@@ -10,8 +10,19 @@ import { AR_OBJECT_STORE, AR_MODEL_PROCESSOR } from '../../core/ports/ar-object-
 import { PostgresArObjectStore } from '../../adapters/postgres/ar-object-store.ts';
 import { BuiltinArModelProcessor } from '../../adapters/builtin/ar/model-processor.ts';
 import { TOKENS } from '../../core/tokens.ts';
-import { SHOE3D_ENGINE } from '../../core/ports/shoe3d-engine.ts';
-import { BuiltinShoe3dEngine } from '../../adapters/builtin/shoe3d/engine.ts';
+import { GLB_IO } from '../../core/ports/glb-io.ts';
+import { MODEL_STAGES } from '../../core/ports/model-stage.ts';
+import { PACKSHOT_CORRECTOR } from '../../core/ports/packshot-corrector.ts';
+import { PACKSHOT_CLEANER } from '../../core/ports/packshot-cleaner.ts';
+import { SINGLE_SHOE_GUARD } from '../../core/ports/single-shoe-guard.ts';
+import { PRODUCT_TYPE_CLASSIFIER } from '../../core/ports/product-type-classifier.ts';
+import { GltfTransformGlbIO } from '../../adapters/builtin/shoe3d/glb-io.ts';
+import { BuiltinPackshotCleaner, BuiltinPackshotCorrector, BuiltinProductTypeClassifier, BuiltinSingleShoeGuard } from '../../adapters/builtin/shoe3d/packshot-ports.ts';
+import { EnhanceTextureStage } from '../../adapters/builtin/shoe3d/enhance-texture-stage.ts';
+import { RefineLogosStage } from '../../adapters/builtin/shoe3d/refine-logos-stage.ts';
+import { PreviewGridStage } from '../../adapters/builtin/shoe3d/preview-stage.ts';
+import { ValidateStage } from '../../adapters/builtin/shoe3d/validate-stage.ts';
+import { CompressStage } from '../../adapters/builtin/shoe3d/compress-stage.ts';
 import { TRYON_STORE } from '../../core/tryon/tryon-store.ts';
 import { PostgresTryOnStore } from '../../adapters/postgres/tryon-store.ts';
 import { PERSON_ANALYZER } from '../../core/ports/person-analyzer.ts';
@@ -50,7 +61,7 @@ export function bindPluginAdapters(ctx: AdapterContext): void {
   ctx.services.provide(TWIN_RENDERER, new BuiltinTwinRenderer(codec, personAnalyzer));
   ctx.services.provide(TRYON_STORE, new PostgresTryOnStore(ctx.pool));
   ctx.services.provide(AR_OBJECT_STORE, new PostgresArObjectStore(ctx.pool));
-  ctx.services.provide(SHOE3D_ENGINE, new BuiltinShoe3dEngine());
+  bindShoe3dAdapters(ctx);
   ctx.services.provide(AR_MODEL_PROCESSOR, new BuiltinArModelProcessor(codec));
   ctx.services.provide(PLATFORM_STORE, new PostgresPlatformStore(ctx.pool));
   ctx.services.provide(OWNER_DATA, new PostgresOwnerData(ctx.pool, ctx.blobs));
@@ -59,4 +70,20 @@ export function bindPluginAdapters(ctx: AdapterContext): void {
   ctx.services.provide(TEXTURE_PAINTER, new BuiltinTexturePainter());
   ctx.services.provide(BATCH_STORE, new PostgresBatchStore(ctx.pool, ctx.config.webhook.maxAttempts));
   ctx.services.provide(PACKSHOT_CLASSIFIER, new BuiltinPackshotClassifier());
+}
+
+/**
+ * The shoe-3d ports: the packshot steps, GLB I/O and the model stages in the order they run on the
+ * one document (texture enhancement, logo refinement, preview, then in "store results" validation
+ * before compression, whose meshopt buffers the validator cannot read).
+ */
+function bindShoe3dAdapters(ctx: AdapterContext): void {
+  const codec = ctx.services.get(TOKENS.imageCodec);
+  const io = new GltfTransformGlbIO();
+  ctx.services.provide(PACKSHOT_CORRECTOR, new BuiltinPackshotCorrector());
+  ctx.services.provide(PACKSHOT_CLEANER, new BuiltinPackshotCleaner());
+  ctx.services.provide(SINGLE_SHOE_GUARD, new BuiltinSingleShoeGuard());
+  ctx.services.provide(PRODUCT_TYPE_CLASSIFIER, new BuiltinProductTypeClassifier());
+  ctx.services.provide(GLB_IO, io);
+  ctx.services.provide(MODEL_STAGES, [new EnhanceTextureStage(codec), new RefineLogosStage(codec), new PreviewGridStage(codec), new ValidateStage(), new CompressStage(codec, io)]);
 }

@@ -33,6 +33,13 @@ export interface ReconstructionResult {
  */
 export interface ProductReconstructor {
   readonly id: 'builtin' | 'meshy' | 'tripo';
+  /**
+   * Model stages (core/ports/model-stage.ts, by name) the job does not run on this reconstructor's
+   * models, because it does that work itself or its models do not need it: a vendor whose models come
+   * textured from its own texturing pass lists `enhance-texture`. The job records each skipped stage
+   * in the trace (`skipped`). Stages marked `required` (validation) always run. Optional; default none.
+   */
+  readonly skipsStages?: readonly string[];
   reconstruct(req: ReconstructionRequest): Promise<ReconstructionResult>;
   /** Live check of the key (and the pinned model version) for vendor adapters. */
   check?(signal: AbortSignal): Promise<VendorCheck>;

@@ -4,7 +4,7 @@ import type { FileService } from '../../core/files.ts';
 import type { JobService } from '../../core/jobs.ts';
 import type { OperationContext, PluginApi } from '../../core/plugin.ts';
 import type { BlobStore } from '../../core/ports/blob-store.ts';
-import type { Shoe3dEngine } from '../../core/ports/shoe3d-engine.ts';
+import type { GlbIO } from '../../core/ports/glb-io.ts';
 import { submissionAnswer } from '../../core/jobs.ts';
 import { EX } from '../../core/examples.ts';
 import { GLB_INPUT_MAX_BYTES, SHOE3D_JOB, type Shoe3dJobInput, type Shoe3dOptions, type StoredSource } from './shoe3d-job.ts';
@@ -22,7 +22,8 @@ interface Shoe3dBody {
 
 export interface OperationDeps {
   api: PluginApi;
-  engine: () => Shoe3dEngine;
+  /** Resolved when used: a deployment may bind it after the plugin is set up. */
+  io: () => GlbIO;
   jobs: JobService;
   files: FileService;
   blobs: BlobStore;
@@ -36,7 +37,7 @@ export function registerShoe3dOperations(d: OperationDeps): void {
     path: '/api/v1/shoe-3d',
     summary: 'Generate a 3D model (GLB) from shoe or bag photos',
     description:
-      'Asynchronous: answers 202 with `jobId`; poll `GET /api/v1/jobs/{jobId}` every 5-10 s. The job moves queued → validating → processing → uploading → completed (or failed with `error`); `progress` is a number 0-100 that only grows. The result carries `glbUrl`, `viewerUrl` and `previewGrid`; packshot diagnostics are in the job trace. With `options.uploadToService` the final GLB must fit 20 MB (it is compressed first) and becomes an AR host object; upload failures: `attribution_unavailable`, `invalid_user_id`, `attribution_conflict`, `file_too_large`.',
+      'Asynchronous: answers 202 with `jobId`; poll `GET /api/v1/jobs/{jobId}` every 5-10 s. The job moves queued → validating → processing → uploading → completed (or failed with `error`); `progress` is a number 0-100 that only grows. The result carries `glbUrl`, `viewerUrl` and `previewGrid`. Packshot diagnostics: `packshotCleanup` and `packshotSingleShoe` of the first photo are on the job (`GET /api/v1/jobs/{jobId}`) once the packshots were checked; those of every photo (`packshots`) and of the other stages are in the `diagnostics` of the trace. With `options.uploadToService` the final GLB must fit 20 MB (it is compressed first) and becomes an AR host object; upload failures: `attribution_unavailable`, `invalid_user_id`, `attribution_conflict`, `file_too_large`.',
     tags: ['Shoe 3D'],
     auth: ['apiKey'],
     browserProtected: true,
@@ -82,9 +83,9 @@ export function registerShoe3dOperations(d: OperationDeps): void {
       const up = ctx.upload!;
       const bytes = await d.blobs.get(up.blobKey);
       if (!bytes) throw new FitroomError('INTERNAL_ERROR', 'The uploaded file disappeared');
-      const engine = d.engine();
+      const io = d.io();
       try {
-        engine.inspectGlb(bytes, GLB_INPUT_MAX_BYTES);
+        io.inspect(bytes, GLB_INPUT_MAX_BYTES);
       } catch (e) {
         await d.blobs.delete(up.blobKey).catch(() => undefined);
         throw validationError([{ field: 'file', message: `is not a usable GLB: ${(e as Error).message.replace(/^invalid_glb:\s*/, '')}` }]);
@@ -108,7 +109,7 @@ export interface ParsedShoe3d {
  * The checks the schema cannot make (inline data decodes, an inline GLB is usable) and the option
  * defaults. Field names carry `prefix` so a batch can name the item (`items[3].images[0]`).
  */
-export function parseShoe3d(d: Pick<OperationDeps, 'engine'>, body: { images: string[]; glbInput?: string; options?: Partial<Shoe3dOptions> }, prefix: string): ParsedShoe3d {
+export function parseShoe3d(d: Pick<OperationDeps, 'io'>, body: { images: string[]; glbInput?: string; options?: Partial<Shoe3dOptions> }, prefix: string): ParsedShoe3d {
   const details: ErrorDetail[] = [];
   const images: ParsedShoe3d['images'] = [];
   body.images.forEach((src, i) => {
@@ -122,8 +123,9 @@ export function parseShoe3d(d: Pick<OperationDeps, 'engine'>, body: { images: st
     const bytes = dataUrlBytes(body.glbInput);
     if (!bytes) details.push({ field: `${prefix}glbInput`, message: 'has no valid base64 data' });
     else {
+      const io = d.io();
       try {
-        d.engine().inspectGlb(bytes, GLB_INPUT_MAX_BYTES);
+        io.inspect(bytes, GLB_INPUT_MAX_BYTES);
         glbInput = { bytes };
       } catch (e) {
         details.push({ field: `${prefix}glbInput`, message: `is not a usable GLB: ${(e as Error).message.replace(/^invalid_glb:\s*/, '')}` });

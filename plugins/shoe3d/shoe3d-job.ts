@@ -4,14 +4,20 @@ import { FitroomError, isFitroomError } from '../../core/errors.ts';
 import type { FileService } from '../../core/files.ts';
 import type { ImageLoader } from '../../core/image-loader.ts';
 import type { RasterImage } from '../../core/images.ts';
-import type { JobKind, JobService, RunningJob } from '../../core/jobs.ts';
-import type { ArObjectStore, ArOwner } from '../../core/ports/ar-object-store.ts';
-import type { BlobStore } from '../../core/ports/blob-store.ts';
-import type { ImageCodec } from '../../core/ports/image-codec.ts';
-import type { ProductReconstructor } from '../../core/ports/product-reconstructor.ts';
-import type { PackshotCleanup, PackshotSingleShoe, Shoe3dEngine, Shoe3dTimeouts } from '../../core/ports/shoe3d-engine.ts';
+import type { JobKind, RunningJob } from '../../core/jobs.ts';
 import { restLinks } from '../../core/links.ts';
-import type { DecodeLimits } from '../../core/ports/image-codec.ts';
+import type { ArLibrary, ArLibraryEntry } from '../../core/ports/ar-library.ts';
+import type { ArOwner } from '../../core/ports/ar-object-store.ts';
+import type { GlbIO } from '../../core/ports/glb-io.ts';
+import type { DecodeLimits, ImageCodec } from '../../core/ports/image-codec.ts';
+import type { ModelDocument, ModelStage } from '../../core/ports/model-stage.ts';
+import type { PackshotCleaner, PackshotCleanup } from '../../core/ports/packshot-cleaner.ts';
+import type { PackshotCorrector } from '../../core/ports/packshot-corrector.ts';
+import type { ProductReconstructor } from '../../core/ports/product-reconstructor.ts';
+import type { ProductTypeClassifier } from '../../core/ports/product-type-classifier.ts';
+import type { Shoe3dTimeouts } from '../../core/ports/shoe3d-timeouts.ts';
+import type { PackshotSingleShoe, SingleShoeGuard } from '../../core/ports/single-shoe-guard.ts';
+import { ModelPipeline } from './model-pipeline.ts';
 import { resolveOwner } from './ownership.ts';
 
 export const SHOE3D_JOB = 'shoe-3d';
@@ -27,8 +33,11 @@ const IMAGE_LIMITS = { maxPixels: 40_000_000, maxSide: 2048 };
  * smaller, so a job's memory does not grow with their number (12 × 6300² photos stay within 16 MP).
  */
 export const JOB_DECODED_PIXELS = 4 * 2048 * 2048;
-/** The AR host's autofit job kind (plugins/ar-host), queued for uploaded models. */
-const AR_AUTOFIT_JOB = 'ar-autofit';
+/** The job stages model stages run in (core/ports/model-stage.ts), in order; the last one also stores. */
+const MODEL_JOB_STAGES = ['enhance texture', 'refine logos', 'preview', 'store results'] as const;
+const STORE_RESULTS = 'store results';
+/** Job stages that run under the genaiQuality timeout. */
+const TIMED_STAGES = new Set(['reconstruct', 'enhance texture', 'refine logos']);
 
 /** Where an input lives: a URL fetched in the job, or a file stashed at submission (data URLs). */
 export interface StoredSource {
@@ -60,26 +69,33 @@ export interface Shoe3dJobInput {
 
 /**
  * What the job needs. Ports are resolved when a job runs (not at setup), so a deployment or a test
- * may bind the engine, reconstructors, timeouts or AR store after the plugin is installed.
+ * may bind them after the plugin is installed. The packshot ports are optional: without one the
+ * job records the spec's `unavailable` (cleanup, guard) or goes on without it (correction, the
+ * product-type decision, which then takes `shoe`).
  */
 export interface Shoe3dDeps {
-  engine: Shoe3dEngine;
+  corrector: PackshotCorrector | null;
+  cleaner: PackshotCleaner | null;
+  guard: SingleShoeGuard | null;
+  classifier: ProductTypeClassifier | null;
   reconstructors: ProductReconstructor[];
+  io: GlbIO;
+  stages: readonly ModelStage[];
   files: FileService;
   images: ImageLoader;
   codec: ImageCodec;
-  blobs: BlobStore;
-  jobs: JobService;
   config: FitroomConfig;
-  arStore: ArObjectStore | null;
+  /** The AR host's library (plugins/ar-host), when installed. */
+  library: ArLibrary | null;
   timeouts: Shoe3dTimeouts;
 }
 
 /**
  * The shoe-3d job: queued → validating (fetch, decode, defensive GLB check, ownership) →
- * processing (packshot correction, cleanup, single-shoe guard, product type, reconstruction,
- * texture enhancement, logo refinement, preview) → uploading (result files, AR host object) →
- * completed, or failed with `error`. Progress is a number that only grows.
+ * processing (packshot correction, cleanup, single-shoe guard, product type, reconstruction, then
+ * the model stages on one document: texture enhancement, logo refinement, preview) → uploading
+ * (validation, compression to the AR budget, result files, AR library object) → completed, or
+ * failed with `error`. Progress is a number that only grows.
  */
 export function shoe3dJobKind(resolve: () => Shoe3dDeps): JobKind<Shoe3dJobInput> {
   return {
@@ -109,149 +125,93 @@ async function runShoe3d(job: RunningJob<Shoe3dJobInput>, d: Shoe3dDeps) {
   const { options } = job.input;
   const high = options.genaiQuality === 'high';
   const timeoutMs = high ? d.timeouts.high : d.timeouts.default;
-  const textureViews: 4 | 6 = high ? 6 : 4;
-  const progress = monotonicProgress(job);
 
   const loaded = await job.stage('validate inputs', async (signal) => {
     let owner: ArOwner | null = null;
     if (options.uploadToService) {
-      if (!d.arStore) throw new FitroomError('SERVICE_UNAVAILABLE', 'uploadToService needs the AR host, which is not installed on this deployment');
+      if (!d.library) throw new FitroomError('SERVICE_UNAVAILABLE', 'uploadToService needs the AR host, which is not installed on this deployment');
       owner = resolveOwner({ sessionId: options.sessionId, accountAttribution: job.input.accountAttribution, accountId: job.record.accountId, credentialId: job.record.credentialId });
     }
     const rasters: RasterImage[] = [];
     const limits = { ...IMAGE_LIMITS, maxDecodedPixels: Math.floor(JOB_DECODED_PIXELS / Math.max(1, job.input.images.length)) };
     for (let i = 0; i < job.input.images.length; i++) rasters.push(await loadImage(d, job.input.images[i], `images[${i}]`, signal, limits));
-    let glb: Uint8Array | null = null;
-    if (job.input.glbInput) glb = await loadGlb(d, job.input.glbInput, job.record.ownerHash, signal);
-    job.note({ images: rasters.map((r) => `${r.width}x${r.height}`), ...(glb ? { glbInput: glb.byteLength } : {}), ...(owner ? { owner: owner.kind } : {}) });
-    return { rasters, glb, owner };
+    let doc: ModelDocument | null = null;
+    if (job.input.glbInput) {
+      const glb = await loadGlb(d, job.input.glbInput, job.record.ownerHash, signal);
+      doc = await readInput(d, glb);
+      job.note({ glbInput: glb.byteLength });
+    }
+    job.note({ images: rasters.map((r) => `${r.width}x${r.height}`), ...(owner ? { owner: owner.kind } : {}) });
+    return { rasters, doc, owner };
   });
 
-  let glb: Uint8Array;
+  let doc: ModelDocument;
   let productType: 'shoe' | 'other' = options.productType === 'other' ? 'other' : 'shoe';
-  if (loaded.glb) {
-    glb = loaded.glb;
+  let reconstructor: ProductReconstructor | null = null;
+  if (loaded.doc) {
+    doc = loaded.doc;
     await job.diagnostics({ productType: { requested: options.productType, decided: options.productType === 'auto' ? null : options.productType, reason: 'glbInput: no reconstruction' } });
   } else {
-    let images = loaded.rasters;
-    if (options.correctImage) {
-      images = await job.stage('correct images', async () => {
-        const corrections: Record<string, unknown>[] = [];
-        const out = images.map((img) => {
-          const r = d.engine.correct(img);
-          corrections.push(r.correction);
-          return r.image;
-        });
-        job.note({ corrections });
-        return out;
-      });
-    }
-    const cleanups: PackshotCleanup[] = [];
-    images = await job.stage('clean packshots', async () => {
-      const out = images.map((img) => {
-        const r = d.engine.cleanup(img);
-        cleanups.push(r.cleanup);
-        return r.cleanup.status === 'failed' ? img : r.image;
-      });
-      job.note({ cleanup: cleanups.map((c) => c.status) });
-      return out;
-    });
-    const guards: PackshotSingleShoe[] = [];
-    images = await job.stage('single-shoe guard', async (signal) => {
-      const out: RasterImage[] = [];
-      for (const img of images) {
-        const r = await d.engine.guard(img, { signal, deadline: Date.now() + 60_000 }).catch(() => ({ image: img, singleShoe: { status: 'unavailable', attempts: 1, errorCode: 'guard_error' } as PackshotSingleShoe }));
-        guards.push(r.singleShoe);
-        out.push(r.image);
-      }
-      job.note({ singleShoe: guards.map((g) => g.status) });
-      return out;
-    });
-    await job.diagnostics({
-      packshotCleanup: cleanups[0],
-      packshotSingleShoe: guards[0],
-      packshots: cleanups.map((c, i) => ({ image: i, cleanup: c, singleShoe: guards[i] })),
-    });
+    const images = await preparePackshots(job, d, loaded.rasters);
     productType = await job.stage('product type', async () => {
       if (options.productType !== 'auto') {
         await job.diagnostics({ productType: { requested: options.productType, decided: options.productType, reason: 'as requested' } });
         return options.productType;
       }
-      const decision = d.engine.classify(images);
+      const decision = d.classifier ? d.classifier.classify(images) : { productType: 'shoe' as const, reason: 'no product-type classifier is configured; shoe assumed', features: {} };
       job.note({ productType: decision.productType, reason: decision.reason });
       await job.diagnostics({ productType: { requested: 'auto', decided: decision.productType, reason: decision.reason, features: decision.features } });
       return decision.productType;
     });
-    glb = await job.stage('reconstruct', async (signal) => {
-      const reconstructor = d.reconstructors[0];
-      if (!reconstructor) throw new FitroomError('SERVICE_UNAVAILABLE', 'No product reconstructor is configured');
-      const views = await Promise.all(images.map(async (image) => ({ image, encoded: await d.engine.encodePng(image) })));
-      const notes: string[] = [];
-      const out = await reconstructor.reconstruct({
-        views,
-        productType,
-        quality: options.genaiQuality,
-        signal,
-        onProgress: (f) => progress.set(25 + 45 * Math.max(0, Math.min(1, f))),
-        note: (m) => notes.push(m),
-      });
-      await progress.flush();
-      const report = await d.engine.validateGlb(out.glb);
-      job.note({ reconstructor: reconstructor.id, notes: out.notes.length ? out.notes : notes, validation: { errors: report.errors, warnings: report.warnings } });
-      await job.diagnostics({ reconstruction: { reconstructor: reconstructor.id, notes: out.notes.length ? out.notes : notes, glbBytes: out.glb.byteLength, validatorErrors: report.errors } });
-      if (report.errors > 0) throw new FitroomError('INTERNAL_ERROR', `The ${reconstructor.id} reconstructor returned a GLB that fails validation (${report.messages[0] ?? 'see trace'})`);
-      return out.glb;
-    }, { timeoutMs });
+    reconstructor = d.reconstructors[0] ?? null;
+    if (!reconstructor) throw new FitroomError('SERVICE_UNAVAILABLE', 'No product reconstructor is configured');
+    doc = await job.stage('reconstruct', (signal) => reconstruct(job, d, reconstructor!, images, productType, signal), { timeoutMs });
   }
 
-  if (options.enhanceTexture) {
-    glb = await job.stage('enhance texture', async (signal) => {
-      const r = await d.engine.enhanceTexture(glb, textureViews, signal);
-      job.note({ views: r.views, texelsChanged: r.texelsChanged });
-      return r.glb;
-    }, { timeoutMs });
+  // one document from here to storage: the model stages, then one write
+  const maxBytes = options.uploadToService ? AR_LIBRARY_MAX_BYTES : null;
+  const pipeline = new ModelPipeline(doc, d.stages, d.io, {
+    jobStages: MODEL_JOB_STAGES,
+    enabled: { enhanceTexture: options.enhanceTexture, refineLogo: options.refineLogo },
+    skips: new Set(reconstructor?.skipsStages ?? []),
+    source: reconstructor ? { kind: 'reconstructor', id: reconstructor.id } : { kind: 'glbInput' },
+    quality: options.genaiQuality,
+    productType,
+    maxBytes,
+  });
+  for (const stage of pipeline.jobStages()) {
+    if (stage === STORE_RESULTS) continue;
+    await job.stage(stage, (signal) => pipeline.run(stage, signal, job), TIMED_STAGES.has(stage) ? { timeoutMs } : {});
   }
-  if (options.refineLogo) {
-    glb = await job.stage('refine logos', async (signal) => {
-      // non-fatal: on failure the first-pass model goes on
-      try {
-        const r = await d.engine.refineLogos(glb, textureViews, signal);
-        job.note({ status: r.status, regions: r.regions, ...(r.errorCode ? { errorCode: r.errorCode } : {}) });
-        await job.diagnostics({ logoRefinement: { status: r.status, regions: r.regions, ...(r.errorCode ? { errorCode: r.errorCode } : {}) } });
-        return r.glb;
-      } catch (err) {
-        if (signal.aborted) throw err;
-        job.note({ status: 'failed', errorCode: 'logo_refinement_failed' });
-        await job.diagnostics({ logoRefinement: { status: 'failed', errorCode: 'logo_refinement_failed' } });
-        return glb;
-      }
-    }, { timeoutMs });
-  }
-  const preview = await job.stage('preview', async () => d.engine.previewGrid(glb));
 
-  const stored = await job.stage('store results', async (signal) => {
-    let out = glb;
-    if (options.uploadToService && out.byteLength > AR_LIBRARY_MAX_BYTES) {
-      const c = await d.engine.compressGlb(out, AR_LIBRARY_MAX_BYTES, signal);
-      job.note({ compression: c.steps, bytes: c.bytes });
-      await job.diagnostics({ compression: { before: out.byteLength, after: c.bytes, steps: c.steps } });
-      if (!c.withinBudget) throw new FitroomError('file_too_large', `file_too_large: The GLB is ${(c.bytes / 1048576).toFixed(1)} MB after compression; the AR library accepts at most 20 MB`);
-      out = c.glb;
-    }
+  const stored = await job.stage(STORE_RESULTS, async (signal) => {
+    await pipeline.run(STORE_RESULTS, signal, job);
+    const glb = await pipeline.glb();
+    if (maxBytes !== null && glb.byteLength > maxBytes) throw new FitroomError('file_too_large', `file_too_large: The GLB is ${(glb.byteLength / 1048576).toFixed(1)} MB after compression; the AR library accepts at most 20 MB`);
+    const preview = pipeline.files.preview;
+    if (!preview) throw new FitroomError('INTERNAL_ERROR', 'No model stage made the preview grid');
     const ttl = job.input.resultTtlSeconds ?? d.config.resultTtlSeconds;
-    const glbRec = await d.files.store(out, { ownerHash: job.record.ownerHash, contentType: 'model/gltf-binary', filename: 'model.glb', ttlSeconds: ttl });
+    const glbRec = await d.files.store(glb, { ownerHash: job.record.ownerHash, contentType: 'model/gltf-binary', filename: 'model.glb', ttlSeconds: ttl });
     const pngRec = await d.files.store(preview.bytes, { ownerHash: job.record.ownerHash, contentType: preview.contentType, filename: 'preview.png', ttlSeconds: ttl });
-    job.note({ glbBytes: out.byteLength, previewBytes: preview.bytes.byteLength });
+    job.note({ glbBytes: glb.byteLength, previewBytes: preview.bytes.byteLength });
     const links = restLinks(d.config, job.record.baseUrl);
-    return { glb: out, glbUrl: d.files.signedUrl(glbRec, links), previewUrl: d.files.signedUrl(pngRec, links) };
+    return { glb, glbUrl: d.files.signedUrl(glbRec, links), previewUrl: d.files.signedUrl(pngRec, links) };
   });
 
   const arBase = restLinks(d.config, job.record.baseUrl).ar;
   let arObject: { id: string; color_id: string; viewer_url: string } | null = null;
   if (options.uploadToService) {
     arObject = await job.stage('upload to AR host', async () => {
-      const o = await uploadToArHost(d, job, stored.glb, loaded.owner!, productType);
-      job.note({ objectId: o.id, owner: loaded.owner!.kind });
+      const owner = loaded.owner!;
+      const o = await addToLibrary(job, d.library!, stored.glb, {
+        name: `shoe-3d ${job.id.slice(0, 8)}`,
+        owner,
+        createdBy: `shoe-3d:${job.record.credentialId}`,
+        properties: { source: 'shoe-3d', jobId: job.id, kind: productType === 'shoe' ? 'shoe' : 'accessory' },
+        caller: job.input.caller,
+        links: restLinks(d.config, job.record.baseUrl),
+      });
+      job.note({ objectId: o.id, owner: owner.kind });
       return { id: o.id, color_id: 'default', viewer_url: `${arBase}/tryon?id=${o.id}&color_id=default` };
     });
   }
@@ -266,6 +226,91 @@ async function runShoe3d(job: RunningJob<Shoe3dJobInput>, d: Shoe3dDeps) {
       ...(arObject ? { arObject } : { arObjectHint: 'Not an AR host object (no autofit, materials or try-on app). Submit with options.uploadToService: true, or upload the GLB to the AR host: POST /tryon/api/upload_shoe with Authorization: Bearer <key>.' }),
     },
   };
+}
+
+/**
+ * Correction (when asked), cleanup and the single-shoe guard of every photo. The spec's packshot
+ * diagnostics go on the job as soon as each is known: `packshotCleanup` and `packshotSingleShoe`
+ * (the first photo's, also on the job record) and `packshots` (every photo's).
+ */
+async function preparePackshots(job: RunningJob<Shoe3dJobInput>, d: Shoe3dDeps, rasters: RasterImage[]): Promise<RasterImage[]> {
+  let images = rasters;
+  if (job.input.options.correctImage) {
+    images = await job.stage('correct images', async () => {
+      if (!d.corrector) {
+        job.note({ corrections: 'unavailable: no packshot corrector is configured' });
+        return images;
+      }
+      const corrections: Record<string, unknown>[] = [];
+      const out = images.map((img) => {
+        const r = d.corrector!.correct(img);
+        corrections.push(r.correction);
+        return r.image;
+      });
+      job.note({ corrections });
+      return out;
+    });
+  }
+  const cleanups: PackshotCleanup[] = [];
+  images = await job.stage('clean packshots', async () => {
+    const out: RasterImage[] = [];
+    for (const img of images) {
+      const r = d.cleaner ? await d.cleaner.clean(img) : { image: img, cleanup: { status: 'unavailable' } as PackshotCleanup };
+      cleanups.push(r.cleanup);
+      out.push(r.cleanup.status === 'failed' ? img : r.image);
+    }
+    job.note({ cleanup: cleanups.map((c) => c.status) });
+    await job.diagnostics({ packshotCleanup: cleanups[0] });
+    return out;
+  });
+  const guards: PackshotSingleShoe[] = [];
+  images = await job.stage('single-shoe guard', async (signal) => {
+    const out: RasterImage[] = [];
+    for (const img of images) {
+      const unavailable = (errorCode: string) => ({ image: img, singleShoe: { status: 'unavailable', attempts: 1, errorCode } as PackshotSingleShoe });
+      const r = d.guard ? await d.guard.guard(img, { signal, deadline: Date.now() + 60_000 }).catch(() => unavailable('guard_error')) : unavailable('guard_not_configured');
+      guards.push(r.singleShoe);
+      out.push(r.image);
+    }
+    job.note({ singleShoe: guards.map((g) => g.status) });
+    await job.diagnostics({ packshotSingleShoe: guards[0], packshots: cleanups.map((c, i) => ({ image: i, cleanup: c, singleShoe: guards[i] })) });
+    return out;
+  });
+  return images;
+}
+
+/** The reconstructor's GLB, read once into the document the model stages share. */
+async function reconstruct(job: RunningJob<Shoe3dJobInput>, d: Shoe3dDeps, reconstructor: ProductReconstructor, images: RasterImage[], productType: 'shoe' | 'other', signal: AbortSignal): Promise<ModelDocument> {
+  const progress = monotonicProgress(job);
+  const views = await Promise.all(images.map(async (image) => ({ image, encoded: await d.codec.encode(image, 'png') })));
+  const notes: string[] = [];
+  const out = await reconstructor.reconstruct({
+    views,
+    productType,
+    quality: job.input.options.genaiQuality,
+    signal,
+    onProgress: (f) => progress.set(25 + 45 * Math.max(0, Math.min(1, f))),
+    note: (m) => notes.push(m),
+  });
+  await progress.flush();
+  const said = out.notes.length ? out.notes : notes;
+  job.note({ reconstructor: reconstructor.id, notes: said, ...(reconstructor.skipsStages?.length ? { skipsStages: reconstructor.skipsStages } : {}) });
+  await job.diagnostics({ reconstruction: { reconstructor: reconstructor.id, notes: said, glbBytes: out.glb.byteLength } });
+  try {
+    return await d.io.read(out.glb);
+  } catch (e) {
+    throw new FitroomError('INTERNAL_ERROR', `The ${reconstructor.id} reconstructor returned a GLB that cannot be read (${(e as Error).message.split('\n')[0]})`);
+  }
+}
+
+/** Parses a glbInput that passed the defensive inspection. */
+async function readInput(d: Shoe3dDeps, glb: Uint8Array): Promise<ModelDocument> {
+  try {
+    return await d.io.read(glb);
+  } catch (e) {
+    const reason = (e as Error).message.split('\n')[0];
+    throw new FitroomError('VALIDATION_ERROR', `glbInput is not a usable GLB: ${reason}`, { details: [{ field: 'glbInput', message: reason }] });
+  }
 }
 
 async function loadImage(d: Shoe3dDeps, src: StoredSource, label: string, signal: AbortSignal, limits: DecodeLimits): Promise<RasterImage> {
@@ -302,7 +347,7 @@ async function loadGlb(d: Shoe3dDeps, src: StoredSource, ownerHash: string, sign
     }
   }
   try {
-    d.engine.inspectGlb(bytes, GLB_INPUT_MAX_BYTES);
+    d.io.inspect(bytes, GLB_INPUT_MAX_BYTES);
   } catch (e) {
     const reason = (e as Error).message.replace(/^invalid_glb:\s*/, '');
     throw new FitroomError('VALIDATION_ERROR', `glbInput is not a usable GLB: ${reason}`, { details: [{ field: 'glbInput', message: reason }] });
@@ -336,32 +381,17 @@ async function ownFile(d: Shoe3dDeps, url: string, ownerHash: string): Promise<U
 }
 
 /**
- * Stores the GLB as an AR host object owned as resolved and queues the AR host's autofit for it.
- * Store failures are retried briefly; if the store stays unavailable the job fails with
- * `attribution_unavailable` (temporary: the client retries).
+ * Adds the GLB to the AR host's library (which queues its autofit). Failures of its store are
+ * retried briefly; if it stays unavailable the job fails with `attribution_unavailable`
+ * (temporary: the client retries). Other refusals fail the job as they are.
  */
-async function uploadToArHost(d: Shoe3dDeps, job: RunningJob<Shoe3dJobInput>, glb: Uint8Array, owner: ArOwner, productType: 'shoe' | 'other') {
-  const key = `uploads/shoe3d-${job.id}.glb`;
-  const now = new Date().toISOString();
+async function addToLibrary(job: RunningJob<Shoe3dJobInput>, library: ArLibrary, glb: Uint8Array, entry: ArLibraryEntry): Promise<{ id: string }> {
   let lastError: unknown = null;
   for (let attempt = 0; attempt < 3; attempt++) {
     if (attempt > 0) await new Promise((r) => setTimeout(r, 250 * attempt));
     try {
-      await d.blobs.put(key, glb, 'model/gltf-binary');
-      const o = await d.arStore!.create({
-        name: `shoe-3d ${job.id.slice(0, 8)}`,
-        owner,
-        createdBy: `shoe-3d:${job.record.credentialId}`,
-        properties: { source: 'shoe-3d', jobId: job.id, kind: productType === 'shoe' ? 'shoe' : 'accessory' },
-        files: { source: key },
-        autofit: { default: { status: 'in_queue', progress: 0, updatedAt: now } },
-      });
-      try {
-        d.jobs.kind(AR_AUTOFIT_JOB);
-        await d.jobs.submit({ kind: AR_AUTOFIT_JOB, input: { objectId: o.id, colorId: 'default', sourceKey: key }, caller: job.input.caller, links: restLinks(d.config, job.record.baseUrl) });
-      } catch (e) {
-        job.note({ autofit: `not queued: ${isFitroomError(e) ? e.message : 'internal error'}` });
-      }
+      const o = await library.addObject(glb, entry);
+      if (o.autofit !== 'queued') job.note({ autofit: o.autofit });
       return o;
     } catch (e) {
       if (isFitroomError(e) && e.code !== 'INTERNAL_ERROR' && e.code !== 'SERVICE_UNAVAILABLE') throw e;
@@ -371,7 +401,6 @@ async function uploadToArHost(d: Shoe3dDeps, job: RunningJob<Shoe3dJobInput>, gl
   job.note({ storeError: lastError instanceof Error ? lastError.name : 'unknown' });
   throw new FitroomError('attribution_unavailable', 'attribution_unavailable: The AR library is temporarily unavailable; retry the submission');
 }
-
 
 /** Numeric progress that only grows; writes are serialised and coalesced. */
 function monotonicProgress(job: RunningJob<unknown>) {

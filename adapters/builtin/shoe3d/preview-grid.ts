@@ -1,8 +1,9 @@
+import type { Document } from '@gltf-transform/core';
 import type { EncodedImage, RasterImage } from '../../../core/images.ts';
 import { createRaster } from '../../../core/images.ts';
+import type { ImageCodec } from '../../../core/ports/image-codec.ts';
 import { renderScene, viewBasis, type OrthoView, type RenderMesh, type Vec3 } from '../../gltf/render.ts';
-import { encodeRaster } from './encode.ts';
-import { readGlbMeshes } from './read-glb.ts';
+import { documentPrimitives } from './read-glb.ts';
 
 export interface PreviewOptions {
   /** Azimuths to show, degrees; default six around the product. */
@@ -13,13 +14,14 @@ export interface PreviewOptions {
 }
 
 /**
- * The result's `previewGrid`: the final GLB rendered from several angles by the software
- * rasterizer (textured, lit), tiled on white. All tiles share one scale so proportions compare;
- * tiles take the object's proportions (wide for a shoe).
+ * The result's `previewGrid`: the final model rendered from several angles by the software
+ * rasterizer (textured, lit), tiled on white, as a PNG from the codec. All tiles share one scale so
+ * proportions compare; tiles take the object's proportions (wide for a shoe). Textures are decoded
+ * at most 2048 pixels wide: a tile shows far fewer.
  */
-export async function previewGrid(glb: Uint8Array, opts: PreviewOptions = {}): Promise<EncodedImage> {
-  const meshes = await readGlbMeshes(glb);
-  return encodeRaster(renderPreviewGrid(meshes, opts), 'png');
+export async function previewGrid(doc: Document, codec: ImageCodec, opts: PreviewOptions = {}): Promise<EncodedImage> {
+  const meshes = await documentPrimitives(doc, codec, { maxTextureSide: 2048 });
+  return codec.encode(renderPreviewGrid(meshes, opts), 'png');
 }
 
 export function renderPreviewGrid(meshes: RenderMesh[], opts: PreviewOptions = {}): RasterImage {

@@ -1,22 +1,31 @@
-import { NodeIO, type Document, type Node, type Texture } from '@gltf-transform/core';
+import { Logger, NodeIO, type Document, type Node, type Texture } from '@gltf-transform/core';
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
 import { MeshoptDecoder, MeshoptEncoder } from 'meshoptimizer';
 import type { RasterImage } from '../../../core/images.ts';
+import type { DecodeLimits, ImageCodec } from '../../../core/ports/image-codec.ts';
 import type { RenderMesh } from '../../gltf/render.ts';
-import { decodeRaster } from './encode.ts';
+import { SharpImageCodec } from '../../sharp/image-codec.ts';
 
-/** glTF-Transform I/O with every extension and the meshopt codec registered. */
-export async function gltfIO(): Promise<NodeIO> {
-  await MeshoptDecoder.ready;
-  await MeshoptEncoder.ready;
-  return new NodeIO().registerExtensions(ALL_EXTENSIONS).registerDependencies({
-    'meshopt.decoder': MeshoptDecoder,
-    'meshopt.encoder': MeshoptEncoder,
-  });
+let io: Promise<NodeIO> | null = null;
+
+/** One glTF-Transform I/O with every extension and the meshopt codec registered. */
+export function gltfIO(): Promise<NodeIO> {
+  io ??= (async () => {
+    await MeshoptDecoder.ready;
+    await MeshoptEncoder.ready;
+    return new NodeIO().registerExtensions(ALL_EXTENSIONS).registerDependencies({
+      'meshopt.decoder': MeshoptDecoder,
+      'meshopt.encoder': MeshoptEncoder,
+    });
+  })();
+  return io;
 }
 
+/** Transforms log at info level; only warnings and errors matter in a service. */
+export const quietLogger = new Logger(Logger.Verbosity.WARN);
+
 export async function readGlbDocument(glb: Uint8Array): Promise<Document> {
-  return (await gltfIO()).readBinary(glb);
+  return (await gltfIO()).readBinary(glb).then((doc) => doc.setLogger(quietLogger));
 }
 
 /** A primitive ready for the rasterizer, with the glTF texture its base colour came from. */
@@ -24,21 +33,35 @@ export interface GlbPrimitive extends RenderMesh {
   textureRef?: Texture;
 }
 
+/** Largest texture decoded (width * height): 8192 x 8192. */
+const TEXTURE_MAX_PIXELS = 8192 * 8192;
+
+export interface PrimitiveOptions {
+  /** Textures are decoded no larger than this on either side (renders that do not write them back). */
+  maxTextureSide?: number;
+}
+
 /**
- * The triangle primitives of a GLB in world space (node transforms applied), each with its base
- * colour texture decoded and its base colour factor, ready for the software rasterizer.
+ * The triangle primitives of a document in world space (node transforms applied), each with its
+ * base colour texture decoded by the codec and its base colour factor, ready for the software
+ * rasterizer. Textures that cannot be decoded are left out (the factor colours the primitive).
  */
-export async function readGlbMeshes(glb: Uint8Array): Promise<GlbPrimitive[]> {
-  return collectPrimitives(await readGlbDocument(glb));
+export function documentPrimitives(doc: Document, codec: ImageCodec, opts: PrimitiveOptions = {}): Promise<GlbPrimitive[]> {
+  const limits: DecodeLimits = { maxPixels: TEXTURE_MAX_PIXELS, ...(opts.maxTextureSide ? { maxSide: opts.maxTextureSide } : {}) };
+  return collectPrimitives(doc, (bytes) => codec.decode(bytes, limits));
 }
 
-/** The document and its primitives, for edits that write textures back. */
-export async function readGlbScene(glb: Uint8Array): Promise<{ doc: Document; primitives: GlbPrimitive[] }> {
-  const doc = await readGlbDocument(glb);
-  return { doc, primitives: await collectPrimitives(doc) };
+let toolCodec: ImageCodec | null = null;
+
+/**
+ * The primitives of GLB bytes, for tools and tests that hold bytes (the pipeline passes documents).
+ * Without a codec the sharp adapter decodes: test fixtures and benchmarks that do not build one.
+ */
+export async function readGlbMeshes(glb: Uint8Array, codec?: ImageCodec): Promise<GlbPrimitive[]> {
+  return documentPrimitives(await readGlbDocument(glb), codec ?? (toolCodec ??= new SharpImageCodec()));
 }
 
-async function collectPrimitives(doc: Document): Promise<GlbPrimitive[]> {
+async function collectPrimitives(doc: Document, decode: (bytes: Uint8Array) => Promise<RasterImage>): Promise<GlbPrimitive[]> {
   const out: GlbPrimitive[] = [];
   const textures = new Map<object, Promise<RasterImage | undefined>>();
   const scene = doc.getRoot().getDefaultScene() ?? doc.getRoot().listScenes()[0];
@@ -86,7 +109,7 @@ async function collectPrimitives(doc: Document): Promise<GlbPrimitive[]> {
       if (tex && uvAcc && tex.getImage()) {
         let pending = textures.get(tex);
         if (!pending) {
-          pending = decodeRaster(tex.getImage()!).catch(() => undefined);
+          pending = decode(tex.getImage()!).catch(() => undefined);
           textures.set(tex, pending);
         }
         const decoded = await pending;

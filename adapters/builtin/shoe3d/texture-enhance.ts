@@ -1,10 +1,10 @@
-import type { Texture } from '@gltf-transform/core';
+import type { Document, Texture } from '@gltf-transform/core';
 import type { RasterImage } from '../../../core/images.ts';
+import type { ImageCodec } from '../../../core/ports/image-codec.ts';
 import { projectToView, rasterizeIds, renderScene, viewBasis, type IdBuffers, type OrthoView, type Vec3, type ViewBasis } from '../../gltf/render.ts';
-import { encodeRaster } from './encode.ts';
 import { builtinEnhance, builtinLogoRefine, findLogoRegions } from './image-filters.ts';
 import { resizeRgba } from './raster.ts';
-import { gltfIO, readGlbScene, type GlbPrimitive } from './read-glb.ts';
+import { documentPrimitives, type GlbPrimitive } from './read-glb.ts';
 import { texelCoverage } from './texel-coverage.ts';
 
 export interface EnhanceView {
@@ -25,7 +25,6 @@ export interface EnhanceOptions {
 }
 
 export interface EnhanceResult {
-  glb: Uint8Array;
   views: number;
   /** Texels whose colour changed by at least one level. */
   texelsChanged: number;
@@ -34,17 +33,17 @@ export interface EnhanceResult {
 /**
  * Texture enhancement: renders the textured model (unlit) from 4 or 6 views, passes each render
  * through `filter`, and projects the change (enhanced - rendered) back onto every base colour
- * texture: each texel takes the visibility-tested, facing-weighted (cos^4) mean of the changes
- * seen at its surface point. Adding the change, rather than re-baking the renders, keeps texture
- * detail finer than a render pixel.
+ * texture of the document, in place: each texel takes the visibility-tested, facing-weighted (cos^4)
+ * mean of the changes seen at its surface point. Adding the change, rather than re-baking the
+ * renders, keeps texture detail finer than a render pixel. Textures are decoded and re-encoded (PNG)
+ * by the codec.
  */
-export async function enhanceGlbTexture(glb: Uint8Array, filter: ViewFilter = (img) => builtinEnhance(img), opts: EnhanceOptions): Promise<EnhanceResult> {
-  return projectFilter(glb, opts, async (render, view) => ({ enhanced: await filter(render, view), mask: null }));
+export async function enhanceTexture(doc: Document, codec: ImageCodec, filter: ViewFilter = (img) => builtinEnhance(img), opts: EnhanceOptions): Promise<EnhanceResult> {
+  return projectFilter(doc, codec, opts, async (render, view) => ({ enhanced: await filter(render, view), mask: null }));
 }
 
 export interface LogoRefinement {
   status: 'applied' | 'none_found' | 'failed';
-  glb: Uint8Array;
   /** Logo / text regions found over all views. */
   regions: number;
   errorCode?: string;
@@ -56,22 +55,23 @@ export type LogoFilter = (image: RasterImage, mask: Uint8Array, view: EnhanceVie
 /**
  * Logo refinement: a second pass on high-contrast text and logo regions only (dense strong edges
  * found in each render), projected back the same way. Never throws except on abort: a failure
- * returns the input GLB with status `failed` so the pipeline goes on with the first-pass result.
+ * leaves the document's textures as they were (`failed`) so the pipeline goes on with the
+ * first-pass result.
  */
-export async function refineLogos(glb: Uint8Array, refine: LogoFilter = (img, mask) => builtinLogoRefine(img, mask), opts: EnhanceOptions): Promise<LogoRefinement> {
+export async function refineLogos(doc: Document, codec: ImageCodec, refine: LogoFilter = (img, mask) => builtinLogoRefine(img, mask), opts: EnhanceOptions): Promise<LogoRefinement> {
   let regions = 0;
   try {
-    const res = await projectFilter(glb, opts, async (render, view) => {
+    await projectFilter(doc, codec, opts, async (render, view) => {
       const found = findLogoRegions(render);
       regions += found.regions;
       if (found.regions === 0) return { enhanced: render, mask: found.mask };
       return { enhanced: await refine(render, found.mask, view), mask: found.mask };
     });
-    if (regions === 0) return { status: 'none_found', glb, regions };
-    return { status: 'applied', glb: res.glb, regions };
+    if (regions === 0) return { status: 'none_found', regions };
+    return { status: 'applied', regions };
   } catch (err) {
     if (opts.signal?.aborted) throw opts.signal.reason ?? err;
-    return { status: 'failed', glb, regions, errorCode: 'logo_refinement_failed' };
+    return { status: 'failed', regions, errorCode: 'logo_refinement_failed' };
   }
 }
 
@@ -85,10 +85,14 @@ interface Pass {
   mask: Uint8Array | null;
 }
 
-async function projectFilter(glb: Uint8Array, opts: EnhanceOptions, run: (render: RasterImage, view: EnhanceView) => Promise<{ enhanced: RasterImage; mask: Uint8Array | null }>): Promise<EnhanceResult> {
-  const { doc, primitives } = await readGlbScene(glb);
+/**
+ * Renders, filters and projects the changes back. Every texture is written back only after all of
+ * them were computed, so a failure part-way leaves the document as it was.
+ */
+async function projectFilter(doc: Document, codec: ImageCodec, opts: EnhanceOptions, run: (render: RasterImage, view: EnhanceView) => Promise<{ enhanced: RasterImage; mask: Uint8Array | null }>): Promise<EnhanceResult> {
+  const primitives = await documentPrimitives(doc, codec);
   const textured = primitives.filter((p) => p.texture && p.uvs && p.textureRef);
-  if (textured.length === 0) return { glb, views: 0, texelsChanged: 0 };
+  if (textured.length === 0) return { views: 0, texelsChanged: 0 };
   const size = opts.renderSize ?? 768;
   const azimuths = opts.views === 6 ? [0, 60, 120, 180, 240, 300] : [0, 90, 180, 270];
   const frame = framing(primitives, azimuths, 20, size);
@@ -119,17 +123,16 @@ async function projectFilter(glb: Uint8Array, opts: EnhanceOptions, run: (render
     groups.set(p.textureRef!, list);
   }
   let changed = 0;
+  const writes: { tex: Texture; image: RasterImage }[] = [];
   for (const [tex, prims] of groups) {
     if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
-    const image = prims[0].texture!;
-    const updated = projectChanges(image, prims, passes);
+    const updated = projectChanges(prims[0].texture!, prims, passes);
     changed += updated.changed;
-    if (updated.changed === 0) continue;
-    const encoded = await encodeRaster(updated.image, 'png');
-    tex.setImage(encoded.bytes).setMimeType(encoded.contentType);
+    if (updated.changed > 0) writes.push({ tex, image: updated.image });
   }
-  const out = changed > 0 ? await (await gltfIO()).writeBinary(doc) : glb;
-  return { glb: out, views: passes.length, texelsChanged: changed };
+  const encoded = await Promise.all(writes.map((w) => codec.encode(w.image, 'png')));
+  writes.forEach((w, i) => w.tex.setImage(encoded[i].bytes).setMimeType(encoded[i].contentType));
+  return { views: passes.length, texelsChanged: changed };
 }
 
 /** Views around the model, all at one scale, each centred on the model's projection. */

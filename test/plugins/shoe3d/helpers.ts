@@ -1,6 +1,5 @@
 import { definePlugin, type FitroomPlugin, type PluginApi } from '../../../core/plugin.ts';
 import { standalonePlugins } from '../../../connectors/standalone/plugins.ts';
-import { BuiltinShoe3dEngine } from '../../../adapters/builtin/shoe3d/engine.ts';
 import { BuiltinProductReconstructor } from '../../../adapters/builtin/shoe3d/builtin-reconstructor.ts';
 import { TOKENS } from '../../../core/tokens.ts';
 import { buildAtlas } from '../../../adapters/builtin/shoe3d/atlas.ts';
@@ -8,20 +7,19 @@ import { encodeRaster } from '../../../adapters/builtin/shoe3d/encode.ts';
 import { vertexNormals } from '../../../adapters/builtin/shoe3d/mesh-ops.ts';
 import { writeGlb } from '../../../adapters/gltf/write-glb.ts';
 import { createShoe3dPlugin } from '../../../plugins/shoe3d/index.ts';
-import { SHOE3D_ENGINE } from '../../../core/ports/shoe3d-engine.ts';
 import { createRaster } from '../../../core/images.ts';
 import { startTestService, type TestService } from '../../support/harness.ts';
 import { makeShoeMesh, renderProductViews, rng } from '../../support/products.ts';
 
 /**
- * The shoe-3d plugin with the builtin engine bound (as the composition root does), plus optional
- * test bindings (timeouts, reconstructors, a failing AR store) applied before any job runs.
+ * The shoe-3d plugin with the builtin reconstructor bound, plus optional test bindings (timeouts,
+ * reconstructors, a failing AR library) applied before any job runs. The composition root binds the
+ * packshot ports, GLB I/O and the model stages.
  */
 export function shoe3dPlugins(bind: (api: PluginApi) => void = () => undefined): FitroomPlugin[] {
   const bindings = definePlugin({
     name: 'shoe-3d-test-bindings',
     setup(api) {
-      if (!api.has(SHOE3D_ENGINE)) api.provide(SHOE3D_ENGINE, new BuiltinShoe3dEngine());
       // the builtin reconstructor needs no credentials; bind it when the deployment did not
       const list = api.has(TOKENS.reconstructors) ? api.get(TOKENS.reconstructors) : [];
       if (!list.some((r) => r.id === 'builtin')) api.provide(TOKENS.reconstructors, [...list, new BuiltinProductReconstructor()]);

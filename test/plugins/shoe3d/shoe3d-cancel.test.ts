@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BuiltinProductReconstructor } from '../../../adapters/builtin/shoe3d/builtin-reconstructor.ts';
 import type { ProductReconstructor } from '../../../core/ports/product-reconstructor.ts';
 import { TOKENS } from '../../../core/tokens.ts';
-import { SHOE3D_TIMEOUTS } from '../../../core/ports/shoe3d-engine.ts';
+import { SHOE3D_TIMEOUTS } from '../../../core/ports/shoe3d-timeouts.ts';
 import type { TestService } from '../../support/harness.ts';
 import { followJob, shoePhotos, startShoe3dService } from './helpers.ts';
 

@@ -1,33 +1,26 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AR_OBJECT_STORE, type ArObjectStore } from '../../../core/ports/ar-object-store.ts';
+import { AR_LIBRARY } from '../../../core/ports/ar-library.ts';
+import { AR_OBJECT_STORE } from '../../../core/ports/ar-object-store.ts';
 import type { TestService } from '../../support/harness.ts';
 import { followJob, glbDataUrl, shoeGlb, startShoe3dService } from './helpers.ts';
 
 let svc: TestService;
 let broken: TestService;
 let glbInput: string;
-let createCalls = 0;
+let addCalls = 0;
 
 beforeAll(async () => {
   glbInput = glbDataUrl(await shoeGlb(128));
   svc = await startShoe3dService();
-  // a deployment whose AR object store is down: every create fails like a lost connection
+  // a deployment whose AR library is down: every addition fails like a lost database connection
   broken = await startShoe3dService((api) => {
-    const real = api.get(AR_OBJECT_STORE);
-    const failing: ArObjectStore = { ...bindAll(real), create: async () => { createCalls++; throw Object.assign(new Error('connection terminated unexpectedly'), { code: '57P01' }); } };
-    api.provide(AR_OBJECT_STORE, failing);
+    api.provide(AR_LIBRARY, { addObject: async () => { addCalls++; throw Object.assign(new Error('connection terminated unexpectedly'), { code: '57P01' }); } });
   });
 });
 afterAll(async () => {
   await svc?.close();
   await broken?.close();
 });
-
-function bindAll(store: ArObjectStore): ArObjectStore {
-  const out: Record<string, unknown> = {};
-  for (const k of ['create', 'get', 'list', 'update', 'recordFiles', 'setAutofit', 'delete', 'addBugReport', 'listBugReports'] as const) out[k] = (store[k] as (...a: unknown[]) => unknown).bind(store);
-  return out as unknown as ArObjectStore;
-}
 
 async function submit(s: TestService, key: string, options: Record<string, unknown>, headers: Record<string, string> = {}) {
   const sub = await s.call('POST', '/api/v1/shoe-3d', { key, body: { images: [], glbInput, options: { uploadToService: true, ...options } }, headers });
@@ -93,6 +86,6 @@ describe('shoe-3d upload to the AR host', () => {
     const job = await submit(broken, key, {});
     expect(job.status).toBe('failed');
     expect(job.error).toMatch(/^attribution_unavailable: /);
-    expect(createCalls).toBe(3);
+    expect(addCalls).toBe(3);
   });
 });

@@ -1,15 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { buildAtlas } from '../../../../adapters/builtin/shoe3d/atlas.ts';
-import { compressGlb } from '../../../../adapters/builtin/shoe3d/compress-glb.ts';
-import { encodeRaster } from '../../../../adapters/builtin/shoe3d/encode.ts';
+import { compressDocument } from '../../../../adapters/builtin/shoe3d/compress-glb.ts';
+import { encodePng, encodeRaster } from '../../../../adapters/builtin/shoe3d/encode.ts';
+import { GltfTransformGlbIO } from '../../../../adapters/builtin/shoe3d/glb-io.ts';
 import { previewGrid } from '../../../../adapters/builtin/shoe3d/preview-grid.ts';
 import { readGlbMeshes } from '../../../../adapters/builtin/shoe3d/read-glb.ts';
+import { SharpImageCodec } from '../../../../adapters/sharp/image-codec.ts';
 import { validateGlb } from '../../../../adapters/builtin/shoe3d/validate-glb.ts';
 import { vertexNormals } from '../../../../adapters/builtin/shoe3d/mesh-ops.ts';
 import { writeGlb } from '../../../../adapters/gltf/write-glb.ts';
 import { createRaster } from '../../../../core/images.ts';
 import { makeShoeMesh, rng } from '../../../support/products.ts';
+
+const codec = new SharpImageCodec();
+const io = new GltfTransformGlbIO();
 
 /** The generated shoe as a textured GLB: atlas from the builtin unwrapper, a noisy texture. */
 async function shoeGlb(textureSize: number, noise: boolean): Promise<Uint8Array> {
@@ -60,7 +65,7 @@ describe('GLB writing, validation, compression and previews', () => {
     const report = await validateGlb(glb);
     expect(report.errors).toBe(0);
     expect(report.warnings).toBe(0);
-    const meshes = await readGlbMeshes(glb);
+    const meshes = await readGlbMeshes(glb, codec);
     expect(meshes).toHaveLength(1);
     expect(meshes[0].texture?.width).toBe(256);
   });
@@ -71,27 +76,42 @@ describe('GLB writing, validation, compression and previews', () => {
     expect((await validateGlb(broken)).errors).toBeGreaterThan(0);
   });
 
-  it('compresses to a byte budget with WebP textures and meshopt, and reports an impossible budget', async () => {
+  it('compresses to a byte budget with WebP textures (through the codec) and meshopt, and reports an impossible budget', async () => {
     const glb = await shoeGlb(2048, true);
     expect(glb.byteLength).toBeGreaterThan(8_000_000);
-    const r = await compressGlb(glb, { maxBytes: 1_500_000 });
+    const doc = await io.read(glb);
+    const write = (d: Parameters<typeof io.write>[0]) => io.write(d);
+    const r = await compressDocument(doc, glb, codec, write, { maxBytes: 1_500_000 });
     expect(r.withinBudget).toBe(true);
     expect(r.bytes).toBeLessThanOrEqual(1_500_000);
+    expect(r.glb.byteLength).toBe(r.bytes);
     expect(r.steps.length).toBeGreaterThan(1);
-    const meshes = await readGlbMeshes(r.glb);
+    // the bytes are the returned document's, and the document passed in is untouched
+    expect(Buffer.from(await io.write(r.doc)).equals(Buffer.from(r.glb))).toBe(true);
+    expect(doc.getRoot().listTextures()[0].getMimeType()).toBe('image/png');
+    const meshes = await readGlbMeshes(r.glb, codec);
     expect(meshes[0].texture!.width).toBeLessThan(2048);
     expect(new TextDecoder().decode(r.glb.subarray(20, 2000))).toMatch(/EXT_meshopt_compression/);
     expect(new TextDecoder().decode(r.glb.subarray(20, 2000))).toMatch(/EXT_texture_webp/);
-    const small = await compressGlb(glb, { maxBytes: 2000 });
+    const small = await compressDocument(doc, glb, codec, write, { maxBytes: 2000 });
     expect(small.withinBudget).toBe(false);
     expect(small.bytes).toBeLessThan(r.bytes);
-    const same = await compressGlb(small.glb, { maxBytes: 10_000_000 });
+    const same = await compressDocument(small.doc, small.glb, codec, write, { maxBytes: 10_000_000 });
     expect(same.glb).toBe(small.glb);
+    expect(same.doc).toBe(small.doc);
+  });
+
+  it('writes PNGs without an image library that decode to the same pixels', async () => {
+    const img = createRaster(37, 5, [10, 200, 30, 128]);
+    for (let i = 0; i < img.data.length; i++) img.data[i] = (i * 7) % 256;
+    const { data, info } = await sharp(encodePng(img)).raw().toBuffer({ resolveWithObject: true });
+    expect([info.width, info.height, info.channels]).toEqual([37, 5, 4]);
+    expect(Buffer.from(data).equals(Buffer.from(img.data))).toBe(true);
   });
 
   it('renders a preview grid with the model in every tile', async () => {
-    const glb = await shoeGlb(128, false);
-    const png = await previewGrid(glb, { tile: 160 });
+    const doc = await io.read(await shoeGlb(128, false));
+    const png = await previewGrid(doc, codec, { tile: 160 });
     expect(png.contentType).toBe('image/png');
     const { data, info } = await sharp(png.bytes).raw().toBuffer({ resolveWithObject: true });
     expect(info.width).toBe(480);
