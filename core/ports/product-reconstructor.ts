@@ -8,6 +8,8 @@ export interface ReconstructionView {
   encoded: EncodedImage;
   /** Azimuth around the vertical axis in degrees when known (0 = side view, toe to the right). */
   angleDeg?: number;
+  /** Camera elevation in degrees when known (0 = level, looking down when positive). */
+  elevationDeg?: number;
 }
 
 export interface ReconstructionRequest {

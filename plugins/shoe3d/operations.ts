@@ -7,7 +7,7 @@ import type { BlobStore } from '../../core/ports/blob-store.ts';
 import type { GlbIO } from '../../core/ports/glb-io.ts';
 import { submissionAnswer } from '../../core/jobs.ts';
 import { EX } from '../../core/examples.ts';
-import { GLB_INPUT_MAX_BYTES, SHOE3D_JOB, type Shoe3dJobInput, type Shoe3dOptions, type StoredSource } from './shoe3d-job.ts';
+import { GLB_INPUT_MAX_BYTES, SHOE3D_JOB, type Shoe3dJobInput, type Shoe3dOptions, type StoredSource, type ViewHint } from './shoe3d-job.ts';
 
 /** Inputs sent inline (data URLs) are kept this long for the job that reads them. */
 const STASH_TTL_SECONDS = 24 * 3600;
@@ -143,6 +143,8 @@ export function parseShoe3d(d: Pick<OperationDeps, 'io'>, body: { images: string
     // high by default when the texture pass is on (spec)
     genaiQuality: o.genaiQuality ?? (o.enhanceTexture ? 'high' : 'default'),
   };
+  const views = parseViews(o.views as RequestViewHint[] | undefined, body.images.length, prefix, details);
+  if (views) options.views = views;
   return { images, ...(glbInput ? { glbInput } : {}), options, details };
 }
 
@@ -160,6 +162,32 @@ export async function stashShoe3d(d: Pick<OperationDeps, 'files'>, p: ParsedShoe
     accountAttribution: caller.kind === 'account',
     ...(resultTtlSeconds ? { resultTtlSeconds } : {}),
   };
+}
+
+/** An options.views entry as the request gives it. */
+interface RequestViewHint {
+  view?: keyof typeof NAMED_VIEWS;
+  azimuthDeg?: number;
+  elevationDeg?: number;
+}
+
+/** Azimuths of the named views (0 = a side with the toe to the right, 90 = the toe facing the camera). */
+const NAMED_VIEWS = { side: 0, 'front-three-quarter': 45, front: 90, 'back-three-quarter': 135, 'other-side': 180, back: 270 } as const;
+
+/** options.views checked against the images (one entry each) and resolved to degrees. */
+function parseViews(views: RequestViewHint[] | undefined, images: number, prefix: string, details: ErrorDetail[]): ViewHint[] | undefined {
+  if (!views) return undefined;
+  if (views.length !== images) {
+    details.push({ field: `${prefix}options.views`, message: `must have one entry per photo of images (${images}), in the same order; has ${views.length}` });
+    return undefined;
+  }
+  return views.map((v, i) => {
+    if (v.view !== undefined && v.azimuthDeg !== undefined && v.azimuthDeg % 360 !== NAMED_VIEWS[v.view]) {
+      details.push({ field: `${prefix}options.views[${i}]`, message: `gives view "${v.view}" (${NAMED_VIEWS[v.view]} degrees) and azimuthDeg ${v.azimuthDeg}: give one of them` });
+    }
+    const azimuth = v.azimuthDeg ?? (v.view !== undefined ? NAMED_VIEWS[v.view] : undefined);
+    return { ...(azimuth !== undefined ? { azimuthDeg: azimuth % 360 } : {}), ...(v.elevationDeg !== undefined ? { elevationDeg: v.elevationDeg } : {}) };
+  });
 }
 
 function dataUrlBytes(s: string): Uint8Array | null {

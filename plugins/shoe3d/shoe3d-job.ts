@@ -53,6 +53,14 @@ export interface Shoe3dOptions {
   productType: 'shoe' | 'other' | 'auto';
   refineLogo: boolean;
   genaiQuality: 'default' | 'high';
+  /** Per-photo hints (same order as the images), resolved to degrees. */
+  views?: ViewHint[];
+}
+
+/** What the request said about one photo's camera (options.views). */
+export interface ViewHint {
+  azimuthDeg?: number;
+  elevationDeg?: number;
 }
 
 export interface Shoe3dJobInput {
@@ -282,7 +290,13 @@ async function preparePackshots(job: RunningJob<Shoe3dJobInput>, d: Shoe3dDeps, 
 /** The reconstructor's GLB, read once into the document the model stages share. */
 async function reconstruct(job: RunningJob<Shoe3dJobInput>, d: Shoe3dDeps, reconstructor: ProductReconstructor, images: RasterImage[], productType: 'shoe' | 'other', signal: AbortSignal): Promise<ModelDocument> {
   const progress = monotonicProgress(job);
-  const views = await Promise.all(images.map(async (image) => ({ image, encoded: await d.codec.encode(image, 'png') })));
+  const hints = job.input.options.views ?? [];
+  const views = await Promise.all(images.map(async (image, i) => ({
+    image,
+    encoded: await d.codec.encode(image, 'png'),
+    ...(hints[i]?.azimuthDeg !== undefined ? { angleDeg: hints[i].azimuthDeg } : {}),
+    ...(hints[i]?.elevationDeg !== undefined ? { elevationDeg: hints[i].elevationDeg } : {}),
+  })));
   const notes: string[] = [];
   const out = await reconstructor.reconstruct({
     views,

@@ -14,6 +14,7 @@ import { bakeTexture, type Symmetry } from './texture-bake.ts';
 import { validateGlb } from './validate-glb.ts';
 import { FitroomError } from '../../../core/errors.ts';
 import { chooseAngles, estimateElevation, frontBackSymmetryScore, mirrorSymmetryScore } from './view-angles.ts';
+import { registerViews } from './registration.ts';
 
 /** Real-world size when the photos carry no scale: shoe length and bag width, metres. */
 export const DEFAULT_SHOE_LENGTH_M = 0.28;
@@ -112,6 +113,7 @@ export class BuiltinProductReconstructor implements ProductReconstructor {
     await abort();
     const sils: Silhouette[] = [];
     const given: (number | undefined)[] = [];
+    const hintedElevations: number[] = [];
     for (let i = 0; i < req.views.length; i++) {
       const v = req.views[i];
       const s = buildSilhouette(v.image, q.workHeight);
@@ -119,6 +121,7 @@ export class BuiltinProductReconstructor implements ProductReconstructor {
       else {
         sils.push(s);
         given.push(v.angleDeg);
+        if (v.elevationDeg !== undefined) hintedElevations.push(v.elevationDeg);
       }
       await abort();
     }
@@ -129,9 +132,16 @@ export class BuiltinProductReconstructor implements ProductReconstructor {
     note(`views: ${sils.length}; angles ${angles.map((a) => Math.round(a)).join('/')} deg (${choice.layout}${choice.scores.length > 1 ? `; silhouette consistency ${choice.scores.map((s) => `${s.layout} ${s.deficit.toFixed(4)}`).join(', ')}` : ''})`);
     let elevationDeg = 0;
     if (sils.length > 1 && new Set(angles.map((a) => Math.round(((a % 180) + 180) % 180))).size > 1) {
-      const el = estimateElevation(sils, angles, undefined);
-      elevationDeg = el.elevationDeg;
-      note(`camera elevation ${el.elevationDeg} deg, estimated from the silhouettes (frontier-plane registration; residuals ${el.scores.map((s) => `${s.elevationDeg}: ${s.deficit.toFixed(4)}`).join(', ')})`);
+      if (hintedElevations.length) {
+        // one elevation for all photos: the mean of the hints
+        elevationDeg = Math.round((hintedElevations.reduce((a, e) => a + e, 0) / hintedElevations.length) * 10) / 10;
+        registerViews(sils, angles, elevationDeg);
+        note(`camera elevation ${elevationDeg} deg, as hinted (options.views)`);
+      } else {
+        const el = estimateElevation(sils, angles);
+        elevationDeg = el.elevationDeg;
+        note(`camera elevation ${el.elevationDeg} deg, estimated from the silhouettes (frontier-plane registration; residuals ${el.scores.map((s) => `${s.elevationDeg}: ${s.deficit.toFixed(4)}`).join(', ')})`);
+      }
     }
     note('cameras assumed orthographic, rotating about the vertical axis');
     const zSym = sils.length > 1 ? mirrorSymmetryScore(sils, angles) : null;

@@ -29,6 +29,14 @@ export function chooseAngles(sils: Silhouette[], given: (number | undefined)[]):
   if (given.length === n && given.every((a) => typeof a === 'number' && Number.isFinite(a))) {
     return { angles: given as number[], layout: 'given', scores: [] };
   }
+  if (given.some((a) => typeof a === 'number') && n >= 2 && n <= MAX_RANKED) {
+    // some photos hinted: the estimate among the assignments that keep the hints, else the hints
+    // with the other photos as the unconstrained estimate placed them
+    const keep = estimateAngles(sils, n > MAX_ESTIMATED, given);
+    if (keep.angles.length) return { ...keep, layout: `${keep.layout}, keeping the hinted views` };
+    const free = estimateAngles(sils, n > MAX_ESTIMATED);
+    return { ...free, angles: free.angles.map((a, i) => given[i] ?? a), layout: `${free.layout}; hinted views as given (no layout agrees with them)` };
+  }
   if (n === 1) return { angles: [0], layout: 'single', scores: [] };
   if (n === 2) {
     // a second view that mirrors the first is the other side, not the front
@@ -72,7 +80,7 @@ const MAX_RANKED = 8;
  * prior can. Assignments that score the same (a mirror-image turn) are decided by the request order,
  * so photos sent in the usual order are never mirrored.
  */
-export function estimateAngles(sils: Silhouette[], ranked = false): AngleChoice {
+export function estimateAngles(sils: Silhouette[], ranked = false, hints: (number | undefined)[] = []): AngleChoice {
   const n = sils.length;
   const widths = sils.map((s) => {
     const [a, b] = silhouetteSpan(s);
@@ -88,6 +96,7 @@ export function estimateAngles(sils: Silhouette[], ranked = false): AngleChoice 
       // photo p[k] takes position k
       const angles = new Array<number>(n);
       p.forEach((photo, k) => (angles[photo] = l.angles[k]));
+      if (hints.some((h, i) => typeof h === 'number' && angleGap(h, angles[i]) > HINT_TOLERANCE)) continue;
       const prior = angles.reduce((acc, a, i) => acc + ((expectedWidth(a) - widths[i]) / L) ** 2, 0) / n;
       const score = CONSISTENCY_WEIGHT * consistencyDeficit(sils, angles) + prior;
       // how far the assignment is from "the photos came in turning order" (0 for the identity)
@@ -96,8 +105,17 @@ export function estimateAngles(sils: Silhouette[], ranked = false): AngleChoice 
       if (fromOrder === 0) scores.push({ layout: l.layout, deficit: score });
     }
   }
-  scores.push({ layout: 'estimated', deficit: best!.score });
-  return { angles: best!.angles, layout: best!.fromOrder === 0 ? `${best!.layout}, in the order sent` : `${best!.layout}, estimated from the images`, scores };
+  if (!best) return { angles: [], layout: 'none', scores };
+  scores.push({ layout: 'estimated', deficit: best.score });
+  return { angles: best.angles, layout: best.fromOrder === 0 ? `${best.layout}, in the order sent` : `${best.layout}, estimated from the images`, scores };
+}
+
+/** A hinted azimuth and a layout position this close (degrees) agree. */
+const HINT_TOLERANCE = 12;
+
+function angleGap(a: number, b: number): number {
+  const d = Math.abs(normalizeDeg(a) - normalizeDeg(b));
+  return Math.min(d, 360 - d);
 }
 
 /** Consistency deficits are world units (object heights); a miss of 1 % of the height weighs like a 30 % width error. */
