@@ -154,13 +154,14 @@ export const CORE_SCHEMAS: Record<string, JsonSchema> = {
   Shoe3dDiagnostics: {
     type: 'object',
     additionalProperties: true,
-    description: 'What the shoe-3d stages found: the first packshot\'s cleanup and single-shoe guard (packshotCleanup, packshotSingleShoe), every packshot\'s, the product type decision, the reconstruction notes, logo refinement and compression.',
+    description: 'What the shoe-3d stages found: the first packshot\'s cleanup and single-shoe guard (packshotCleanup, packshotSingleShoe), every packshot\'s, the product type decision, the reconstruction notes, the validation, logo refinement and compression.',
     properties: {
       packshotCleanup: ref('PackshotCleanup'),
       packshotSingleShoe: ref('PackshotSingleShoe'),
       packshots: { type: 'array', items: { type: 'object', required: ['image', 'cleanup', 'singleShoe'], properties: { image: { type: 'integer', minimum: 0 }, cleanup: ref('PackshotCleanup'), singleShoe: ref('PackshotSingleShoe') } } },
       productType: { type: 'object', required: ['requested'], properties: { requested: { enum: ['shoe', 'other', 'auto'] }, decided: { enum: ['shoe', 'other', null] }, reason: { type: 'string' }, features: { type: 'object', additionalProperties: true } } },
-      reconstruction: { type: 'object', properties: { reconstructor: { type: 'string' }, notes: { type: 'array', items: { type: 'string' } }, glbBytes: { type: 'integer' }, validatorErrors: { type: 'integer' } } },
+      reconstruction: { type: 'object', properties: { reconstructor: { type: 'string' }, notes: { type: 'array', items: { type: 'string' } }, glbBytes: { type: 'integer' } } },
+      validation: { type: 'object', description: 'The Khronos glTF validator on the model (before compression).', properties: { errors: { type: 'integer' }, warnings: { type: 'integer' }, messages: { type: 'array', items: { type: 'string' } } } },
       logoRefinement: { type: 'object', required: ['status'], properties: { status: { enum: ['applied', 'none_found', 'failed'] }, regions: { type: 'integer' }, errorCode: { type: 'string' } } },
       compression: { type: 'object', properties: { before: { type: 'integer' }, after: { type: 'integer' }, steps: { type: 'array', items: { type: 'string' } } } },
     },

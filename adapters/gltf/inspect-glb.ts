@@ -46,7 +46,10 @@ export interface GlbLimits {
   maxPrimitives: number;
   maxAccessors: number;
   maxBufferViews: number;
+  /** Buffers with data (meshopt's data-less fallback buffers are counted apart). */
   maxBuffers: number;
+  /** Bytes a meshopt fallback buffer may declare (what the decoder will allocate). */
+  maxFallbackBytes: number;
   maxImages: number;
   maxTextures: number;
   maxMaterials: number;
@@ -63,6 +66,7 @@ export const DEFAULT_GLB_LIMITS: GlbLimits = {
   maxAccessors: 32768,
   maxBufferViews: 32768,
   maxBuffers: 1,
+  maxFallbackBytes: 256 * 1024 * 1024,
   maxImages: 64,
   maxTextures: 256,
   maxMaterials: 512,
@@ -197,7 +201,8 @@ export function inspectGlb(bytes: Uint8Array, limits: Partial<GlbLimits> = {}): 
   cap('meshes', meshes.length, lim.maxMeshes);
   cap('accessors', accessors.length, lim.maxAccessors);
   cap('bufferViews', bufferViews.length, lim.maxBufferViews);
-  cap('buffers', buffers.length, lim.maxBuffers);
+  const isFallback = (b: Record<string, unknown>) => (b.extensions as Record<string, Record<string, unknown>> | undefined)?.EXT_meshopt_compression?.fallback === true && b.uri === undefined;
+  cap('buffers', buffers.filter((b) => !isFallback(b)).length, lim.maxBuffers);
   cap('images', images.length, lim.maxImages);
   cap('textures', textures.length, lim.maxTextures);
   cap('materials', materials.length, lim.maxMaterials);
@@ -215,15 +220,26 @@ export function inspectGlb(bytes: Uint8Array, limits: Partial<GlbLimits> = {}): 
     if (!lim.supportedRequiredExtensions.includes(ext)) throw new GlbError('unsupported_extension', `required extension ${ext}`);
   }
 
-  // Buffers: only the GLB-embedded buffer (index 0, no uri) is accepted.
+  // Buffers: the GLB-embedded buffer (index 0, no uri), plus meshopt fallback buffers, which hold
+  // no data: the decoder fills them from compressed views (EXT_meshopt_compression)
   const bufferLengths: number[] = [];
+  const fallback: boolean[] = [];
+  let fallbackBytes = 0;
   buffers.forEach((buffer, i) => {
     checkUri(`buffer ${i}`, buffer.uri);
-    if (i !== 0) throw new GlbError('external_uri', `buffer ${i} has no data in this file`);
     const len = nonNegInt(buffer.byteLength, -1);
     if (len < 0) throw new GlbError('bad_json', `buffer ${i} without byteLength`);
+    if (i !== 0 && isFallback(buffer)) {
+      fallbackBytes += len;
+      if (fallbackBytes > lim.maxFallbackBytes) throw new GlbError('too_large', `meshopt fallback buffers declare ${fallbackBytes} bytes (max ${lim.maxFallbackBytes})`);
+      bufferLengths.push(len);
+      fallback.push(true);
+      return;
+    }
+    if (i !== 0) throw new GlbError('external_uri', `buffer ${i} has no data in this file`);
     if (len > binLength) throw new GlbError('buffer_out_of_bounds', `buffer ${i} declares ${len} bytes, BIN chunk holds ${binLength}`);
     bufferLengths.push(len);
+    fallback.push(false);
   });
 
   // Buffer views must lie inside their buffer (meshopt-compressed views are checked through
@@ -233,6 +249,7 @@ export function inspectGlb(bytes: Uint8Array, limits: Partial<GlbLimits> = {}): 
     const compressed = (bv.extensions as Record<string, Record<string, unknown>> | undefined)?.EXT_meshopt_compression;
     const source = compressed ?? bv;
     if (!isIndex(source.buffer, bufferLengths.length)) throw new GlbError('buffer_out_of_bounds', `bufferView ${i} points at a missing buffer`);
+    if (fallback[source.buffer as number]) throw new GlbError('buffer_out_of_bounds', `bufferView ${i} reads a fallback buffer, which holds no data`);
     const start = nonNegInt(source.byteOffset, 0);
     const len = nonNegInt(source.byteLength, -1);
     if (len < 0) throw new GlbError('bad_json', `bufferView ${i} without byteLength`);

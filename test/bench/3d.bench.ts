@@ -14,6 +14,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { BuiltinProductReconstructor } from '../../adapters/builtin/shoe3d/builtin-reconstructor.ts';
 import { encodeRaster } from '../../adapters/builtin/shoe3d/encode.ts';
 import { readGlbMeshes } from '../../adapters/builtin/shoe3d/read-glb.ts';
+import { SharpImageCodec } from '../../adapters/sharp/image-codec.ts';
 import { loadTestObjects, measureShape, photographObject } from '../support/objects.ts';
 
 const VIEW_SIZE = Number(process.env.VIEW_SIZE ?? 768);
@@ -24,6 +25,7 @@ const LAYOUTS = [
 ];
 
 const reconstructor = new BuiltinProductReconstructor();
+const codec = new SharpImageCodec();
 let peak = process.memoryUsage().rss;
 const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 50);
 console.log(`builtin reconstruction of textured test objects: ${VIEW_SIZE}px photos, perspective camera ${DISTANCE} lengths away; F-score at 1% of length`);
@@ -39,7 +41,7 @@ for (const obj of await loadTestObjects()) {
         const t0 = performance.now();
         const out = await reconstructor.reconstruct({ views, productType: obj.productType, quality: 'default', signal: new AbortController().signal });
         const seconds = (performance.now() - t0) / 1000;
-        const m = (await readGlbMeshes(out.glb))[0];
+        const m = (await readGlbMeshes(out.glb, codec))[0];
         const s = measureShape(m, obj.surface, 0.01 * obj.length);
         const found = /angles ([\d/]+) deg/.exec(out.notes.find((n) => n.startsWith('views')) ?? '')?.[1] ?? '?';
         const diff = ordered === null ? '' : `  (shuffled vs turning: chamfer ${(((s.chamfer - ordered) / ordered) * 100).toFixed(1)}%)`;

@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { RasterImage } from '../../core/images.ts';
 import { readGlbMeshes } from '../../adapters/builtin/shoe3d/read-glb.ts';
+import { SharpImageCodec } from '../../adapters/sharp/image-codec.ts';
 import { renderScene, viewBasis, type OrthoView, type RenderMesh } from '../../adapters/gltf/render.ts';
 import { meshBounds, onWhite, rng, samplePoints, surfaceDistances, type Surface } from './products.ts';
 
@@ -33,7 +34,7 @@ export async function loadTestObjects(): Promise<TestObject[]> {
 }
 
 export async function materialsVariantsShoe(): Promise<TestObject> {
-  const meshes = await readGlbMeshes(readFileSync(`${FIXTURES}materials-variants-shoe.glb`));
+  const meshes = await readGlbMeshes(readFileSync(`${FIXTURES}materials-variants-shoe.glb`), new SharpImageCodec());
   return finish('sneaker', 'shoe', meshes.map((m) => ({ positions: m.positions, indices: m.indices, uvs: m.uvs, texture: m.texture })), 'Materials Variants Shoe, © 2021 Shopify, CC BY 4.0 (glTF Sample Assets)');
 }
 

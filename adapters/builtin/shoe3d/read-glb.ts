@@ -4,7 +4,6 @@ import { MeshoptDecoder, MeshoptEncoder } from 'meshoptimizer';
 import type { RasterImage } from '../../../core/images.ts';
 import type { DecodeLimits, ImageCodec } from '../../../core/ports/image-codec.ts';
 import type { RenderMesh } from '../../gltf/render.ts';
-import { SharpImageCodec } from '../../sharp/image-codec.ts';
 
 let io: Promise<NodeIO> | null = null;
 
@@ -51,14 +50,9 @@ export function documentPrimitives(doc: Document, codec: ImageCodec, opts: Primi
   return collectPrimitives(doc, (bytes) => codec.decode(bytes, limits));
 }
 
-let toolCodec: ImageCodec | null = null;
-
-/**
- * The primitives of GLB bytes, for tools and tests that hold bytes (the pipeline passes documents).
- * Without a codec the sharp adapter decodes: test fixtures and benchmarks that do not build one.
- */
-export async function readGlbMeshes(glb: Uint8Array, codec?: ImageCodec): Promise<GlbPrimitive[]> {
-  return documentPrimitives(await readGlbDocument(glb), codec ?? (toolCodec ??= new SharpImageCodec()));
+/** The primitives of GLB bytes, for tools and tests that hold bytes (the pipeline passes documents). */
+export async function readGlbMeshes(glb: Uint8Array, codec: ImageCodec): Promise<GlbPrimitive[]> {
+  return documentPrimitives(await readGlbDocument(glb), codec);
 }
 
 async function collectPrimitives(doc: Document, decode: (bytes: Uint8Array) => Promise<RasterImage>): Promise<GlbPrimitive[]> {

@@ -146,6 +146,26 @@ describe('inspectGlb', () => {
     expect(reason(() => inspectGlb(noBin))).toBe('buffer_out_of_bounds');
   });
 
+  it('accepts meshopt fallback buffers (no data, filled by the decoder) and nothing else beside the embedded buffer', () => {
+    const json = triangleJson();
+    const meshopt = { byteOffset: 0, byteLength: 36, byteStride: 12, count: 3, mode: 'ATTRIBUTES', buffer: 0 };
+    const compressed = {
+      ...json,
+      extensionsUsed: ['EXT_meshopt_compression'],
+      extensionsRequired: ['EXT_meshopt_compression'],
+      buffers: [{ byteLength: 36 }, { byteLength: 36, extensions: { EXT_meshopt_compression: { fallback: true } } }],
+      bufferViews: [{ buffer: 1, byteLength: 36, byteStride: 12, extensions: { EXT_meshopt_compression: meshopt } }],
+    };
+    expect(inspectGlb(assemble(compressed, triangleBin())).counts.buffers).toBe(2);
+    // a plain view may not read the data-less fallback buffer
+    expect(reason(() => inspectGlb(assemble({ ...compressed, bufferViews: [{ buffer: 1, byteLength: 36 }] }, triangleBin())))).toBe('buffer_out_of_bounds');
+    // a fallback declaring more than the decoder may allocate
+    const huge = { ...compressed, buffers: [{ byteLength: 36 }, { byteLength: 2 ** 31, extensions: { EXT_meshopt_compression: { fallback: true } } }] };
+    expect(reason(() => inspectGlb(assemble(huge, triangleBin())))).toBe('too_large');
+    // a second buffer that is not a fallback is still refused
+    expect(reason(() => inspectGlb(assemble({ ...compressed, buffers: [{ byteLength: 36 }, { byteLength: 36 }] }, triangleBin())))).toBe('too_many_items');
+  });
+
   it('refuses required extensions it cannot read', () => {
     const json = { ...triangleJson(), extensionsUsed: ['KHR_draco_mesh_compression'], extensionsRequired: ['KHR_draco_mesh_compression'] };
     expect(reason(() => inspectGlb(assemble(json, triangleBin())))).toBe('unsupported_extension');

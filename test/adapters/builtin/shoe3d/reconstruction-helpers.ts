@@ -2,6 +2,9 @@ import type { RasterImage } from '../../../../core/images.ts';
 import type { ReconstructionRequest, ReconstructionView } from '../../../../core/ports/product-reconstructor.ts';
 import { encodeRaster } from '../../../../adapters/builtin/shoe3d/encode.ts';
 import { readGlbMeshes } from '../../../../adapters/builtin/shoe3d/read-glb.ts';
+import { SharpImageCodec } from '../../../../adapters/sharp/image-codec.ts';
+
+const codec = new SharpImageCodec();
 import { renderScene, viewBasis, type RenderMesh } from '../../../../adapters/gltf/render.ts';
 import { meshBounds, shapeMetrics, type ProductMesh, type ShapeMetrics } from '../../../support/products.ts';
 
@@ -15,7 +18,7 @@ export function request(views: ReconstructionView[], productType: 'shoe' | 'othe
 }
 
 export async function glbMeshes(glb: Uint8Array): Promise<RenderMesh[]> {
-  return readGlbMeshes(glb);
+  return readGlbMeshes(glb, codec);
 }
 
 /** Chamfer / F-score of the GLB's geometry against the generated truth, both grounded and centred. */
