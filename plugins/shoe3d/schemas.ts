@@ -46,7 +46,7 @@ export const SHOE3D_REQUEST: JsonSchema = {
       type: 'array',
       maxItems: 12,
       items: IMAGE_STRING,
-      description: 'Product photos (URLs or base64 data URLs), several angles recommended. Up to 4 photos may come in any order: the builtin engine estimates the angle of each photo from the silhouettes (a half turn 0/45/90/135, or both sides with front and back 0/90/180/270; the widest silhouette is a side); 5 or more are taken to follow the product round in equal steps. May be empty only with `glbInput`.',
+      description: 'Product photos (URLs or base64 data URLs), several angles recommended. Up to 8 photos may come in any order: the builtin engine estimates the angle of each photo from the silhouettes (a half turn such as 0/45/90/135, or both sides with front and back 0/90/180/270; the widest silhouette is a side) and the camera elevation; more are taken to follow the product round in equal steps. `options.views` may say which side each photo shows. May be empty only with `glbInput`.',
     },
     glbInput: { ...GLB_STRING, description: 'An existing GLB to texture-enhance (and upload) instead of generating one from the photos.' },
     options: ref('Shoe3dOptions'),
