@@ -16,6 +16,7 @@ import { encodeRaster } from '../../adapters/builtin/shoe3d/encode.ts';
 import { readGlbMeshes } from '../../adapters/builtin/shoe3d/read-glb.ts';
 import { SharpImageCodec } from '../../adapters/sharp/image-codec.ts';
 import { loadTestObjects, measureShape, photographObject } from '../support/objects.ts';
+import { startBenchDatabase, startBenchService } from './lib.ts';
 
 const VIEW_SIZE = Number(process.env.VIEW_SIZE ?? 768);
 const DISTANCE = Number(process.env.DISTANCE ?? 8);
@@ -57,3 +58,34 @@ for (const obj of await loadTestObjects()) {
 }
 clearInterval(timer);
 console.log(`peak RSS ${(peak / 1024 / 1024).toFixed(0)} MB; cores ${availableParallelism()}, load ${loadavg()[0].toFixed(1)}`);
+
+// The whole job through the API: 4 photos of 1024 px of the real sneaker (10 degrees above, on white),
+// submission to completed, with packshot cleanup, reconstruction, preview, validation and storage.
+const db = await startBenchDatabase();
+const svc = await startBenchService({ databaseUrl: db.url });
+try {
+  await svc.fitroom.startWorker({ concurrency: 1, pollInterval: 200 });
+  const key = await svc.createKey('development');
+  const sneaker = (await loadTestObjects())[0];
+  const photos = await Promise.all(photographObject(sneaker, [0, 45, 90, 135], { size: 1024, elevationDeg: 10, distance: DISTANCE }).map(async (p) => `data:image/png;base64,${Buffer.from((await encodeRaster(p.image)).bytes).toString('base64')}`));
+  const call = async (method: string, path: string, body?: unknown) => (await fetch(`${svc.api}${path}`, { method, headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined })).json() as Promise<Record<string, any>>;
+  const seconds: number[] = [];
+  const notes: string[] = [];
+  for (let run = 0; run < 3; run++) {
+    const t0 = performance.now();
+    const { jobId } = await call('POST', '/api/v1/shoe-3d', { images: photos, options: { productType: 'shoe' } });
+    let job: Record<string, any> = {};
+    for (;;) {
+      job = await call('GET', `/api/v1/jobs/${jobId}`);
+      if (job.status === 'completed' || job.status === 'failed') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    seconds.push((performance.now() - t0) / 1000);
+    const trace = await call('GET', `/api/v1/jobs/${jobId}/trace`);
+    notes.push(`${job.status}, validator errors ${trace.diagnostics?.validation?.errors ?? '?'}`);
+  }
+  console.log(`\nshoe-3d job, 4 photos of 1024 px (real sneaker model, 10 degrees above), submission to completed: ${seconds.map((x) => x.toFixed(1)).join(' / ')} s (${notes.join('; ')})`);
+} finally {
+  await svc.close();
+  await db.stop();
+}
