@@ -57,7 +57,8 @@ describe('fitroom jobs', () => {
   });
 
   it('watches a job to its end with progress, then gets and traces it', async () => {
-    const id = await submit({ mode: 'wait', waitMs: 1500, text: 'hello' });
+    // the work stage lasts longer than the CLI takes to start on a loaded machine, so a poll sees it
+    const id = await submit({ mode: 'wait', waitMs: 5000, text: 'hello' });
     const watched = await cli(['jobs', 'watch', id]);
     expect(watched.code, watched.stderr).toBe(0);
     // not a terminal: one progress line per change, from a running stage to completed at 100 %
