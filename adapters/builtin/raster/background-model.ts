@@ -1,6 +1,6 @@
 /**
  * Background models for photos and packshots on a plain backdrop. The backdrop's colour is a
- * smooth surface per RGB channel (a plane, or a quadratic for vignetting and sweeps), fitted by
+ * smooth surface per RGB channel (a plane, a quadratic for vignetting, or a sweep), fitted by
  * least squares to samples of a band along the image border and refitted, round after round, on
  * the samples the previous fit explains: objects that touch the frame, dust and text fall out.
  *
@@ -9,13 +9,20 @@
  */
 import type { RasterImage } from '../../../core/images.ts';
 
-/** `plane`: 1, u, v. `quadratic`: 1, u, v, u², uv, v². */
-export type SurfaceKind = 'plane' | 'quadratic';
+/**
+ * `plane`: 1, u, v. `quadratic`: 1, u, v, u², uv, v². `sweep`: the quadratic's terms and u²v, v³
+ * (a studio sweep's S-shaped fall-off from light at the top to grey at the floor, under a
+ * vignette): the cubic terms a vertical sweep needs, each fixed by the top and bottom edges or by
+ * either side edge alone, so one side hidden behind an object does not leave them free. A
+ * polynomial of degree 3 or less that vanishes along the whole border is zero, so the border alone
+ * determines these surfaces.
+ */
+export type SurfaceKind = 'plane' | 'quadratic' | 'sweep';
 
 /**
- * Ridge added to the quadratic's normal equations: over a flat or sparse border u², uv and v² are
- * nearly collinear, and the ridge keeps the system solvable without moving a real fit. Planes are
- * solved as they are.
+ * Ridge added to the quadratic's and sweep's normal equations: over a flat or sparse border the
+ * higher terms are nearly collinear, and the ridge keeps the system solvable without moving a real
+ * fit. Planes are solved as they are.
  */
 const RIDGE = 1e-6;
 
@@ -121,6 +128,11 @@ export class ColourSurface {
     out[0] = r[0] + r[1] * u + r[2] * v + r[3] * uu + r[4] * uv + r[5] * vv;
     out[1] = g[0] + g[1] * u + g[2] * v + g[3] * uu + g[4] * uv + g[5] * vv;
     out[2] = b[0] + b[1] * u + b[2] * v + b[3] * uu + b[4] * uv + b[5] * vv;
+    if (this.kind === 'quadratic') return;
+    const uuv = uu * v, vvv = vv * v;
+    out[0] += r[6] * uuv + r[7] * vvv;
+    out[1] += g[6] * uuv + g[7] * vvv;
+    out[2] += b[6] * uuv + b[7] * vvv;
   }
 
   /** The colour at the image centre. */
@@ -130,7 +142,7 @@ export class ColourSurface {
 }
 
 function termCount(kind: SurfaceKind): number {
-  return kind === 'plane' ? 3 : 6;
+  return kind === 'plane' ? 3 : kind === 'quadratic' ? 6 : 8;
 }
 
 function basis(u: number, v: number, terms: number, out: Float64Array): void {
@@ -141,6 +153,9 @@ function basis(u: number, v: number, terms: number, out: Float64Array): void {
   out[3] = u * u;
   out[4] = u * v;
   out[5] = v * v;
+  if (terms === 6) return;
+  out[6] = u * u * v;
+  out[7] = v * v * v;
 }
 
 /**
@@ -167,7 +182,7 @@ export function fitColourSurface(samples: BorderSamples, width: number, height: 
     for (let i = 0; i < T; i++) for (let j = 0; j < T; j++) A[i * T + j] += phi[i] * phi[j];
   }
   if (used < minSamples) return null;
-  if (kind === 'quadratic') for (let i = 0; i < T; i++) A[i * T + i] += RIDGE;
+  if (kind !== 'plane') for (let i = 0; i < T; i++) A[i * T + i] += RIDGE;
   return new ColourSurface(kind, width, height, b.map((bc) => solve(A, bc, T)));
 }
 

@@ -66,6 +66,30 @@ describe('colour surfaces', () => {
     expect(planeErr).toBeGreaterThan(3); // the vignette's curvature is beyond a plane
   });
 
+  it('a sweep fit follows an S-shaped fall-off under a vignette, also with one side hidden', () => {
+    const w = 120, h = 120;
+    // light at the top, grey towards the floor (smoothstep), darker corners
+    const truth = (x: number, y: number): [number, number, number] => {
+      const u = (2 * x) / (w - 1) - 1, v = (2 * y) / (h - 1) - 1, t = (v + 1) / 2;
+      const base = (242 - 50 * t * t * (3 - 2 * t)) * (1 - 0.1 * (u * u + v * v));
+      return [base, base, base];
+    };
+    const img = image(w, h, truth);
+    const all = sampleBorder(img, { band: 4, step: 1 });
+    // the left edge's middle hidden (an object cut by the frame): leave those samples out
+    const hidden = new Uint8Array(all.count);
+    for (let i = 0; i < all.count; i++) hidden[i] = all.x[i] < 4 && all.y[i] > 20 && all.y[i] < 100 ? 0 : 1;
+    const out = [0, 0, 0];
+    const worst = (s: ColourSurface) => {
+      let e = 0;
+      for (let y = 0; y < h; y += 7) for (let x = 0; x < w; x += 7) { s.at(x, y, out); e = Math.max(e, Math.abs(out[0] - truth(x, y)[0])); }
+      return e;
+    };
+    expect(worst(fitColourSurface(all, w, h, 'sweep')!)).toBeLessThan(2);
+    expect(worst(fitColourSurface(all, w, h, 'sweep', hidden)!)).toBeLessThan(2.5);
+    expect(worst(fitColourSurface(all, w, h, 'quadratic')!)).toBeGreaterThan(3);
+  });
+
   it('returns null below the minimum sample count and a flat colour from constant()', () => {
     const img = image(30, 30, () => [50, 60, 70]);
     const samples = sampleBorder(img, { band: 2, step: 1 });
