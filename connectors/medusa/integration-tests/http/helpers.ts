@@ -20,7 +20,8 @@ export interface Answer {
 /** Calls the Medusa app the runner started; any status comes back (axios would throw on 4xx). */
 export function caller(api: any) {
   return async (method: "get" | "post" | "delete", url: string, o: { body?: unknown; headers?: Record<string, string> } = {}): Promise<Answer> => {
-    const config = { headers: o.headers ?? {}, validateStatus: () => true }
+    // a fresh connection per call: a kept-alive socket the app closed between tests resets (ECONNRESET)
+    const config = { headers: { connection: "close", ...o.headers }, validateStatus: () => true }
     const r = method === "post" ? await api.post(url, o.body ?? {}, config) : await api[method](url, config)
     return { status: r.status, data: r.data, headers: r.headers }
   }
