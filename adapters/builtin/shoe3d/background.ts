@@ -1,10 +1,12 @@
 import type { RasterImage } from '../../../core/images.ts';
-import { ColourSurface, fitBackground, fitColourSurface, median, sampleBorder } from '../raster/background-model.ts';
+import { ColourSurface, fitBackground, fitColourSurface, median, sampleBorder, selected, type BorderSamples, type SurfaceKind } from '../raster/background-model.ts';
 import { luminance } from './raster.ts';
 
 /**
- * Background model of a packshot: per-channel plane a + b*x + c*y fitted robustly to the border
- * band (studio backgrounds are nearly flat but often carry a light gradient), with a noise level.
+ * Background model of a packshot: a per-channel colour surface fitted robustly to the border band,
+ * with a noise level. A plane (nearly flat backdrops with a light gradient), or a quadratic (a
+ * vignette) or a sweep (light to grey towards the floor) when the plane leaves the border's
+ * residuals clearly larger.
  */
 export interface BackgroundModel {
   /** The backdrop's colour per pixel. */
@@ -28,22 +30,39 @@ export function estimateBackground(img: RasterImage): BackgroundModel {
     return { surface: ColourSurface.constant('plane', width, height, [255, 255, 255]), noise: 1.5, inlierRatio: 1, mean: [255, 255, 255] };
   }
   // start from the per-channel median, trim on residuals, refit on the inliers; the noise is the
-  // median residual's robust sigma, and the plane is refitted once more on the last inliers
+  // median residual's robust sigma, and the surface is refitted once more on the last inliers. A
+  // plane first; a quadratic (a vignette), then a sweep (light to grey towards the floor) when each
+  // explains the border clearly better than the simpler one
+  let best = fitSurface(samples, width, height, 'plane');
+  for (const kind of ['quadratic', 'sweep'] as const) {
+    if (best.noise <= 2.5) break;
+    const next = fitSurface(samples, width, height, kind);
+    if (next.noise < 0.8 * best.noise && next.inliers >= 0.9 * best.inliers) best = next;
+  }
+  return { surface: best.surface, noise: best.noise, inlierRatio: best.inliers / n, mean: best.surface.centre() };
+}
+
+function fitSurface(samples: BorderSamples, width: number, height: number, kind: SurfaceKind): { surface: ColourSurface; noise: number; inliers: number } {
+  // the first round keeps at most the better half of the samples (a second shoe cut by the frame,
+  // a reflection reaching the bottom edge and a steep sweep can put most of the border off a flat
+  // colour); later rounds measure the noise on the inliers they refit
   let noise = 2;
+  let round = 0;
   const fit = fitBackground(samples, width, height, {
-    kind: 'plane',
+    kind,
     start: 'median',
-    rounds: 3,
+    rounds: 4,
     minInliers: 8,
-    limit: (res) => {
-      noise = Math.max(1.5, 1.4826 * median(res));
-      return Math.max(6, 3 * noise);
+    limit: (res, inliers) => {
+      const first = round++ === 0;
+      noise = Math.max(1.5, 1.4826 * median(first ? res : selected(res, inliers)));
+      return first ? Math.max(6, Math.min(3 * noise, median(res))) : Math.max(6, 3 * noise);
     },
   });
-  const surface = fitColourSurface(samples, width, height, 'plane', fit.inliers, 8) ?? fit.model;
+  const surface = fitColourSurface(samples, width, height, kind, fit.inliers, 8) ?? fit.model;
   let count = 0;
-  for (let i = 0; i < n; i++) count += fit.inliers[i];
-  return { surface, noise, inlierRatio: count / n, mean: surface.centre() };
+  for (let i = 0; i < samples.count; i++) count += fit.inliers[i];
+  return { surface, noise, inliers: count };
 }
 
 /** Per-pixel departure from the background: colour distance, luminance ratio and chroma shift. */
