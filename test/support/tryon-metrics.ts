@@ -24,7 +24,27 @@ export interface RealPair {
   topGarment: string;
 }
 
-export const MARKS: { persons: Record<string, PersonMarks>; pairs: RealPair[] } = JSON.parse(readFileSync(path.join(REAL_PHOTOS, 'marks.json'), 'utf8'));
+/** A full-length photo (feet visible), for dresses and shoes. */
+export interface FullLengthMarks {
+  face: Box;
+  /** The chest-to-thigh area any dress covers. */
+  dress: Box;
+  /** The person's own clothes a dress may leave uncovered (empty when a fill could not be told from them). */
+  oldClothes: Box[];
+  /** One box per shoe, tight around the person's own shoe. */
+  feet: Box[];
+  /** The legs from below the knees to just above the ankles. */
+  aboveAnkles: Box;
+  background: Box[];
+}
+
+export const MARKS: {
+  persons: Record<string, PersonMarks>;
+  pairs: RealPair[];
+  fullLength: Record<string, FullLengthMarks>;
+  dressPairs: { person: string; garment: string }[];
+  shoePairs: { person: string; shoes: string }[];
+} = JSON.parse(readFileSync(path.join(REAL_PHOTOS, 'marks.json'), 'utf8'));
 
 export async function loadPhoto(file: string): Promise<RasterImage> {
   const { data, info } = await sharp(file).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
@@ -37,7 +57,7 @@ const labAt = (img: RasterImage, i: number, out: number[]) => srgbToLab(img.data
  * The packshot's palette: k-means (k = 8) in Lab over the pixels that differ from the border's
  * median colour (the backdrop) by more than 12, and all pixels of the packshot's middle.
  */
-export function packshotPalette(img: RasterImage): { colour: number[]; weight: number }[] {
+export function packshotPalette(img: RasterImage, opts: { middleIsGarment?: boolean } = {}): { colour: number[]; weight: number }[] {
   const { width: w, height: h } = img;
   const lab = [0, 0, 0];
   const border: number[][] = [];
@@ -46,7 +66,9 @@ export function packshotPalette(img: RasterImage): { colour: number[]; weight: n
   const bg = [0, 1, 2].map((c) => border.map((p) => p[c]).sort((a, b) => a - b)[border.length >> 1]);
   const pts: number[][] = [];
   // the garment's middle is cloth whatever its colour (white on a white backdrop too)
-  const inMiddle = (x: number, y: number) => x > 0.35 * w && x < 0.65 * w && y > 0.3 * h && y < 0.8 * h;
+  // (not for a shoe, whose middle holds backdrop above and below it)
+  const middle = opts.middleIsGarment ?? true;
+  const inMiddle = (x: number, y: number) => middle && x > 0.35 * w && x < 0.65 * w && y > 0.3 * h && y < 0.8 * h;
   for (let i = 0; i < w * h; i += 7) {
     const p = Array.from(labAt(img, i, lab));
     if (deltaE76(p, bg) > 12 || inMiddle(i % w, Math.floor(i / w))) pts.push(p);
@@ -166,4 +188,92 @@ export const TARGETS = { coverage: 0.8, face: 0.02, legs: 0.05, background: 0.02
 
 export function meetsTargets(m: PairMetrics): boolean {
   return m.coverage >= TARGETS.coverage && m.face <= TARGETS.face && m.legs <= TARGETS.legs && m.background <= TARGETS.background && m.hemLeft <= TARGETS.hemLeft;
+}
+
+/** The median Lab colour of the photo in the boxes (every third pixel). */
+function medianLab(img: RasterImage, boxes: Box[]): number[] {
+  const a = [0, 0, 0];
+  const pts: number[][] = [];
+  for (const [x0, y0, x1, y1] of boxes) for (let y = y0; y < y1; y += 3) for (let x = x0; x < x1; x += 3) pts.push(Array.from(labAt(img, y * img.width + x, a)));
+  return [0, 1, 2].map((c) => pts.map((p) => p[c]).sort((p, q) => p - q)[pts.length >> 1]);
+}
+
+function areaShare(boxes: Box[], test: (i: number) => boolean, w: number): number {
+  let hit = 0;
+  let all = 0;
+  for (const box of boxes) {
+    const area = (box[2] - box[0]) * (box[3] - box[1]);
+    hit += boxShare(box, test, w) * area;
+    all += area;
+  }
+  return all ? hit / all : 0;
+}
+
+export interface DressMetrics {
+  /** Share of the dress box in the dress's colours. */
+  coverage: number;
+  face: number;
+  background: number;
+  /** Share of the old clothes' boxes left as they were (null: none marked). */
+  oldLeft: number | null;
+  /** The dress shares the colours of the person's own clothes in the dress box. */
+  uninformative: boolean;
+}
+
+/** A dress on a full-length person photo, measured on the hand-marked boxes. */
+export function measureDress(person: RasterImage, packshot: RasterImage, result: RasterImage, marks: FullLengthMarks): DressMetrics {
+  if (result.width !== person.width || result.height !== person.height) throw new Error(`result is ${result.width}x${result.height}, the photo ${person.width}x${person.height}`);
+  const w = person.width;
+  const pal = packshotPalette(packshot);
+  const a = [0, 0, 0];
+  const b = [0, 0, 0];
+  const changed = (i: number) => deltaE76(labAt(person, i, a), labAt(result, i, b)) > CHANGED;
+  const own = medianLab(person, [marks.dress]);
+  return {
+    coverage: boxShare(marks.dress, (i) => pal.some((c) => deltaE76(labAt(result, i, a), c.colour) < 20), w),
+    face: boxShare(marks.face, changed, w),
+    background: Math.max(...marks.background.map((box) => boxShare(box, changed, w))),
+    oldLeft: marks.oldClothes.length ? areaShare(marks.oldClothes, (i) => !changed(i), w) : null,
+    uninformative: pal.some((c) => c.weight >= 0.2 && deltaE76(own, c.colour) < 20),
+  };
+}
+
+export interface ShoeMetrics {
+  /** Share of the feet boxes in the shoe's colours. */
+  coverage: number;
+  /** Share of the legs above the ankles changed. */
+  aboveAnkles: number;
+  background: number;
+  /** The person's own shoes have one of the new shoe's main colours: coverage could not tell them apart. */
+  uninformative: boolean;
+}
+
+/** Shoes on a full-length person photo, measured on the hand-marked boxes. */
+export function measureShoes(person: RasterImage, packshot: RasterImage, result: RasterImage, marks: FullLengthMarks): ShoeMetrics {
+  if (result.width !== person.width || result.height !== person.height) throw new Error(`result is ${result.width}x${result.height}, the photo ${person.width}x${person.height}`);
+  const w = person.width;
+  const pal = packshotPalette(packshot, { middleIsGarment: false });
+  const a = [0, 0, 0];
+  const b = [0, 0, 0];
+  const changed = (i: number) => deltaE76(labAt(person, i, a), labAt(result, i, b)) > CHANGED;
+  const own = medianLab(person, marks.feet);
+  return {
+    coverage: areaShare(marks.feet, (i) => pal.some((c) => deltaE76(labAt(result, i, a), c.colour) < 20), w),
+    aboveAnkles: boxShare(marks.aboveAnkles, changed, w),
+    background: Math.max(...marks.background.map((box) => boxShare(box, changed, w))),
+    uninformative: pal.some((c) => c.weight >= 0.2 && deltaE76(own, c.colour) < 20),
+  };
+}
+
+/** Dresses: at least this coverage; at most this much of face, background and the old clothes as they were. */
+export const DRESS_TARGETS = { coverage: 0.8, face: 0.02, background: 0.02, oldLeft: 0.2 };
+/** Shoes: at least this coverage of the feet boxes; at most this much of the legs above the ankles and background changed. */
+export const SHOE_TARGETS = { coverage: 0.8, aboveAnkles: 0.02, background: 0.02 };
+
+export function dressMeetsTargets(m: DressMetrics): boolean {
+  return m.coverage >= DRESS_TARGETS.coverage && m.face <= DRESS_TARGETS.face && m.background <= DRESS_TARGETS.background && (m.oldLeft ?? 0) <= DRESS_TARGETS.oldLeft;
+}
+
+export function shoesMeetTargets(m: ShoeMetrics): boolean {
+  return m.coverage >= SHOE_TARGETS.coverage && m.aboveAnkles <= SHOE_TARGETS.aboveAnkles && m.background <= SHOE_TARGETS.background;
 }

@@ -17,6 +17,8 @@ import { scaleBody } from './scale-body.ts';
 import { studioBackdrop } from './studio-background.ts';
 import { createLayer, drawPiece, type Layer } from './warp-piece.ts';
 import { drawPhotoTop, hideOldTop } from './photo-top.ts';
+import { drawPhotoDress } from './photo-dress.ts';
+import { drawPhotoShoes } from './photo-shoes.ts';
 import { PERSON_PART } from '../../../core/ports/person-analyzer.ts';
 
 export interface TryOnGarments {
@@ -147,6 +149,10 @@ export function renderTryOn(input: RenderTryOnInput): RasterImage {
         // a person photo with its parsing: the top is fitted to the torso and arms, the old top hidden
         const { oldTop } = drawPhotoTop(layer, cut, image, { ...body, parts });
         hideOldTop(canvas, layer, oldTop, { ...body, parts }, SRGB_TO_LINEAR);
+      } else if (parts && category === 'full-body') {
+        drawPhotoDress(layer, canvas, cut, image, { ...body, parts }, SRGB_TO_LINEAR);
+      } else if (parts && category === 'shoe') {
+        drawPhotoShoes(layer, canvas, cut, { ...body, parts }, SRGB_TO_LINEAR);
       } else {
         for (const piece of garmentPieces(cut, category, frame)) drawPiece(layer, piece, frame, filter);
       }
