@@ -75,6 +75,26 @@ describe('person photo checks before generation', () => {
     expect(f.error).toMatch(/knees/);
   });
 
+  it('a dress on a photo cut off above the knees: PERSON_INCOMPLETE', async () => {
+    const f = await failure({ personImages: [await photo('persons', '05997_00.jpg')], fullBodyGarment: await photo('garments', '053319_1.jpg') });
+    expect(f.errorCode).toBe('PERSON_INCOMPLETE');
+    expect(f.error).toMatch(/knees/);
+  });
+
+  it('a dress on a full-length photo completes', async () => {
+    const r = await svc.call('POST', '/api/v1/tryon/clothing', { key, body: { personImages: [await photo('persons', '052964_0.jpg')], fullBodyGarment: await photo('garments', '053319_1.jpg'), options: { quality: 'draft' } } });
+    expect(r.status, r.text).toBe(202);
+    const job = await waitForJob(svc, key, r.body.jobId, undefined, 90_000);
+    expect(job.status, JSON.stringify(job)).toBe('completed');
+  });
+
+  it('shoes on a full-length photo complete', async () => {
+    const r = await svc.call('POST', '/api/v1/tryon/shoes', { key, body: { personImages: [await photo('persons', '052964_0.jpg')], shoeImages: [{ url: await photo('garments', 'sneaker-side.jpg'), angle: 'side' }], options: { quality: 'draft' } } });
+    expect(r.status, r.text).toBe(202);
+    const job = await waitForJob(svc, key, r.body.jobId, undefined, 90_000);
+    expect(job.status, JSON.stringify(job)).toBe('completed');
+  });
+
   it('shoes on a photo without feet: PERSON_INCOMPLETE', async () => {
     const f = await failure({ personImages: [await photo('persons', 'model_1.jpg')], topGarment: await photo('garments', '00055_00.jpg'), shoes: img.shoes });
     expect(f.errorCode).toBe('PERSON_INCOMPLETE');
