@@ -1,7 +1,7 @@
 import type { RasterImage } from '../../../core/images.ts';
 import type { PackshotAssessment, PackshotClassifier } from '../../../core/ports/packshot-classifier.ts';
 import { labelComponents } from '../raster/components.ts';
-import { backgroundDifference, estimateBackground } from './background.ts';
+import { backgroundDifference, estimateBackground } from '../raster/backdrop.ts';
 
 /**
  * A packshot has a backdrop that one smooth colour surface explains along the whole border, little

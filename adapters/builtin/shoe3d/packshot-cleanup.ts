@@ -1,6 +1,6 @@
 import type { RasterImage } from '../../../core/images.ts';
 import { createRaster } from '../../../core/images.ts';
-import { backgroundDifference, estimateBackground, type BackgroundDifference } from './background.ts';
+import { backgroundDifference, estimateBackground, type BackgroundDifference } from '../raster/backdrop.ts';
 import { labelComponents } from '../raster/components.ts';
 import { distanceTransform } from '../raster/distance-transform.ts';
 import { maxFilter } from '../raster/morphology.ts';

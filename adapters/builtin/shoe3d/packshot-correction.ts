@@ -1,6 +1,6 @@
 import type { RasterImage } from '../../../core/images.ts';
 import { createRaster } from '../../../core/images.ts';
-import { backgroundDifference, estimateBackground } from './background.ts';
+import { backgroundDifference, estimateBackground } from '../raster/backdrop.ts';
 import { labelComponents } from '../raster/components.ts';
 import { clamp255, flatten, sampleRgba } from './raster.ts';
 

@@ -1,6 +1,15 @@
+/**
+ * The backdrop of a product photo (a shoe packshot, a garment packshot): which colour surface
+ * explains the border best, how noisy it is, and how far each pixel departs from it. Used by the
+ * shoe-3d packshot cleanup, correction and classifier and by the try-on garment segmentation.
+ */
 import type { RasterImage } from '../../../core/images.ts';
-import { ColourSurface, fitBackground, fitColourSurface, median, sampleBorder, selected, type BorderSamples, type SurfaceKind } from '../raster/background-model.ts';
-import { luminance } from './raster.ts';
+import { ColourSurface, fitBackground, fitColourSurface, median, sampleBorder, selected, type BorderSamples, type SurfaceKind } from './background-model.ts';
+
+/** Rec. 709 luminance of 8-bit sRGB values (no linearisation). */
+export function luminance(r: number, g: number, b: number): number {
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
 
 /**
  * Background model of a packshot: a per-channel colour surface fitted robustly to the border band,
