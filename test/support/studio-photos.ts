@@ -61,7 +61,15 @@ function mirrorMesh(m: RenderMesh): RenderMesh {
   return { ...m, positions, indices, ...(m.normals ? { normals: m.normals.map((v, i) => (i % 3 === 1 ? -v : v)) } : {}) };
 }
 
-export type Backdrop = 'grey-d9' | 'grey-bf' | 'gradient' | 'offwhite-jpeg';
+/**
+ * `grey-d9`, `grey-bf`, `grey-cf`: uniform greys; `gradient`: a light-to-grey sweep with a vignette;
+ * `offwhite-jpeg` (#f6f3ed) and `offwhite-warm` (#f3efe8): off-white paper, shot with sensor noise
+ * and saved as JPEG.
+ */
+export type Backdrop = 'grey-d9' | 'grey-bf' | 'grey-cf' | 'gradient' | 'offwhite-jpeg' | 'offwhite-warm';
+
+/** Backdrops photographed with stronger sensor noise and saved as JPEG by default. */
+export const isOffWhite = (b: Backdrop) => b === 'offwhite-jpeg' || b === 'offwhite-warm';
 
 export interface SecondShoe {
   /** `left` / `right`: cut by that frame edge; `behind`: further back, partly hidden by the first. */
@@ -149,9 +157,9 @@ export async function studioPhoto(view: StudioView, opts: StudioOptions): Promis
       over(ghostOnly, a.mirror);
     }
   }
-  addNoise(image, opts.backdrop === 'offwhite-jpeg' ? 2.2 : 0.8, random);
+  addNoise(image, isOffWhite(opts.backdrop) ? 2.2 : 0.8, random);
   let out = image;
-  const q = opts.jpegQuality ?? (opts.backdrop === 'offwhite-jpeg' ? 80 : 0);
+  const q = opts.jpegQuality ?? (isOffWhite(opts.backdrop) ? 80 : 0);
   if (q > 0) out = await jpegRoundTrip(image, q);
 
   const n = S * SH;
@@ -228,7 +236,7 @@ function contactShadow(cut: RasterImage, b: Bounds): Float32Array {
   return out;
 }
 
-function makeBackdrop(kind: Backdrop, W: number, H: number): RasterImage {
+export function makeBackdrop(kind: Backdrop, W: number, H: number): RasterImage {
   const img = createRaster(W, H, [0, 0, 0, 255]);
   for (let y = 0; y < H; y++) {
     const v = (2 * y) / (H - 1) - 1;
@@ -237,7 +245,9 @@ function makeBackdrop(kind: Backdrop, W: number, H: number): RasterImage {
       let rgb: [number, number, number];
       if (kind === 'grey-d9') rgb = [217, 217, 217];
       else if (kind === 'grey-bf') rgb = [191, 191, 191];
+      else if (kind === 'grey-cf') rgb = [207, 207, 207];
       else if (kind === 'offwhite-jpeg') rgb = [246, 243, 237];
+      else if (kind === 'offwhite-warm') rgb = [243, 239, 232];
       else {
         // a sweep: light at the top, grey towards the floor, and a vignette darkening the corners
         const t = (v + 1) / 2;
@@ -252,7 +262,7 @@ function makeBackdrop(kind: Backdrop, W: number, H: number): RasterImage {
   return img;
 }
 
-function addNoise(img: RasterImage, sigma: number, random: () => number): void {
+export function addNoise(img: RasterImage, sigma: number, random: () => number): void {
   for (let i = 0; i < img.width * img.height; i++) {
     // luminance noise plus a little chroma noise, as a sensor makes it
     const l = gauss(random) * sigma;
@@ -260,7 +270,7 @@ function addNoise(img: RasterImage, sigma: number, random: () => number): void {
   }
 }
 
-async function jpegRoundTrip(img: RasterImage, quality: number): Promise<RasterImage> {
+export async function jpegRoundTrip(img: RasterImage, quality: number): Promise<RasterImage> {
   const jpg = await sharp(Buffer.from(img.data), { raw: { width: img.width, height: img.height, channels: 4 } }).removeAlpha().jpeg({ quality }).toBuffer();
   const { data, info } = await sharp(jpg).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
   return { width: info.width, height: info.height, data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) };
@@ -331,7 +341,7 @@ function flipX(img: RasterImage): RasterImage {
   return out;
 }
 
-function over(dst: RasterImage, src: RasterImage): void {
+export function over(dst: RasterImage, src: RasterImage): void {
   for (let i = 0; i < dst.width * dst.height; i++) {
     const o = i * 4;
     const a = src.data[o + 3] / 255;
@@ -340,7 +350,8 @@ function over(dst: RasterImage, src: RasterImage): void {
   }
 }
 
-function applyShadow(dst: RasterImage, shadow: Float32Array): void {
+/** Darkens `dst` by a factor 1 - shadow per pixel. */
+export function applyShadow(dst: RasterImage, shadow: Float32Array): void {
   for (let i = 0; i < shadow.length; i++) {
     const f = 1 - shadow[i];
     if (f >= 1) continue;
@@ -349,7 +360,7 @@ function applyShadow(dst: RasterImage, shadow: Float32Array): void {
 }
 
 /** Separable Gaussian blur with separate sigmas along x and y (edges clamped). */
-function gaussian(src: Float32Array, W: number, H: number, sx: number, sy: number): Float32Array {
+export function gaussian(src: Float32Array, W: number, H: number, sx: number, sy: number): Float32Array {
   const pass = (input: Float32Array, sigma: number, horizontal: boolean) => {
     const r = Math.ceil(3 * sigma);
     const k = new Float32Array(2 * r + 1);
