@@ -1,13 +1,14 @@
 /**
- * Garment segmentation from a packshot: a smooth background model fitted to the image border, a
- * colour-distance matte, morphological clean-up, hole filling and the largest component(s).
- * Transparent packshots use their own alpha instead of the background model.
+ * Garment segmentation from a packshot: the backdrop (a flat colour, a vignette or a studio sweep,
+ * fitted to the border with its noise; raster/backdrop.ts) flooded from the frame together with
+ * the shadows on it, morphological clean-up, enclosed regions filled (the inner back of a collar,
+ * prints of the backdrop's colour), the largest component(s) kept (a swing tag beside the garment,
+ * cut from it when its string is opened away, is not), then a soft matte along the outline.
+ * Transparent packshots use their own alpha instead of the backdrop model.
  */
 import type { RasterImage } from '../../../core/images.ts';
 import { FitroomError } from '../../../core/errors.ts';
-import { deltaE76, srgbToLab } from './color.ts';
-import type { ColourSurface } from '../raster/background-model.ts';
-import { bandArea, fitBackground, quantile, sampleBorder, selected } from '../raster/background-model.ts';
+import { backgroundDifference, estimateBackground, type BackgroundModel } from '../raster/backdrop.ts';
 import { fillHoles, labelComponents } from '../raster/components.ts';
 import { close, erode, open } from '../raster/morphology.ts';
 
@@ -24,35 +25,6 @@ export interface GarmentCutout {
 export interface SegmentOptions {
   /** Components at least this fraction of the largest one's area are kept (pairs of shoes, loose parts). */
   keepRatio?: number;
-}
-
-/**
- * Fits the background colour as a quadratic surface per channel to the border strip, trimming
- * outliers twice (garment parts that touch the border, dust, text). Distances are CIE76 in Lab;
- * the spread is the 80th percentile of the inliers' distances.
- */
-function fitGarmentBackground(img: RasterImage): { model: ColourSurface; spread: number } {
-  const { width: w, height: h } = img;
-  const strip = Math.max(2, Math.round(Math.min(w, h) * 0.02));
-  const step = Math.max(1, Math.ceil(Math.sqrt(bandArea(w, h, strip) / 6000)));
-  const samples = sampleBorder(img, { band: strip, step });
-  const lab1 = [0, 0, 0];
-  const lab2 = [0, 0, 0];
-  let spread = 0;
-  const { model } = fitBackground(samples, w, h, {
-    kind: 'quadratic',
-    rounds: 3,
-    residual: (r, g, b, m) => {
-      srgbToLab(r, g, b, lab1);
-      srgbToLab(m[0], m[1], m[2], lab2);
-      return deltaE76(lab1, lab2);
-    },
-    limit: (dist, inliers) => {
-      spread = quantile(selected(dist, inliers), 0.8);
-      return Math.max(6, spread * 3);
-    },
-  });
-  return { model, spread };
 }
 
 function hasTransparentBorder(img: RasterImage): boolean {
@@ -74,59 +46,134 @@ function hasTransparentBorder(img: RasterImage): boolean {
   return clear >= total * 0.5;
 }
 
+/** The mean of each pixel's 3x3 neighbourhood (clamped at the edges), alpha kept. */
+function boxMean3(img: RasterImage): RasterImage {
+  const { width: w, height: h, data } = img;
+  const out = new Uint8Array(data.length);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const o = (y * w + x) * 4;
+      for (let c = 0; c < 3; c++) {
+        let sum = 0;
+        for (let dy = -1; dy <= 1; dy++) {
+          const yy = Math.min(h - 1, Math.max(0, y + dy));
+          for (let dx = -1; dx <= 1; dx++) sum += data[(yy * w + Math.min(w - 1, Math.max(0, x + dx))) * 4 + c];
+        }
+        out[o + c] = Math.round(sum / 9);
+      }
+      out[o + 3] = data[o + 3];
+    }
+  }
+  return { width: w, height: h, data: out };
+}
+
+/**
+ * The garment as what a flood from the frame through the backdrop and its shadows does not reach
+ * (255 = garment). The backdrop is a colour surface fitted to the border (a plane, a vignette's
+ * quadratic or a studio sweep, with its noise level; raster/backdrop.ts). A pixel is backdrop when
+ * its colour is within the noise of the surface there. A shadow (a drop shadow under a hanging or
+ * flat-laid garment) only darkens the backdrop and keeps its hue: the flood takes such pixels while
+ * the luminance changes in small steps, so it stops at the garment's outline, where a step is sharp.
+ * Pixels lighter than the backdrop are never shadow: a white garment on a light grey or off-white
+ * card stands out by being lighter, even where its colour is close.
+ */
+function backdropFlood(img: RasterImage, bg: BackgroundModel): Uint8Array {
+  const { width: w, height: h } = img;
+  const n = w * h;
+  const diff = backgroundDifference(img, bg);
+  const noise = bg.noise;
+  const tLo = Math.max(6, 4 * noise);
+  const tLight = Math.max(4, 2.5 * noise);
+  const tGhost = Math.max(40, 10 * noise);
+  const step = Math.max(6, 3 * noise);
+  const epsilon = 0.5 * noise;
+  // the backdrop's chromaticity noise, from a band along the border: a shadow keeps the backdrop's
+  // chromaticity within it (scaled up as the shadow darkens), cloth of nearly the backdrop's
+  // colour seldom does (a cool white on a warm off-white card)
+  const band = Math.max(2, Math.round(Math.min(w, h) * 0.02));
+  const border: number[] = [];
+  for (let y = 0; y < h; y += 2) {
+    for (let x = 0; x < w; x += 2) {
+      if (x >= band && x < w - band && y >= band && y < h - band) continue;
+      const i = y * w + x;
+      if (diff.delta[i] <= tLo) border.push(diff.chroma[i]);
+    }
+  }
+  border.sort((p, q) => p - q);
+  const chromaNoise = border.length ? 1.4826 * border[border.length >> 1] : 0.002;
+  const tChroma = Math.max(0.004, 4 * chromaNoise);
+  const differs = new Uint8Array(n);
+  const shadowLike = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    // (lum / ratio is the backdrop's luminance there)
+    const lighter = diff.lum[i] - diff.lum[i] / Math.max(0.05, diff.ratio[i]) > tLight;
+    const ratio = diff.ratio[i];
+    differs[i] = diff.delta[i] > tLo || lighter || diff.chroma[i] > tChroma ? 1 : 0;
+    // a shadow: darker than the backdrop but not below 45 % of it, of its chromaticity
+    shadowLike[i] = !lighter && ratio >= 0.45 && diff.chroma[i] <= tChroma / Math.max(0.45, ratio) ? 1 : 0;
+  }
+  // the flood: backdrop pixels freely; shadow pixels by small luminance steps, and strong ones
+  // (a shadow's core) only while the path keeps darkening towards the garment, so a flat grey
+  // region (the grey inner back of a garment, grey cloth) beyond a shadow stops it. `run`: the
+  // steps without darkening on the path that reached a pixel.
+  const run = new Float32Array(n).fill(Infinity);
+  const queue: number[] = [];
+  const seed = (i: number) => {
+    if (run[i] === 0 || (differs[i] && !shadowLike[i]) || diff.delta[i] >= tGhost) return;
+    run[i] = 0;
+    queue.push(i);
+  };
+  for (let x = 0; x < w; x++) { seed(x); seed((h - 1) * w + x); }
+  for (let y = 0; y < h; y++) { seed(y * w); seed(y * w + w - 1); }
+  for (let head = 0; head < queue.length; head++) {
+    const p = queue[head];
+    const x = p % w;
+    const y = (p - x) / w;
+    for (let k = 0; k < 4; k++) {
+      const xx = x + (k === 0 ? -1 : k === 1 ? 1 : 0);
+      const yy = y + (k === 2 ? -1 : k === 3 ? 1 : 0);
+      if (xx < 0 || yy < 0 || xx >= w || yy >= h) continue;
+      const q = yy * w + xx;
+      let r = 0;
+      if (differs[q]) {
+        const dl = diff.lum[q] - diff.lum[p];
+        if (!shadowLike[q] || Math.abs(dl) > step) continue;
+        if (diff.delta[q] >= tGhost) {
+          r = dl < -epsilon ? 0 : run[p] + 1;
+          if (r > 3) continue;
+        }
+      }
+      if (r >= run[q]) continue;
+      run[q] = r;
+      queue.push(q);
+    }
+  }
+  // the 3x3 mean spread the garment's edge one pixel outwards: the outer pixel of what the flood
+  // left is given back to the backdrop (4-neighbours), which keeps narrow gaps (between trouser
+  // legs, under an arm) as wide as they are
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    if (run[i] !== Infinity) continue;
+    const x = i % w;
+    const edge = (x > 0 && run[i - 1] !== Infinity) || (x < w - 1 && run[i + 1] !== Infinity) || (i >= w && run[i - w] !== Infinity) || (i + w < n && run[i + w] !== Infinity);
+    out[i] = edge ? 0 : 255;
+  }
+  return out;
+}
+
 export function segmentGarment(img: RasterImage, opts: SegmentOptions = {}): GarmentCutout {
   const { width: w, height: h, data } = img;
   const n = w * h;
   const keepRatio = opts.keepRatio ?? 0.2;
   const transparent = hasTransparentBorder(img);
-  const bg = transparent ? null : fitGarmentBackground(img);
+  // the backdrop is modelled on a 3x3 mean of the photo: sensor noise and JPEG blocks average out,
+  // so a white garment a few levels off a light backdrop still stands out
+  const smooth = transparent ? null : boxMean3(img);
+  const bg = smooth ? estimateBackground(smooth) : null;
 
-  // 1. colour distance to the background model -> hard foreground mask
-  const raw = new Uint8Array(n);
-  const threshold = bg ? Math.max(7, bg.spread * 3 + 3) : 0;
-  const model = new Float64Array(3);
-  const lab1 = new Float64Array(3);
-  // the background model is smooth: its Lab values on a coarse grid, interpolated per pixel
-  const G = 8;
-  const gw = Math.ceil(w / G) + 1;
-  const gh = Math.ceil(h / G) + 1;
-  const gridLab = new Float64Array(gw * gh * 3);
-  if (bg) {
-    const tmp = new Float64Array(3);
-    for (let j = 0; j < gh; j++) {
-      for (let i = 0; i < gw; i++) {
-        bg.model.at(Math.min(w - 1, i * G), Math.min(h - 1, j * G), model);
-        srgbToLab(Math.round(model[0]), Math.round(model[1]), Math.round(model[2]), tmp);
-        gridLab.set(tmp, (j * gw + i) * 3);
-      }
-    }
-  }
-  for (let y = 0; y < h; y++) {
-    const j = Math.min(gh - 2, Math.floor(y / G));
-    const ty = Math.min(1, (y - j * G) / G);
-    for (let x = 0; x < w; x++) {
-      const p = y * w + x;
-      const i = p * 4;
-      if (!bg) {
-        raw[p] = data[i + 3] >= 128 ? 255 : 0;
-        continue;
-      }
-      if (data[i + 3] < 128) continue;
-      const gi = Math.min(gw - 2, Math.floor(x / G));
-      const tx = Math.min(1, (x - gi * G) / G);
-      const k00 = (j * gw + gi) * 3;
-      const k10 = k00 + 3;
-      const k01 = k00 + gw * 3;
-      const k11 = k01 + 3;
-      srgbToLab(data[i], data[i + 1], data[i + 2], lab1);
-      let d2 = 0;
-      for (let c = 0; c < 3; c++) {
-        const m = (gridLab[k00 + c] * (1 - tx) + gridLab[k10 + c] * tx) * (1 - ty) + (gridLab[k01 + c] * (1 - tx) + gridLab[k11 + c] * tx) * ty;
-        d2 += (lab1[c] - m) ** 2;
-      }
-      raw[p] = d2 > threshold * threshold ? 255 : 0;
-    }
-  }
+  // 1. the backdrop and its shadows, flooded from the frame (see backdropFlood); the rest is garment
+  const raw = smooth && bg ? backdropFlood(smooth, bg) : new Uint8Array(n);
+  if (!bg) for (let p = 0; p < n; p++) raw[p] = data[p * 4 + 3] >= 128 ? 255 : 0;
 
   // 2. clean-up: remove specks, seal seams, fill enclosed holes (prints matching the background)
   const diag = Math.hypot(w, h);
@@ -163,6 +210,7 @@ export function segmentGarment(img: RasterImage, opts: SegmentOptions = {}): Gar
   // 4. soft matte and colour decontamination in a thin band along the outline
   const interior = erode(finalMask, w, h, 2, disk);
   const out = new Uint8Array(n * 4);
+  const model = new Float64Array(3);
   const R = 3;
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
@@ -222,7 +270,7 @@ export function segmentGarment(img: RasterImage, opts: SegmentOptions = {}): Gar
         fg /= cnt;
         fb /= cnt;
       }
-      bg.model.at(x, y, model);
+      bg.surface.at(x, y, model);
       // alpha: projection of (C - B) onto (F - B), the colour-line assumption
       const ex = fr - model[0];
       const ey = fg - model[1];
