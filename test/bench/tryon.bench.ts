@@ -15,7 +15,7 @@ import path from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { LearnedPersonAnalyzer, classicalAnalysis } from '../../adapters/human/person-analyzer.ts';
 import { renderTryOn } from '../../adapters/builtin/tryon/render-tryon.ts';
-import { MARKS, REAL_PHOTOS, loadPhoto, measurePair, meetsTargets, type PairMetrics } from '../support/tryon-metrics.ts';
+import { MARKS, REAL_PHOTOS, dressMeetsTargets, loadPhoto, measureDress, measurePair, measureShoes, meetsTargets, shoesMeetTargets, type PairMetrics } from '../support/tryon-metrics.ts';
 
 const jpegUrl = async (file: string) => `data:image/jpeg;base64,${(await readFile(file)).toString('base64')}`;
 
@@ -48,6 +48,41 @@ async function realPairs(): Promise<void> {
   }
   printTable('Tops on real person photos (test/fixtures/real-photos, hand-marked boxes); % of each box', ['pair', 'analysis', 'coverage', 'face', 'legs', 'backgr.', 'hem left', 'meets'], rows);
   console.log(`targets: coverage >= 80, face <= 2, legs <= 5, background <= 2, hem left <= 20. Pairs meeting all: learned ${learnedOk} of ${MARKS.pairs.length}, classical (baseline) ${classicalOk} of ${MARKS.pairs.length}`);
+  await fullLengthPairs();
+}
+
+/** Dresses and shoes on the full-length photos (learned analysis). */
+async function fullLengthPairs(): Promise<void> {
+  const analyzer = new LearnedPersonAnalyzer();
+  const signal = new AbortController().signal;
+  const pct = (v: number | null) => (v === null ? '-' : (v * 100).toFixed(1));
+  const photo = (dir: string, name: string) => loadPhoto(path.join(REAL_PHOTOS, dir, name));
+  const rows: (string | number)[][] = [];
+  let ok = 0;
+  for (const p of MARKS.dressPairs) {
+    const person = await photo('persons', p.person);
+    const garment = await photo('garments', p.garment);
+    const t0 = performance.now();
+    const result = renderTryOn({ body: (await analyzer.analyze(person, signal)).body!, garments: { fullBody: garment }, quality: 'standard', preserveBackground: true });
+    const ms = performance.now() - t0;
+    const m = measureDress(person, garment, result, MARKS.fullLength[p.person]);
+    if (dressMeetsTargets(m)) ok++;
+    rows.push([`${p.person} + ${p.garment}`, pct(m.coverage), pct(m.face), pct(m.background), pct(m.oldLeft), m.uninformative ? 'uninformative' : dressMeetsTargets(m) ? 'yes' : 'no', ms.toFixed(0)]);
+  }
+  printTable('Dresses on real full-length photos (hand-marked boxes); % of each box', ['pair', 'coverage', 'face', 'backgr.', 'old left', 'meets', 'analysis+fit ms'], rows);
+  console.log(`targets: coverage of the chest-to-thigh box >= 80, face <= 2, background <= 2, old clothes left as they were <= 20 ('-': none marked). Pairs meeting all: ${ok} of ${MARKS.dressPairs.length}`);
+  const shoeRows: (string | number)[][] = [];
+  let shoesOk = 0;
+  for (const p of MARKS.shoePairs) {
+    const person = await photo('persons', p.person);
+    const packshot = await photo('garments', p.shoes);
+    const result = renderTryOn({ body: (await analyzer.analyze(person, signal)).body!, garments: { shoes: packshot }, quality: 'standard', preserveBackground: true });
+    const m = measureShoes(person, packshot, result, MARKS.fullLength[p.person]);
+    if (shoesMeetTargets(m)) shoesOk++;
+    shoeRows.push([`${p.person} + ${p.shoes}`, pct(m.coverage), pct(m.aboveAnkles), pct(m.background), m.uninformative ? 'uninformative' : shoesMeetTargets(m) ? 'yes' : 'no']);
+  }
+  printTable('Shoes on real full-length photos (hand-marked boxes); % of each box', ['pair', 'feet coverage', 'above ankles', 'backgr.', 'meets'], shoeRows);
+  console.log(`targets: coverage of the feet boxes >= 80, legs above the ankles <= 2, background <= 2. Pairs meeting all: ${shoesOk} of ${MARKS.shoePairs.length}`);
 }
 
 const FRESH_RUNS = 7;
