@@ -4,11 +4,15 @@
  * drop shadows and swing tags, and two shop photos on their own grey sweep and beige card.
  * Targets: IoU against the truth mask at least 0.95 on average and 0.92 on every photo; shadow
  * pixels kept at most 2 % of the garment's area; the inner back of the collar (and the neck label
- * on it) kept; the swing tag cut off.
+ * on it) kept; the swing tag cut off. Then two of them on real person photos, end to end.
  */
+import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { LearnedPersonAnalyzer } from '../../../../adapters/human/person-analyzer.ts';
+import { renderTryOn } from '../../../../adapters/builtin/tryon/render-tryon.ts';
 import { segmentGarment } from '../../../../adapters/builtin/tryon/segment-garment.ts';
-import { SHOP_PACKSHOTS, packshotName, scoreGarmentMask, shopPackshot, type GarmentMaskScore } from '../../../support/garment-packshots.ts';
+import { SHOP_PACKSHOTS, packshotName, scoreGarmentMask, shopPackshot, type GarmentMaskScore, type ShopPackshotSpec } from '../../../support/garment-packshots.ts';
+import { MARKS, REAL_PHOTOS, TARGETS, loadPhoto, measurePair } from '../../../support/tryon-metrics.ts';
 
 const scores: { name: string; score: GarmentMaskScore; tagged: boolean }[] = [];
 
@@ -45,4 +49,31 @@ describe('garment segmentation on shop packshots', () => {
     expect(tagged.length).toBeGreaterThanOrEqual(3);
     for (const { name, score } of tagged) expect(score.tagKept, name).toBeLessThanOrEqual(0.02);
   });
+});
+
+describe('a top from a shop packshot on a real person photo', () => {
+  // the shop's own photo on its grey sweep, and a garment on an off-white card with a hanger shadow
+  // and a swing tag; persons whose own top differs from the garment (informative pairs)
+  const pairs: { person: string; packshot: ShopPackshotSpec }[] = [
+    { person: '07966_00.jpg', packshot: { garment: '048554_1.jpg', backdrop: 'original' } },
+    { person: '05997_00.jpg', packshot: { garment: '050191_1.jpg', backdrop: 'offwhite-warm', shadow: 'hanger', tag: true } },
+  ];
+
+  it('meets the real-photo targets: garment over the chest-to-waist box, face, legs, background and old hem', async () => {
+    const analyzer = new LearnedPersonAnalyzer();
+    for (const { person: file, packshot } of pairs) {
+      const person = await loadPhoto(path.join(REAL_PHOTOS, 'persons', file));
+      const garment = (await shopPackshot(packshot)).image;
+      const a = await analyzer.analyze(person, new AbortController().signal);
+      const result = renderTryOn({ body: a.body!, garments: { top: garment }, quality: 'standard', preserveBackground: true });
+      const m = measurePair(person, garment, result, MARKS.persons[file]);
+      const pair = `${file} + ${packshotName(packshot)}`;
+      expect(m.uninformative, pair).toBe(false);
+      expect(m.coverage, pair).toBeGreaterThanOrEqual(TARGETS.coverage);
+      expect(m.face, pair).toBeLessThanOrEqual(TARGETS.face);
+      expect(m.legs, pair).toBeLessThanOrEqual(TARGETS.legs);
+      expect(m.background, pair).toBeLessThanOrEqual(TARGETS.background);
+      expect(m.hemLeft, pair).toBeLessThanOrEqual(TARGETS.hemLeft);
+    }
+  }, 120_000);
 });
