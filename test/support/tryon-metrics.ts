@@ -18,6 +18,8 @@ export interface PersonMarks {
   hemBand: Box;
   legs: Box;
   background: Box[];
+  /** One box per forearm (bare skin between elbow and wrist), on some photos. */
+  forearms?: Box[];
 }
 export interface RealPair {
   person: string;
@@ -41,6 +43,8 @@ export interface FullLengthMarks {
 export const MARKS: {
   persons: Record<string, PersonMarks>;
   pairs: RealPair[];
+  /** A long-sleeve and a short-sleeve top tried on each photo with forearm boxes. */
+  sleevePairs: { person: string; longSleeve: string; shortSleeve: string }[];
   fullLength: Record<string, FullLengthMarks>;
   dressPairs: { person: string; garment: string }[];
   shoePairs: { person: string; shoes: string }[];
@@ -180,6 +184,30 @@ export function measureBottom(person: RasterImage, result: RasterImage, marks: P
     background: Math.max(...marks.background.map((box) => boxShare(box, changed, w))),
   };
 }
+
+export interface ForearmMetrics {
+  /** Per forearm box: the share in the garment's colours. */
+  covered: number[];
+  /** Per forearm box: the share changed. */
+  changed: number[];
+}
+
+/** Sleeves on a person photo: the forearm boxes covered by the garment's colours, or left as they were. */
+export function measureForearms(person: RasterImage, packshot: RasterImage, result: RasterImage, forearms: Box[]): ForearmMetrics {
+  if (result.width !== person.width || result.height !== person.height) throw new Error(`result is ${result.width}x${result.height}, the photo ${person.width}x${person.height}`);
+  const w = person.width;
+  const pal = packshotPalette(packshot);
+  const a = [0, 0, 0];
+  const b = [0, 0, 0];
+  const changed = (i: number) => deltaE76(labAt(person, i, a), labAt(result, i, b)) > CHANGED;
+  return {
+    covered: forearms.map((box) => boxShare(box, (i) => pal.some((c) => deltaE76(labAt(result, i, a), c.colour) < 20), w)),
+    changed: forearms.map((box) => boxShare(box, changed, w)),
+  };
+}
+
+/** Sleeves: a long sleeve covers at least this share of each forearm box; a short one changes at most this much of it. */
+export const SLEEVE_TARGETS = { longCovered: 0.8, shortChanged: 0.05 };
 
 /** Bottoms: at most this much of the person in the legs box, face, top and background as they were. */
 export const BOTTOM_TARGETS = { oldLeft: 0.12, face: 0.02, top: 0.05, background: 0.02 };

@@ -9,6 +9,7 @@
 import type { RasterImage } from '../../../core/images.ts';
 import { PERSON_PART, type PersonBody } from '../../../core/ports/person-analyzer.ts';
 import type { Point } from '../../../core/twins/body.ts';
+import { largestComponent } from '../raster/components.ts';
 import { dilate } from '../raster/morphology.ts';
 import { deltaE76, srgbToLab } from './color.ts';
 import { prepareSource, sampleBilinear, type GarmentSource } from './garment-source.ts';
@@ -21,14 +22,39 @@ const median = (v: number[]) => {
   return s.length ? s[Math.floor(s.length / 2)] : 0;
 };
 
+/**
+ * One sleeve of the packshot: its axis from the shoulder seam (`start`, unit direction `dir`) to
+ * the cuff, its reach and length along that axis and, in `bins` equal steps of its reach, the
+ * offset of its middle across the axis and its half width (packshot pixels).
+ */
+interface SleeveShape {
+  side: -1 | 1;
+  start: Point;
+  dir: Point;
+  /** How far the sleeve's pixels reach along the axis (the bins span this). */
+  reach: number;
+  /** Seam to the middle of the opening. */
+  length: number;
+  bins: { centre: number; half: number }[];
+}
+
 /** The packshot's body panel and sleeves, from the garment's mask. */
 interface TopShape {
   centre: number;
   halfWidth: number;
   shoulderY: number;
   hemY: number;
-  sleeves: { side: -1 | 1; start: Point; end: Point; halfWidth: number }[];
+  sleeves: SleeveShape[];
 }
+
+/** Bins along a packshot sleeve. */
+const SLEEVE_BINS = 24;
+/**
+ * The arm from the shoulder to the wrist is about this many times the garment's flat body width
+ * (a long sleeve, shoulder seam to cuff, about 65 cm on a 50 cm wide top): a sleeve's share of
+ * the arm is its length over this (a T-shirt's sleeve about a third).
+ */
+const ARM_PER_BODY_WIDTH = 1.3;
 
 function topShape(cut: GarmentCutout): TopShape | null {
   const w = cut.image.width;
@@ -64,24 +90,70 @@ function topShape(cut: GarmentCutout): TopShape | null {
   }
   const shoulderY = median(tops);
   const hemY = median(bottoms);
-  // sleeves: garment pixels beside the panel above its lower third
-  const sleeves: TopShape['sleeves'] = [];
+  // sleeves: garment pixels beyond the body's side, down to the hem (a long sleeve hangs beside
+  // the body). The body's side in a row is the end of the garment's run from the middle, unless
+  // that run reaches well beyond the panel (a sleeve attached to it): there the side below holds.
+  const sleeves: SleeveShape[] = [];
+  const cx = Math.round(centre);
   for (const side of [-1, 1] as const) {
     const start = { x: centre + side * halfWidth, y: shoulderY + 0.06 * H };
-    const pts: { x: number; y: number; d: number }[] = [];
-    for (let y = by0; y < by0 + 0.75 * H; y += 2) {
-      for (let x = side < 0 ? bx0 : Math.ceil(centre + halfWidth + 2); side < 0 ? x < centre - halfWidth - 2 : x <= bx1; x += 2) {
-        if (on(x, y)) pts.push({ x, y, d: Math.hypot(x - start.x, y - start.y) });
+    const bodyEdge = new Float32Array(by1 + 1);
+    let below = centre + side * halfWidth;
+    for (let y = by1; y >= by0; y--) {
+      let x = cx;
+      if (on(x, y)) while (x + side >= 0 && x + side < w && on(x + side, y)) x += side;
+      const reach = Math.abs(x - centre);
+      if (reach <= 1.15 * halfWidth && on(cx, y)) below = x;
+      bodyEdge[y] = reach <= 1.15 * halfWidth ? x : below;
+    }
+    const beside = new Uint8Array(w * cut.image.height);
+    for (let y = Math.round(shoulderY); y <= by1; y++) {
+      const edge = bodyEdge[y] + side * 2;
+      for (let x = side < 0 ? bx0 : Math.ceil(edge); side < 0 ? x < edge : x <= bx1; x++) {
+        if (on(x, y)) beside[y * w + x] = 1;
       }
     }
-    if (pts.length < 20) continue;
-    pts.sort((a, b) => b.d - a.d);
-    const far = pts.slice(0, Math.max(3, Math.round(pts.length * 0.08)));
-    const end = { x: far.reduce((s, p) => s + p.x, 0) / far.length, y: far.reduce((s, p) => s + p.y, 0) / far.length };
-    const len = Math.hypot(end.x - start.x, end.y - start.y);
-    if (len < 0.08 * H) continue;
-    // the sleeve's half width: its pixel count over its length
-    sleeves.push({ side, start, end, halfWidth: Math.max(2, (pts.length * 4) / len / 2) });
+    // the sleeve is the largest piece (corners of the hem beside the panel drop out)
+    const sleeveMask = largestComponent(beside, w, cut.image.height);
+    const pts: Point[] = [];
+    for (let y = Math.round(shoulderY); y <= by1; y++) for (let x = bx0; x <= bx1; x++) if (sleeveMask[y * w + x]) pts.push({ x, y });
+    if (pts.length < 80) continue;
+    // the axis: from the shoulder seam through the sleeve's centroid (outwards and down for a
+    // short sleeve, down for a long one hanging beside the body)
+    const mean = { x: pts.reduce((a, p) => a + p.x, 0) / pts.length, y: pts.reduce((a, p) => a + p.y, 0) / pts.length };
+    const meanLen = Math.hypot(mean.x - start.x, mean.y - start.y);
+    if (meanLen < 1) continue;
+    const dir = { x: (mean.x - start.x) / meanLen, y: (mean.y - start.y) / meanLen };
+    // along the axis (t) and across it (s), the normal turning the axis by a quarter as on the person
+    const ts = pts.map((p) => (p.x - start.x) * dir.x + (p.y - start.y) * dir.y);
+    const reach = ts.slice().sort((a, b) => a - b)[Math.floor(0.98 * (ts.length - 1))];
+    if (reach < 0.08 * H) continue;
+    const across: number[][] = Array.from({ length: SLEEVE_BINS }, () => []);
+    pts.forEach((p, k) => {
+      const b = Math.floor((ts[k] / reach) * SLEEVE_BINS);
+      if (b >= 0 && b < SLEEVE_BINS) across[b].push((p.x - start.x) * -dir.y + (p.y - start.y) * dir.x);
+    });
+    const bins: SleeveShape['bins'] = [];
+    for (const a of across) {
+      if (a.length < 3) { bins.push({ centre: NaN, half: NaN }); continue; }
+      a.sort((p, q) => p - q);
+      const lo = a[Math.floor(0.03 * (a.length - 1))];
+      const hi = a[Math.ceil(0.97 * (a.length - 1))];
+      bins.push({ centre: (lo + hi) / 2, half: Math.max(1, (hi - lo) / 2) });
+    }
+    // empty bins (near the seam where the sleeve starts beside the panel) take the nearest filled one
+    for (let b = 0; b < SLEEVE_BINS; b++) {
+      if (!Number.isNaN(bins[b].centre)) continue;
+      for (let d = 1; d < SLEEVE_BINS; d++) {
+        const k = [b + d, b - d].find((j) => j >= 0 && j < SLEEVE_BINS && !Number.isNaN(bins[j].centre));
+        if (k !== undefined) { bins[b] = { ...bins[k] }; break; }
+      }
+    }
+    if (bins.some((b) => Number.isNaN(b.centre))) continue;
+    // the sleeve's length from the seam to the middle of its opening: the farthest reach along
+    // the axis less the opening's half width (a short sleeve's opening is slanted to the axis)
+    const length = Math.max(0.5 * reach, reach - bins[SLEEVE_BINS - 1].half);
+    sleeves.push({ side, start, dir, reach, length, bins });
   }
   return { centre, halfWidth, shoulderY, hemY, sleeves };
 }
@@ -258,61 +330,197 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
     }
   }
 
-  // sleeves along the arms
+  // sleeves along the arms, in front of the panel
   for (const sleeve of shape.sleeves) {
-    // image side -1 is the subject's right
-    const el = sleeve.side < 0 ? L.rightElbow : L.leftElbow;
-    const wr = sleeve.side < 0 ? L.rightWrist : L.leftWrist;
-    const start = { x: sleeve.side < 0 ? tipL + 0.1 * sw : tipR - 0.1 * sw, y: topY + 0.08 * sw };
-    const axis = [start, el, wr, { x: wr.x + (wr.x - el.x) * 0.3, y: wr.y + (wr.y - el.y) * 0.3 }];
-    const gLen = Math.hypot(sleeve.end.x - sleeve.start.x, sleeve.end.y - sleeve.start.y);
-    const s = sy;
-    const tLen = gLen * s;
-    const gd = { x: (sleeve.end.x - sleeve.start.x) / gLen, y: (sleeve.end.y - sleeve.start.y) / gLen };
-    const gn = { x: -gd.y, y: gd.x };
-    const reach = sleeve.halfWidth * s * 1.6;
-    const xs = axis.map((p) => p.x);
-    const ys = axis.map((p) => p.y);
-    const bx0 = Math.max(0, Math.floor(Math.min(...xs) - reach));
-    const bx1 = Math.min(w - 1, Math.ceil(Math.max(...xs) + reach));
-    const by0 = Math.max(0, Math.floor(Math.min(...ys) - reach));
-    const by1 = Math.min(h - 1, Math.ceil(Math.max(...ys) + reach));
-    for (let y = by0; y <= by1; y++) {
-      for (let x = bx0; x <= bx1; x++) {
-        const i = y * w + x;
-        if (blocked(i)) continue;
-        // nearest point on the arm's polyline: arc length u and signed offset v
-        let best = Infinity;
-        let u = 0;
-        let v = 0;
-        let acc = 0;
-        for (let k = 1; k < axis.length; k++) {
-          const a = axis[k - 1];
-          const b = axis[k];
-          const len = Math.hypot(b.x - a.x, b.y - a.y) || 1e-6;
-          const d = { x: (b.x - a.x) / len, y: (b.y - a.y) / len };
-          const t = Math.max(0, Math.min(len, (x - a.x) * d.x + (y - a.y) * d.y));
-          const qx = a.x + d.x * t;
-          const qy = a.y + d.y * t;
-          const dist = Math.hypot(x - qx, y - qy);
-          if (dist < best) {
-            best = dist;
-            u = acc + t;
-            v = (x - qx) * -d.y + (y - qy) * d.x;
+    drawSleeve(layer, sleeve, shape, body, near, src, sw);
+  }
+  closeGaps(layer, arm, body.mask, Math.max(2, Math.round(0.08 * sw)));
+  return { oldTop };
+}
+
+/**
+ * Where the person (not bare arm skin) still shows in a thin run (at most `gap` pixels, along a row
+ * or a column) between cloth the new top drew on both sides (between a sleeve and the panel beside
+ * it), that run takes the cloth of its nearer end: the sleeve joins the torso without a seam.
+ */
+function closeGaps(layer: Layer, bareArm: Uint8Array, mask: Uint8Array, gap: number): void {
+  const { width: w, height: h, data } = layer;
+  const drawn = (i: number) => data[i * 4 + 3] > 0.5;
+  const fills: [number, number][] = [];
+  for (const [count, len, at] of [
+    [h, w, (line: number, k: number) => line * w + k],
+    [w, h, (line: number, k: number) => k * w + line],
+  ] as const) {
+    for (let line = 0; line < count; line++) {
+      let last = -1;
+      for (let k = 0; k < len; k++) {
+        const i = at(line, k);
+        if (drawn(i)) {
+          if (last >= 0 && k - last > 1 && k - last - 1 <= gap) {
+            let ok = true;
+            for (let m = last + 1; m < k && ok; m++) ok = !!mask[at(line, m)] && !bareArm[at(line, m)];
+            if (ok) for (let m = last + 1; m < k; m++) fills.push([at(line, m), m - last <= k - m ? at(line, last) : i]);
           }
-          acc += len;
+          last = k;
         }
-        if (u > tLen || best > reach) continue;
-        const gx = sleeve.start.x + gd.x * (u / s) + gn.x * (v / s);
-        const gyy = sleeve.start.y + gd.y * (u / s) + gn.y * (v / s);
-        // only the sleeve's own pixels (beside the panel)
-        if (sleeve.side * (gx - shape.centre) < shape.halfWidth * 0.92) continue;
-        sampleBilinear(src, gx, gyy, px);
-        put(i);
       }
     }
   }
-  return { oldTop };
+  for (const [i, from] of fills) {
+    if (drawn(i)) continue;
+    for (let c = 0; c < 4; c++) data[i * 4 + c] = data[from * 4 + c];
+  }
+}
+
+/** Linear interpolation in a packshot sleeve's bins at `t` along it. */
+function sleeveAt(sleeve: SleeveShape, t: number): { centre: number; half: number } {
+  const f = Math.max(0, Math.min(SLEEVE_BINS - 1, (t / sleeve.reach) * SLEEVE_BINS - 0.5));
+  const b = Math.floor(f);
+  const c = Math.min(SLEEVE_BINS - 1, b + 1);
+  const k = f - b;
+  const p = sleeve.bins[b];
+  const q = sleeve.bins[c];
+  return { centre: p.centre + (q.centre - p.centre) * k, half: p.half + (q.half - p.half) * k };
+}
+
+/**
+ * One packshot sleeve laid along the person's arm: from the shoulder keypoint over the elbow
+ * towards the wrist, as far as the sleeve's share of the arm reaches (its length over
+ * ARM_PER_BODY_WIDTH body widths; a long sleeve ends at the wrist, never on the hand). Across the
+ * arm it spans the arm's own width, measured on the person mask either side of the axis (never
+ * thinner than the arm, so no skin shows inside it), plus a thin ease; the packshot sleeve's width
+ * is stretched to it. Drawn in front of the body panel (an arm is in front of the torso); only
+ * face, hair and pixels away from the person are left out.
+ */
+function drawSleeve(layer: Layer, sleeve: SleeveShape, shape: TopShape, body: PersonBody & { parts: Uint8Array }, near: Uint8Array, src: GarmentSource, sw: number): void {
+  const { width: w, height: h } = layer;
+  const { mask, parts } = body;
+  const L = body.landmarks;
+  // image side -1 is the subject's right
+  const axis = sleeve.side < 0 ? [L.rightShoulder, L.rightElbow, L.rightWrist] : [L.leftShoulder, L.leftElbow, L.leftWrist];
+  const segs = [0, 1].map((k) => {
+    const a = axis[k];
+    const b = axis[k + 1];
+    const len = Math.hypot(b.x - a.x, b.y - a.y) || 1e-6;
+    return { a, len, d: { x: (b.x - a.x) / len, y: (b.y - a.y) / len } };
+  });
+  const armLen = segs[0].len + segs[1].len;
+  const share = Math.min(1, sleeve.length / (ARM_PER_BODY_WIDTH * 2 * shape.halfWidth));
+  const uEnd = share * armLen;
+  if (uEnd < 2) return;
+  const pointAt = (u: number) => {
+    const k = u <= segs[0].len ? 0 : 1;
+    const s = segs[k];
+    const t = k === 0 ? u : u - segs[0].len;
+    return { q: { x: s.a.x + s.d.x * t, y: s.a.y + s.d.y * t }, d: s.d, k };
+  };
+  // the arm's extent either side of the axis (+: along the normal (-d.y, d.x)), every STEP pixels
+  const STEP = 2;
+  const cap = 0.25 * sw;
+  const nS = Math.floor(uEnd / STEP) + 1;
+  const ext = [new Float32Array(nS), new Float32Array(nS)];
+  const segOf = new Uint8Array(nS);
+  for (let j = 0; j < nS; j++) {
+    const { q, d, k } = pointAt(j * STEP);
+    segOf[j] = k;
+    for (const [e, sgn] of [[0, 1], [1, -1]] as const) {
+      let r = 0;
+      let armEnd = -1;
+      while (r < cap) {
+        const x = Math.round(q.x + sgn * -d.y * (r + 1));
+        const y = Math.round(q.y + sgn * d.x * (r + 1));
+        if (x < 0 || y < 0 || x >= w || y >= h) break;
+        const i = y * w + x;
+        if (!mask[i] || parts[i] === PERSON_PART.face || parts[i] === PERSON_PART.hair) break;
+        if (armEnd < 0 && parts[i] !== PERSON_PART.arm) armEnd = r;
+        r++;
+      }
+      // a ray that runs on into the torso (an arm beside the body): the arm ends where the parsing
+      // ends it, else it tells nothing and is filled in below
+      ext[e][j] = r < cap ? r : armEnd > 2 ? armEnd : NaN;
+    }
+  }
+  const floor = 0.06 * sw;
+  for (const e of ext) {
+    for (const k of [0, 1]) {
+      const valid: number[] = [];
+      for (let j = 0; j < nS; j++) if (segOf[j] === k && !Number.isNaN(e[j])) valid.push(e[j]);
+      const other: number[] = [];
+      for (const o of ext) for (let j = 0; j < nS; j++) if (segOf[j] === k && !Number.isNaN(o[j])) other.push(o[j]);
+      const typical = Math.max(floor, valid.length >= 3 ? median(valid) : other.length >= 3 ? median(other) : 0.12 * sw);
+      for (let j = 0; j < nS; j++) if (segOf[j] === k) e[j] = Math.max(floor, Math.min(1.4 * typical, Number.isNaN(e[j]) ? typical : e[j]));
+    }
+    // a running median along the arm smooths the outline
+    const copy = Array.from(e);
+    for (let j = 0; j < nS; j++) e[j] = median(copy.slice(Math.max(0, j - 4), j + 5));
+  }
+  const extAt = (e: 0 | 1, u: number) => ext[e][Math.max(0, Math.min(nS - 1, Math.round(u / STEP)))];
+  const ease = Math.max(2, 0.02 * sw);
+
+  let maxExt = 0;
+  for (const e of ext) for (const v of e) maxExt = Math.max(maxExt, v);
+  const reach = maxExt + ease + 1;
+  const ends = [axis[0], pointAt(Math.min(uEnd, segs[0].len)).q, pointAt(uEnd).q];
+  const bx0 = Math.max(0, Math.floor(Math.min(...ends.map((p) => p.x)) - reach));
+  const bx1 = Math.min(w - 1, Math.ceil(Math.max(...ends.map((p) => p.x)) + reach));
+  const by0 = Math.max(0, Math.floor(Math.min(...ends.map((p) => p.y)) - reach));
+  const by1 = Math.min(h - 1, Math.ceil(Math.max(...ends.map((p) => p.y)) + reach));
+  const px = new Float32Array(4);
+  const nx = -sleeve.dir.y;
+  const ny = sleeve.dir.x;
+  for (let y = by0; y <= by1; y++) {
+    for (let x = bx0; x <= bx1; x++) {
+      const i = y * w + x;
+      const p = parts[i];
+      if (p === PERSON_PART.face || p === PERSON_PART.hair || !near[i]) continue;
+      // nearest point on the arm's axis: arc length u, signed offset v, distance
+      let best = Infinity;
+      let u = 0;
+      let v = 0;
+      let acc = 0;
+      for (let k = 0; k < 2; k++) {
+        const { a, len, d } = segs[k];
+        const raw = (x - a.x) * d.x + (y - a.y) * d.y;
+        // before the shoulder keypoint (the shoulder's cap) only what the panel left bare, on the body
+        if (k === 0 && raw < -ease) {
+          if (layer.data[i * 4 + 3] > 0.5 || !mask[i]) { best = -1; break; }
+        }
+        // past the wrist (the hand) the last segment is not clamped: u runs beyond the arm
+        const t = k === 1 ? Math.max(0, raw) : Math.max(0, Math.min(len, raw));
+        const qx = a.x + d.x * Math.min(t, len);
+        const qy = a.y + d.y * Math.min(t, len);
+        const cross = (x - qx) * -d.y + (y - qy) * d.x;
+        const dist = t > len ? Math.abs(cross) : Math.hypot(x - qx, y - qy);
+        if (dist < best) {
+          best = dist;
+          u = acc + t;
+          v = t > len ? cross : Math.sign(cross) * dist;
+        }
+        acc += len;
+      }
+      if (best < 0 || u > uEnd) continue;
+      const e = v >= 0 ? extAt(0, u) : extAt(1, u);
+      if (Math.abs(v) > e + ease) continue;
+      // the packshot: along the sleeve in proportion, across it from its middle to 0.9 of its half width
+      const t = (u / uEnd) * sleeve.reach;
+      const at = sleeveAt(sleeve, t);
+      const across = Math.max(-1, Math.min(1, v / e));
+      let s = at.centre + across * 0.9 * at.half;
+      sampleBilinear(src, sleeve.start.x + sleeve.dir.x * t + nx * s, sleeve.start.y + sleeve.dir.y * t + ny * s, px);
+      if (px[3] < 0.3) {
+        s = at.centre;
+        sampleBilinear(src, sleeve.start.x + sleeve.dir.x * t + nx * s, sleeve.start.y + sleeve.dir.y * t + ny * s, px);
+      }
+      if (px[3] < 0.05) continue;
+      // opaque cloth in front of what the panel drew
+      const o = i * 4;
+      const k = 1 / px[3];
+      layer.data[o] = px[0] * k;
+      layer.data[o + 1] = px[1] * k;
+      layer.data[o + 2] = px[2] * k;
+      layer.data[o + 3] = 1;
+    }
+  }
 }
 
 /**

@@ -1,18 +1,20 @@
 /**
  * Tops on real person photos (test/fixtures/real-photos): every pair meets the acceptance targets
  * on the hand-marked boxes: the garment covers the chest-to-waist box, the face, legs and
- * background stay as they were, the old top's hem is hidden.
+ * background stay as they were, the old top's hem is hidden. Sleeves: a long-sleeve top covers
+ * the marked forearms, a T-shirt leaves them as they were.
  */
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LearnedPersonAnalyzer } from '../../../../adapters/human/person-analyzer.ts';
 import { renderTryOn } from '../../../../adapters/builtin/tryon/render-tryon.ts';
-import { BOTTOM_TARGETS, MARKS, REAL_PHOTOS, TARGETS, loadPhoto, measureBottom, measurePair, type BottomMetrics, type PairMetrics } from '../../../support/tryon-metrics.ts';
+import { BOTTOM_TARGETS, MARKS, REAL_PHOTOS, SLEEVE_TARGETS, TARGETS, loadPhoto, measureBottom, measureForearms, measurePair, type BottomMetrics, type ForearmMetrics, type PairMetrics } from '../../../support/tryon-metrics.ts';
 import type { RasterImage } from '../../../../core/images.ts';
 
 const analyzer = new LearnedPersonAnalyzer();
 const measured: { pair: string; m: PairMetrics; person: RasterImage; result: RasterImage }[] = [];
 const bottoms: { pair: string; m: BottomMetrics }[] = [];
+const sleeves: { pair: string; long: ForearmMetrics; short: ForearmMetrics }[] = [];
 /** The real trousers packshot (light wash jeans on white). */
 const JEANS = '051946_1.jpg';
 
@@ -27,7 +29,18 @@ beforeAll(async () => {
     const bottom = renderTryOn({ body: a.body!, garments: { bottom: jeans }, quality: 'standard', preserveBackground: true });
     bottoms.push({ pair: `${p.person} + ${JEANS}`, m: measureBottom(person, bottom, MARKS.persons[p.person]) });
   }
-}, 240_000);
+  for (const sp of MARKS.sleevePairs) {
+    const person = await loadPhoto(path.join(REAL_PHOTOS, 'persons', sp.person));
+    const a = await analyzer.analyze(person, new AbortController().signal);
+    const forearms = MARKS.persons[sp.person].forearms!;
+    const [long, short] = await Promise.all([sp.longSleeve, sp.shortSleeve].map(async (g) => {
+      const garment = await loadPhoto(path.join(REAL_PHOTOS, 'garments', g));
+      const result = renderTryOn({ body: a.body!, garments: { top: garment }, quality: 'standard', preserveBackground: true });
+      return measureForearms(person, garment, result, forearms);
+    }));
+    sleeves.push({ pair: `${sp.person} + ${sp.longSleeve} / ${sp.shortSleeve}`, long, short });
+  }
+}, 300_000);
 
 describe('tops on real person photos', () => {
   it('every pair is informative (the garment does not share the colours of the person own top)', () => {
@@ -56,6 +69,17 @@ describe('tops on real person photos', () => {
       // the top-left corner is background in every fixture
       for (let i = 0; i < 20; i++) expect(result.data[i * 4], pair).toBe(person.data[i * 4]);
     }
+  });
+});
+
+describe('sleeves on real person photos', () => {
+  it('a long-sleeve top covers at least 80 % of each marked forearm with its colours', () => {
+    expect(sleeves).toHaveLength(MARKS.sleevePairs.length);
+    for (const { pair, long } of sleeves) for (const c of long.covered) expect(c, pair).toBeGreaterThanOrEqual(SLEEVE_TARGETS.longCovered);
+  });
+
+  it('a short-sleeve T-shirt changes at most 5 % of each marked forearm', () => {
+    for (const { pair, short } of sleeves) for (const c of short.changed) expect(c, pair).toBeLessThanOrEqual(SLEEVE_TARGETS.shortChanged);
   });
 });
 
