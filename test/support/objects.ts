@@ -132,7 +132,8 @@ function paintTexture(size: number, seed: number, paint: (x: number, y: number, 
 /**
  * An ankle boot, 27 cm long and 17 cm high: a foot part with toe spring and a raised heel seat on
  * a 3.5 cm block heel (the arch shows background between heel and tread in side views), and an
- * open shaft whose inner wall and insole are seen from above. Brown leather with stitching, an
+ * open shaft whose inner wall and insole are seen from above; the foot part is hollow (a lining
+ * over an insole reaching into the toe box), as a real boot is. Brown leather with stitching, an
  * elastic side panel, a dark sole.
  */
 export function ankleBoot(): TestObject {
@@ -207,6 +208,23 @@ export function ankleBoot(): TestObject {
     if (!inside) kept.push(foot.indices[t], foot.indices[t + 1], foot.indices[t + 2]);
   }
   foot.indices = Uint32Array.from(kept);
+  // the foot part is hollow like a real boot's: a lining 4 mm inside the upper, over an insole
+  // that follows the sole, from the shaft to the toe box (behind it lies the shaft's own inside)
+  const lining = gridSurface(N, 60, (s, v) => {
+    const x = sx + (0.93 * L - sx) * v;
+    const yb = soleBottom(x) + soleT + 0.008, yt = footTop(x) - wall;
+    const [z, y] = superellipse(2 * Math.PI * s, halfWidth(x) - wall, (yt - yb) / 2, 3);
+    // the toe end closes over its last 12 %
+    const e = v > 0.88 ? (v - 0.88) / 0.12 : 0;
+    const cap = Math.sqrt(Math.max(0, 1 - e * e));
+    return [x, (yb + yt) / 2 + y * (0.35 + 0.65 * cap), centreZ(x) + z * cap];
+  }, true, [0, 0.75, 0.5, 1], true);
+  const liningKept: number[] = [];
+  for (let t = 0; t < lining.indices.length; t += 3) {
+    const inside = [0, 1, 2].every((c) => { const k = lining.indices[t + c] * 3; return insideShaft(lining.positions[k], lining.positions[k + 1] + 0.01, lining.positions[k + 2]); });
+    if (!inside) liningKept.push(lining.indices[t], lining.indices[t + 1], lining.indices[t + 2]);
+  }
+  lining.indices = Uint32Array.from(liningKept);
   // block heel: a tapered box under the heel seat
   const heelBlock = gridSurface(4 * 24, 12, (s, v) => {
     const [dx, dz] = superellipse(2 * Math.PI * s, 0.035 - 0.006 * (1 - v), 0.028 - 0.004 * (1 - v), 6);
@@ -216,7 +234,7 @@ export function ankleBoot(): TestObject {
     const [dx, dz] = superellipse(2 * Math.PI * s, (0.035 - 0.006) * (1 - v), (0.028 - 0.004) * (1 - v), 6);
     return [0.045 + dx, 0, centreZ(0.045) + dz];
   }, true, [0.5, 0.75, 1, 1], true);
-  return finish('ankle boot', 'shoe', [merge([foot, outer, inner, rim, insole, heelBlock, heelCap], tex)], 'modelled in test/support/objects.ts (parametric surfaces, painted texture)');
+  return finish('ankle boot', 'shoe', [merge([foot, lining, outer, inner, rim, insole, heelBlock, heelCap], tex)], 'modelled in test/support/objects.ts (parametric surfaces, painted texture)');
 }
 
 /**
@@ -375,6 +393,7 @@ export function measureShape(recon: Surface, truth: Surface, threshold: number, 
   const mean = (d: Float64Array) => d.reduce((a, v) => a + v, 0) / d.length;
   const within = (d: Float64Array) => d.reduce((a, v) => a + (v <= threshold ? 1 : 0), 0) / d.length;
   const precision = within(dr), recall = within(dt);
+  (globalThis as any).__detail = { rp, dr, tps, dt, t };
   return { chamfer: (mean(dr) + mean(dt)) / 2, precision, recall, fscore: precision + recall > 0 ? (2 * precision * recall) / (precision + recall) : 0, threshold, scale };
 }
 

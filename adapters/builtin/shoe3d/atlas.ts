@@ -24,7 +24,12 @@ export interface AtlasMesh {
 
 const AXES: [number, number, number][] = [[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]];
 
-export function buildAtlas(mesh: TriMesh, size: number, gutter = 4): AtlasMesh {
+/**
+ * `density` (optional, per face, in (0, 1]) scales a face's share of texels: faces no photo can see
+ * (a shoe's lining) take less of the atlas, so the outside keeps its resolution. Faces of different
+ * densities never share a chart.
+ */
+export function buildAtlas(mesh: TriMesh, size: number, gutter = 4, density?: Float32Array): AtlasMesh {
   const { positions: p, indices: idx } = mesh;
   const nf = idx.length / 3;
   const normals = new Float32Array(nf * 3);
@@ -59,6 +64,8 @@ export function buildAtlas(mesh: TriMesh, size: number, gutter = 4): AtlasMesh {
   // 2. charts = edge-connected components of equal label, with in-chart overlaps moved out
   const faceChart = new Int32Array(nf).fill(-1);
   const chartAxis: number[] = [];
+  const chartDensity: number[] = [];
+  const dens = (f: number) => density?.[f] ?? 1;
   let pending: number[] = Array.from({ length: nf }, (_, f) => f);
   const texel = Math.sqrt(totalArea(areas) / (size * size * 0.55));
   for (let round = 0; round < 8 && pending.length > 0; round++) {
@@ -69,6 +76,7 @@ export function buildAtlas(mesh: TriMesh, size: number, gutter = 4): AtlasMesh {
       if (faceChart[seed] >= 0 || !pendingSet[seed]) continue;
       const chart = chartAxis.length;
       chartAxis.push(label[seed]);
+      chartDensity.push(dens(seed));
       const members: number[] = [];
       const stack = [seed];
       faceChart[seed] = chart;
@@ -77,7 +85,7 @@ export function buildAtlas(mesh: TriMesh, size: number, gutter = 4): AtlasMesh {
         members.push(f);
         for (let k = 0; k < 3; k++) {
           const g = adjacency[f * 3 + k];
-          if (g >= 0 && pendingSet[g] && faceChart[g] < 0 && label[g] === label[seed]) {
+          if (g >= 0 && pendingSet[g] && faceChart[g] < 0 && label[g] === label[seed] && dens(g) === dens(seed)) {
             faceChart[g] = chart;
             stack.push(g);
           }
@@ -94,6 +102,7 @@ export function buildAtlas(mesh: TriMesh, size: number, gutter = 4): AtlasMesh {
   for (const f of pending) {
     faceChart[f] = chartAxis.length;
     chartAxis.push(label[f]);
+    chartDensity.push(dens(f));
   }
   // 3. split vertices per chart and project
   const key = new Map<number, number>();
@@ -112,7 +121,7 @@ export function buildAtlas(mesh: TriMesh, size: number, gutter = 4): AtlasMesh {
         key.set(id, out);
         srcVertex.push(v);
         const [a, b] = project(p, v, chartAxis[chart]);
-        planar.push(a, b);
+        planar.push(a * chartDensity[chart], b * chartDensity[chart]);
       }
       indices[f * 3 + k] = out;
     }

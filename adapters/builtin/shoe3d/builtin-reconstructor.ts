@@ -127,19 +127,17 @@ export class BuiltinProductReconstructor implements ProductReconstructor {
     }
     if (sils.length === 0) throw new FitroomError('IMAGE_INVALID', 'No photo shows a product that stands out from its background: send packshots of one shoe or bag on a plain, light background, filling a good part of the frame');
     progress(0.05);
-    const choice = chooseAngles(sils, given);
+    const choice = await chooseAngles(sils, given, abort);
     const angles = choice.angles;
     note(`views: ${sils.length}; angles ${angles.map((a) => Math.round(a)).join('/')} deg (${choice.layout}${choice.scores.length > 1 ? `; silhouette consistency ${choice.scores.map((s) => `${s.layout} ${s.deficit.toFixed(4)}`).join(', ')}` : ''})`);
-    let elevationDeg = 0;
     if (sils.length > 1 && new Set(angles.map((a) => Math.round(((a % 180) + 180) % 180))).size > 1) {
       if (hintedElevations.length) {
         // one elevation for all photos: the mean of the hints
-        elevationDeg = Math.round((hintedElevations.reduce((a, e) => a + e, 0) / hintedElevations.length) * 10) / 10;
+        const elevationDeg = Math.round((hintedElevations.reduce((a, e) => a + e, 0) / hintedElevations.length) * 10) / 10;
         registerViews(sils, angles, elevationDeg);
         note(`camera elevation ${elevationDeg} deg, as hinted (options.views)`);
       } else {
-        const el = estimateElevation(sils, angles);
-        elevationDeg = el.elevationDeg;
+        const el = await estimateElevation(sils, angles, undefined, abort);
         note(`camera elevation ${el.elevationDeg} deg, estimated from the silhouettes (frontier-plane registration; residuals ${el.scores.map((s) => `${s.elevationDeg}: ${s.deficit.toFixed(4)}`).join(', ')})`);
       }
     }
@@ -180,12 +178,18 @@ export class BuiltinProductReconstructor implements ProductReconstructor {
     const ext = Math.max(b.max[0] - b.min[0], b.max[2] - b.min[2], (b.max[1] - b.min[1]) * 0.5);
     const step = ext / q.grid;
     let grid = hull ? await hull.sampleGrid(b, step, req.signal) : sampleField(field, b, step, req.signal);
-    if (hull && req.productType === 'shoe' && elevationDeg >= COLLAR_MIN_ELEVATION) {
-      const collar = carveCollar(grid);
-      if (collar) {
-        grid = collar.grid;
-        field = gridField(grid);
-        note(`collar opening: the photos look down into the shoe, so the hull is opened over ${Math.round(collar.lengthShare * 100)}% of the shoe's length from the heel end, down to ${Math.round(collar.depth * 100)}% of its height, inside walls ${Math.round(COLLAR_WALL * 1000) / 10}% of the height thick (shoe-last assumptions)`);
+    let hollowed = false;
+    if (hull && req.productType === 'shoe') {
+      const carved = await carveShoeInside(grid, req.signal);
+      hollowed = carved !== null;
+      if (carved) {
+        grid = carved.grid;
+        // the hull where it was (its exact field keeps sub-voxel outlines), the carved inside on top
+        const hullAt = field, inside = gridField(carved.cavity, -1.5 * step);
+        field = (x, y, z) => Math.max(hullAt(x, y, z), inside(x, y, z));
+        note(`shoe inside (shoe-last assumptions; photos do not see inside a shoe): hollow from ${pct(INSIDE_START)} to ${pct(INSIDE_END)} of the length from the heel end, above a footbed ${pct(FOOTBED_HEIGHT)} of the length over the sole's underside, inside walls ${pct(SHOE_WALL)} of the height thick; the opening is open to the top up to ${pct(OPENING_END)} of the length`);
+      } else {
+        note('shoe inside not carved: the hull shows no heel end taller than the toe');
       }
     }
     progress(0.3);
@@ -195,6 +199,7 @@ export class BuiltinProductReconstructor implements ProductReconstructor {
     await abort();
     if (mesh.indices.length === 0) throw new FitroomError('IMAGE_INVALID', 'The photos do not show one consistent object from different sides (their outlines do not overlap): send views of the same product, each from a different side');
     taubinSmooth(mesh, 4);
+    await abort();
     projectToSurface(mesh, field, step * 0.5, step * 0.5, 1);
     taubinSmooth(mesh, 1);
     mesh = await simplify(mesh, q.triangles, 0.0004);
@@ -218,7 +223,7 @@ export class BuiltinProductReconstructor implements ProductReconstructor {
     }
     // 4. texture in the normalised frame, where the photo cameras live
     const normals = vertexNormals(mesh);
-    const atlas = buildAtlas(mesh, q.textureSize, 4);
+    const atlas = buildAtlas(mesh, q.textureSize, 4, hollowed ? liningDensity(mesh, hull!) : undefined);
     progress(0.55);
     await abort();
     const cams: ViewCamera[] = sils.map((s, i) => cameraFromSilhouette(s, angles[i]));
@@ -243,36 +248,40 @@ export class BuiltinProductReconstructor implements ProductReconstructor {
   }
 }
 
-/** Camera elevation (degrees) from which the photos show into a shoe's opening. */
-const COLLAR_MIN_ELEVATION = 5;
-/** Share of the shoe's length that is hollow above the footbed (the opening and the space under the tongue). */
-const COLLAR_LENGTH = 0.35;
-/** Where the hollow starts, as a share of the length from the heel end (the heel counter's thickness). */
-const COLLAR_START = 0.1;
-/** Share of the length, from the same end, that is open to the top (the rest lies under the tongue). */
-const COLLAR_OPEN = 0.3;
+/** Where the hollow inside a shoe starts and ends, as shares of the length from the heel end (heel counter and toe cap). */
+const INSIDE_START = 0.08;
+const INSIDE_END = 0.92;
+/** Where the opening, open to the top, ends (the throat; under the tongue the shoe is hollow but closed). */
+const OPENING_END = 0.38;
 /** How far (share of the height) a collar's walls may lean inwards towards the rim. */
 const COLLAR_LEAN = 0.12;
-/** Height of the footbed inside a shoe, as a share of the shoe's height. */
-const COLLAR_FLOOR = 0.22;
-/** Thickness of the walls around the opening (upper and lining), as a share of the height. */
-const COLLAR_WALL = 0.035;
+/** Height of the footbed above the sole's underside, as a share of the shoe's length. */
+const FOOTBED_HEIGHT = 0.1;
+/** Half-width (share of the length) of the window over which the footbed follows the highest underside (a block heel's seat, not the ground under it). */
+const FOOTBED_WINDOW = 0.06;
+/** Thickness of the upper and lining around the inside, as a share of the height. */
+const SHOE_WALL = 0.035;
 
 /**
- * A shoe's opening: above the footbed, over the rear part of the shoe (the heel end is the taller
- * one), every point farther than the walls' thickness from the hull's outline in its horizontal
- * slice, open to the top. Silhouettes cannot see into a shoe, so a visual hull closes the opening
- * with a lid at the rim's height; a shoe last puts the footbed at about a fifth of the height.
- * Returns the carved grid, or null when the hull shows no heel end taller than the toe.
+ * The inside of a shoe, which silhouettes never see: a visual hull is solid and closes the opening
+ * with a lid at the rim's height. A shoe last puts the foot from the heel counter to the toe cap,
+ * above a footbed that follows the sole. Every hull point inside that span, above the footbed and
+ * farther than the walls' thickness from the outline of its horizontal slice, is carved out; over
+ * the rear part (the heel end is the taller one) the hollow is open to the top. Returns the carved
+ * grid, or null when the hull shows no heel end taller than the toe.
  */
-function carveCollar(grid: FieldGrid): { grid: FieldGrid; lengthShare: number; depth: number } | null {
+async function carveShoeInside(grid: FieldGrid, signal: AbortSignal): Promise<{ grid: FieldGrid; cavity: FieldGrid } | null> {
   const { nx, ny, nz, origin, step, values } = grid;
   const [ground, top] = insideHeights(grid);
   const H = top - ground;
-  // x extent and the top height near each end: the heel end is the taller one
+  // x extent, the sole's underside per x column and the top height near each end
   let i0 = nx, i1 = -1;
+  const under = new Float64Array(nx).fill(Infinity);
   for (let k = 0; k < nz; k++) for (let j = 0; j < ny; j++) for (let i = 0; i < nx; i++) {
-    if (values[(k * ny + j) * nx + i] < 0) { if (i < i0) i0 = i; if (i > i1) i1 = i; }
+    if (values[(k * ny + j) * nx + i] >= 0) continue;
+    if (i < i0) i0 = i;
+    if (i > i1) i1 = i;
+    under[i] = Math.min(under[i], origin[1] + j * step);
   }
   if (i1 <= i0) return null;
   const topNear = (f: number) => {
@@ -283,39 +292,70 @@ function carveCollar(grid: FieldGrid): { grid: FieldGrid; lengthShare: number; d
   const heelMin = topNear(0.12), heelMax = topNear(0.88);
   if (Math.max(heelMin, heelMax) < ground + 0.5 * H) return null;
   const len = (i1 - i0) * step, xMin = origin[0] + i0 * step, xMax = origin[0] + i1 * step;
-  const x0 = heelMin >= heelMax ? xMin + COLLAR_START * len : xMax - COLLAR_START * len - COLLAR_LENGTH * len;
-  const x1 = x0 + COLLAR_LENGTH * len;
-  // the opening itself (open to the top) ends where the tongue starts; under the tongue the shoe
-  // is hollow but closed
-  const [xo0, xo1] = heelMin >= heelMax ? [x0, x0 + COLLAR_OPEN * len] : [x1 - COLLAR_OPEN * len, x1];
-  const floor = ground + COLLAR_FLOOR * H, wall = COLLAR_WALL * H;
+  // shares of the length from the heel end to x
+  const heelAtMin = heelMin >= heelMax;
+  const share = (x: number) => (heelAtMin ? x - xMin : xMax - x) / len;
+  // the footbed over the highest underside nearby: a block heel stands on the ground, its seat does not
+  const r = Math.round((FOOTBED_WINDOW * len) / step);
+  const footbed = new Float64Array(nx);
+  for (let i = i0; i <= i1; i++) {
+    let m = -Infinity;
+    for (let q = Math.max(i0, i - r); q <= Math.min(i1, i + r); q++) if (Number.isFinite(under[q])) m = Math.max(m, under[q]);
+    footbed[i] = (Number.isFinite(m) ? m : ground) + FOOTBED_HEIGHT * len;
+  }
+  const lowest = Math.min(...footbed.subarray(i0, i1 + 1));
+  const wall = SHOE_WALL * H;
   const out = Float32Array.from(values);
+  // the carving alone: positive where carved, -1.5 steps (no constraint) elsewhere
+  const cavityValues = new Float32Array(values.length).fill(-1.5 * step);
   const slice = new Uint8Array(nx * nz);
   // a column once opened stays open up to the top (the thin lid along a sloping rim has no depth)
   const open = new Uint8Array(nx * nz);
   for (let j = 0; j < ny; j++) {
     const y = origin[1] + j * step;
-    if (y <= floor) continue;
+    if (y <= lowest) continue;
+    if (j % 4 === 0) {
+      // a slice is a few milliseconds: yield so timeouts and cancellations are seen
+      await new Promise((r) => setImmediate(r));
+      if (signal.aborted) throw signal.reason ?? new Error('aborted');
+    }
     for (let k = 0; k < nz; k++) for (let i = 0; i < nx; i++) slice[k * nx + i] = values[(k * ny + j) * nx + i] < 0 ? 1 : 0;
     // horizontal depth inside this slice's outline, world units
     const depth = distanceTransform(slice, nx, nz, 'unset');
     for (let k = 0; k < nz; k++) {
       for (let i = 0; i < nx; i++) {
         if (!slice[k * nx + i]) continue;
-        const x = origin[0] + i * step;
-        let cavity = Math.max(wall - depth[k * nx + i] * step, floor - y, x0 - x, x - x1);
+        const x = origin[0] + i * step, f = share(x);
         const d = depth[k * nx + i] * step;
+        let cavity = Math.max(wall - d, footbed[i] - y, (INSIDE_START - f) * len, (f - INSIDE_END) * len);
         // a column deep inside the opening lower down stays open to the top; columns nearer the
         // walls do not, so walls that lean inward towards the rim are kept
         if (open[k * nx + i]) cavity = Math.min(cavity, -step);
-        if (cavity < 0 && x >= xo0 && x <= xo1 && d > wall + COLLAR_LEAN * H) open[k * nx + i] = 1;
+        if (cavity < 0 && f <= OPENING_END && d > wall + COLLAR_LEAN * H) open[k * nx + i] = 1;
         const idx = (k * ny + j) * nx + i;
+        cavityValues[idx] = Math.max(-1.5 * step, Math.min(-cavity, 1.5 * step));
         if (-cavity > out[idx]) out[idx] = Math.min(-cavity, 1.5 * step);
       }
     }
   }
-  return { grid: { ...grid, values: out }, lengthShare: COLLAR_LENGTH, depth: COLLAR_FLOOR };
+  return { grid: { ...grid, values: out }, cavity: { ...grid, values: cavityValues } };
 }
+
+/** Texel density (relative) of a shoe's lining: faces well inside the hull, which photos do not see. */
+const LINING_DENSITY = 0.4;
+
+function liningDensity(mesh: TriMesh, hull: HullField): Float32Array {
+  const { positions: p, indices: idx } = mesh;
+  const out = new Float32Array(idx.length / 3);
+  for (let f = 0; f < out.length; f++) {
+    let x = 0, y = 0, z = 0;
+    for (let k = 0; k < 3; k++) { const v = idx[f * 3 + k] * 3; x += p[v] / 3; y += p[v + 1] / 3; z += p[v + 2] / 3; }
+    out[f] = hull.at(x, y, z) < -0.5 * SHOE_WALL ? LINING_DENSITY : 1;
+  }
+  return out;
+}
+
+const pct = (f: number) => `${Math.round(f * 1000) / 10}%`;
 
 /** Lowest and highest height of the sampled grid's inside points. */
 function insideHeights(grid: FieldGrid): [number, number] {
@@ -335,11 +375,11 @@ function insideHeights(grid: FieldGrid): [number, number] {
 }
 
 /** Trilinear interpolation of a sampled field (values beyond the grid are taken as outside). */
-function gridField(grid: FieldGrid): (x: number, y: number, z: number) => number {
+function gridField(grid: FieldGrid, beyond = 1.5 * grid.step): (x: number, y: number, z: number) => number {
   const { nx, ny, nz, origin, step, values } = grid;
   return (x, y, z) => {
     const gx = (x - origin[0]) / step, gy = (y - origin[1]) / step, gz = (z - origin[2]) / step;
-    if (gx < 0 || gy < 0 || gz < 0 || gx >= nx - 1 || gy >= ny - 1 || gz >= nz - 1) return 1.5 * step;
+    if (gx < 0 || gy < 0 || gz < 0 || gx >= nx - 1 || gy >= ny - 1 || gz >= nz - 1) return beyond;
     const i = Math.floor(gx), j = Math.floor(gy), k = Math.floor(gz);
     const fx = gx - i, fy = gy - j, fz = gz - k;
     const at = (a: number, b: number, c: number) => values[((k + c) * ny + (j + b)) * nx + (i + a)];

@@ -17,6 +17,10 @@ import { silhouetteDistance, silhouetteSpan, type Silhouette } from './silhouett
  * carved from the other views; the layout with clearly the smallest deficit wins and near ties keep
  * the assumption. Angles given with the views are used as they are.
  */
+/** Called between scoring steps: yields to the event loop (and may throw when the work is cancelled). */
+export type Pause = () => Promise<void>;
+const yieldOnly: Pause = () => new Promise((r) => setImmediate(r));
+
 export interface AngleChoice {
   angles: number[];
   layout: string;
@@ -24,7 +28,7 @@ export interface AngleChoice {
   scores: { layout: string; deficit: number }[];
 }
 
-export function chooseAngles(sils: Silhouette[], given: (number | undefined)[]): AngleChoice {
+export async function chooseAngles(sils: Silhouette[], given: (number | undefined)[], pause: Pause = yieldOnly): Promise<AngleChoice> {
   const n = sils.length;
   if (given.length === n && given.every((a) => typeof a === 'number' && Number.isFinite(a))) {
     return { angles: given as number[], layout: 'given', scores: [] };
@@ -32,9 +36,9 @@ export function chooseAngles(sils: Silhouette[], given: (number | undefined)[]):
   if (given.some((a) => typeof a === 'number') && n >= 2 && n <= MAX_RANKED) {
     // some photos hinted: the estimate among the assignments that keep the hints, else the hints
     // with the other photos as the unconstrained estimate placed them
-    const keep = estimateAngles(sils, n > MAX_ESTIMATED, given);
+    const keep = await estimateAngles(sils, n > MAX_ESTIMATED, given, pause);
     if (keep.angles.length) return { ...keep, layout: `${keep.layout}, keeping the hinted views` };
-    const free = estimateAngles(sils, n > MAX_ESTIMATED);
+    const free = await estimateAngles(sils, n > MAX_ESTIMATED, [], pause);
     return { ...free, angles: free.angles.map((a, i) => given[i] ?? a), layout: `${free.layout}; hinted views as given (no layout agrees with them)` };
   }
   if (n === 1) return { angles: [0], layout: 'single', scores: [] };
@@ -44,15 +48,19 @@ export function chooseAngles(sils: Silhouette[], given: (number | undefined)[]):
     if (iou > 0.9) return { angles: [0, 180], layout: 'opposite sides', scores: [{ layout: 'mirror-iou', deficit: 1 - iou }] };
     return { angles: [0, 90], layout: 'side and front', scores: [{ layout: 'mirror-iou', deficit: 1 - iou }] };
   }
-  if (n <= MAX_ESTIMATED) return estimateAngles(sils);
-  if (n <= MAX_RANKED) return estimateAngles(sils, true);
+  if (n <= MAX_ESTIMATED) return estimateAngles(sils, false, [], pause);
+  if (n <= MAX_RANKED) return estimateAngles(sils, true, [], pause);
   const layouts: { layout: string; angles: number[] }[] = [
     { layout: 'half turn', angles: range(n, 180 / n) },
     { layout: 'half turn, reversed', angles: range(n, -180 / n) },
     { layout: 'full turn', angles: range(n, 360 / n) },
     { layout: 'full turn, reversed', angles: range(n, -360 / n) },
   ];
-  const scores = layouts.map((l) => ({ layout: l.layout, deficit: consistencyDeficit(sils, l.angles) }));
+  const scores: AngleChoice['scores'] = [];
+  for (const l of layouts) {
+    scores.push({ layout: l.layout, deficit: consistencyDeficit(sils, l.angles) });
+    await pause();
+  }
   let best = 0;
   for (let i = 1; i < scores.length; i++) {
     // another layout must be clearly better than the assumption to replace it
@@ -80,7 +88,7 @@ const MAX_RANKED = 8;
  * prior can. Assignments that score the same (a mirror-image turn) are decided by the request order,
  * so photos sent in the usual order are never mirrored.
  */
-export function estimateAngles(sils: Silhouette[], ranked = false, hints: (number | undefined)[] = []): AngleChoice {
+export async function estimateAngles(sils: Silhouette[], ranked = false, hints: (number | undefined)[] = [], pause: Pause = yieldOnly): Promise<AngleChoice> {
   const n = sils.length;
   const widths = sils.map((s) => {
     const [a, b] = silhouetteSpan(s);
@@ -99,6 +107,7 @@ export function estimateAngles(sils: Silhouette[], ranked = false, hints: (numbe
       if (hints.some((h, i) => typeof h === 'number' && angleGap(h, angles[i]) > HINT_TOLERANCE)) continue;
       const prior = angles.reduce((acc, a, i) => acc + ((expectedWidth(a) - widths[i]) / L) ** 2, 0) / n;
       const score = CONSISTENCY_WEIGHT * consistencyDeficit(sils, angles) + prior;
+      await pause();
       // how far the assignment is from "the photos came in turning order" (0 for the identity)
       const fromOrder = p.reduce((acc, photo, k) => acc + Math.abs(photo - k), 0);
       if (!best || score < best.score - TIE || (Math.abs(score - best.score) <= TIE && fromOrder < best.fromOrder)) best = { angles, layout: l.layout, score, fromOrder };
@@ -220,8 +229,12 @@ export function consistencyDeficit(sils: Silhouette[], angles: number[]): number
  * silhouette consistency (each silhouette explained by the hull of the others), and it must be
  * clearly better to win. Leaves the silhouettes registered for the chosen elevation.
  */
-export function estimateElevation(sils: Silhouette[], angles: number[], candidates = ELEVATIONS): { elevationDeg: number; scores: { elevationDeg: number; deficit: number }[] } {
-  const scores = candidates.map((e) => ({ elevationDeg: e, deficit: e === 0 ? 0 : registerViews(sils, angles, e).residual }));
+export async function estimateElevation(sils: Silhouette[], angles: number[], candidates = ELEVATIONS, pause: Pause = yieldOnly): Promise<{ elevationDeg: number; scores: { elevationDeg: number; deficit: number }[] }> {
+  const scores: { elevationDeg: number; deficit: number }[] = [];
+  for (const e of candidates) {
+    scores.push({ elevationDeg: e, deficit: e === 0 ? 0 : registerViews(sils, angles, e).residual });
+    await pause();
+  }
   let dip: { elevationDeg: number; deficit: number } | null = null;
   for (let k = 1; k < scores.length; k++) {
     const s = scores[k], prev = scores[k - 1], next = scores[k + 1];
@@ -240,8 +253,10 @@ export function estimateElevation(sils: Silhouette[], angles: number[], candidat
     }
     registerViews(sils, angles, 0);
     const level = consistencyDeficit(sils, angles);
+    await pause();
     registerViews(sils, angles, dip.elevationDeg);
     const raised = consistencyDeficit(sils, angles);
+    await pause();
     scores.push({ elevationDeg: -1, deficit: level }, { elevationDeg: -dip.elevationDeg, deficit: raised });
     if (raised < level * 0.85) chosen = dip.elevationDeg;
   }

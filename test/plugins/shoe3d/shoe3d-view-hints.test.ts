@@ -51,7 +51,7 @@ describe('POST /api/v1/shoe-3d with options.views', () => {
     const notes = await reconstructionNotes(sub.body.jobId);
     expect(notes).toMatch(/angles 90\/0\/135\/45 deg \(given\)/);
     expect(notes).toMatch(/camera elevation 10 deg, as hinted/);
-    expect(notes).toMatch(/collar opening/);
+    expect(notes).toMatch(/shoe inside \(shoe-last assumptions/);
   });
 
   it('estimates the photos without a hint around the hinted ones', async () => {

@@ -5,8 +5,11 @@ import { makeShoeMesh, renderProductViews, SHOE_LENGTH } from '../../../support/
 import { compare, glbMeshes, request, textureError, viewsOf } from './reconstruction-helpers.ts';
 
 // Thresholds measured on these generated views (384 px, point-to-surface distances, F at 1% of
-// the length = 2.8 mm): 4 views Chamfer 3.01 mm / F 0.713, full turn 0/90/180/270 4.69 mm / 0.59.
-// The shoe's ankle opening is a concavity no silhouette shows, which bounds what a hull reaches.
+// the length = 2.8 mm): 4 views Chamfer 4.98 mm / F 0.607, full turn 0/90/180/270 6.10 mm / 0.515.
+// This generated shoe is solid: its ankle opening is a shallow dip in a closed surface. The
+// reconstruction hollows a shoe as a real one is (lining, footbed, the opening open down to it;
+// see reconstruct-real-objects.test.ts for accuracy on real models), so here the lining 4 mm
+// inside the upper counts as error; before that carving these views gave 3.01 mm / 0.713.
 const shoe = makeShoeMesh();
 const reconstructor = new BuiltinProductReconstructor();
 
@@ -28,8 +31,8 @@ describe('builtin reconstruction: shoe', () => {
     expect(m.extent[0]).toBeCloseTo(0.28, 3);
     expect(Math.abs(m.extent[1] - 0.092)).toBeLessThan(0.003);
     expect(Math.abs(m.extent[2] - 0.104)).toBeLessThan(0.004);
-    expect(m.chamfer).toBeLessThan(0.0034);
-    expect(m.fscore).toBeGreaterThan(0.68);
+    expect(m.chamfer).toBeLessThan(0.0055);
+    expect(m.fscore).toBeGreaterThan(0.58);
     // the model seen from each photo's angle shows that photo's colours; a wrong photo does not
     for (const p of photos) expect(textureError(meshes, p.cutout, p.angleDeg)).toBeLessThan(16);
     expect(textureError(meshes, photos[1].cutout, 0)).toBeGreaterThan(35);
@@ -41,8 +44,8 @@ describe('builtin reconstruction: shoe', () => {
     expect(out.notes.join('\n')).toMatch(/angles 0\/90\/180\/270 deg \(full turn/);
     const meshes = await glbMeshes(out.glb);
     const m = compare(meshes, shoe, SHOE_LENGTH);
-    expect(m.chamfer).toBeLessThan(0.0053);
-    expect(m.fscore).toBeGreaterThan(0.55);
+    expect(m.chamfer).toBeLessThan(0.0066);
+    expect(m.fscore).toBeGreaterThan(0.49);
     // heel (taller end) at -X
     const p = meshes[0].positions;
     let heel = 0, toe = 0;

@@ -68,8 +68,12 @@ describe('texture enhancement', () => {
     const r = await enhanceTexture(doc, codec, redder, { views: 4, renderSize: 384 });
     const after = await texture(doc);
     expect((await validateGlb(await io.write(doc))).errors).toBe(0);
-    expect(r.texelsChanged).toBeGreaterThan(before.width * before.height * 0.25);
-    expect(meanChannel(after, 0) - meanChannel(before, 0)).toBeGreaterThan(15);
+    // the charts the four renders see: the outside (the lining inside the shoe is never rendered;
+    // 17.5 % of the atlas measured, gutters and the lining's charts take the rest)
+    expect(r.texelsChanged).toBeGreaterThan(before.width * before.height * 0.15);
+    // each changed texel took about the filter's +60 in red (less where it saturates)
+    const share = r.texelsChanged / (before.width * before.height);
+    expect(meanChannel(after, 0) - meanChannel(before, 0)).toBeGreaterThan(40 * share);
     expect(Math.abs(meanChannel(after, 2) - meanChannel(before, 2))).toBeLessThan(1);
   });
 

@@ -22,12 +22,12 @@ describe('view angles from the images, whatever the order', () => {
     ['a shoe: both sides, front and back', makeShoeMesh(), [0, 180, 90, 270], 0],
     ['a bag: both sides, front and back', makeBagMesh(), [0, 180, 90, 270], 0],
   ] as const) {
-    it(`${name}: each photo gets its role in every order`, () => {
+    it(`${name}: each photo gets its role in every order`, async () => {
       const views = renderProductViews(mesh, [...truth], { size: 256, elevationDeg: elevation });
       const sils = views.map((v) => buildSilhouette(v.cutout, 160)!);
       const seen = new Set<string>();
       for (const order of ORDERS) {
-        const angles = estimateAngles(order.map((i) => sils[i])).angles;
+        const angles = (await estimateAngles(order.map((i) => sils[i]))).angles;
         // back to photo order: the angle each photo got
         const perPhoto = new Array<number>(4);
         order.forEach((photo, k) => (perPhoto[photo] = angles[k]));
@@ -57,7 +57,7 @@ describe('view angles from the images, whatever the order', () => {
       const photos = photographObject(await load(), [...truth], { size: 320, elevationDeg: elevation, distance: 4, supersample: 2 });
       const sils = photos.map((p) => buildSilhouette(p.cutout, 160)!);
       for (const order of ORDERS) {
-        const angles = estimateAngles(order.map((i) => sils[i])).angles;
+        const angles = (await estimateAngles(order.map((i) => sils[i]))).angles;
         const perPhoto = new Array<number>(4);
         order.forEach((photo, k) => (perPhoto[photo] = angles[k]));
         if (truth[1] === 180) {
@@ -73,7 +73,7 @@ describe('view angles from the images, whatever the order', () => {
     const photos = photographObject(await materialsVariantsShoe(), azimuths, { size: 320, elevationDeg: 10, distance: 4, supersample: 2 });
     const sils = photos.map((p) => buildSilhouette(p.cutout, 160)!);
     for (const order of [[3, 5, 0, 4, 1, 2], [5, 4, 3, 2, 1, 0], [2, 4, 1, 5, 0, 3]]) {
-      const choice = chooseAngles(order.map((i) => sils[i]), []);
+      const choice = await chooseAngles(order.map((i) => sils[i]), []);
       expect(choice.angles.map(Math.round), order.join('')).toEqual(order.map((i) => azimuths[i]));
       expect(choice.layout).toMatch(/estimated from the images/);
     }
