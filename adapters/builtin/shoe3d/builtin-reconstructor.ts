@@ -13,7 +13,7 @@ import { surfaceNets, type TriMesh } from './surface-nets.ts';
 import { bakeTexture, type Symmetry } from './texture-bake.ts';
 import { validateGlb } from './validate-glb.ts';
 import { FitroomError } from '../../../core/errors.ts';
-import { chooseAngles, estimateElevation, frontBackSymmetryScore, mirrorSymmetryScore } from './view-angles.ts';
+import { chooseAngles, estimateElevation, estimateGround, frontBackSymmetryScore, mirrorSymmetryScore } from './view-angles.ts';
 import { registerViews } from './registration.ts';
 
 /** Real-world size when the photos carry no scale: shoe length and bag width, metres. */
@@ -158,6 +158,10 @@ export class BuiltinProductReconstructor implements ProductReconstructor {
     } else {
       hull = new HullField(sils.map((sil, i) => ({ sil, azimuthDeg: angles[i] })));
       field = (x, y, z) => hull!.at(x, y, z);
+      if (sils[0].elevationDeg > 0) {
+        const ground = await estimateGround(hull, sils, angles, abort);
+        if (ground.floorY !== null) note(`ground: photos from above do not see under the product; the hull is cut ${((ground.floorY - ground.lowest) * 100).toFixed(1)}% of its height above its lowest point, the highest cut that still fills every photo's outline`);
+      }
     }
     const b = hull ? hull.bounds() : inflationBounds(sils[0], req.productType === 'shoe' ? 0.37 : 0.4);
     if (hull && zSym !== null && zSym >= SYMMETRY_IOU) {

@@ -22,6 +22,8 @@ export class HullField {
   private readonly sinE: Float64Array;
   /** Optional mirror plane z = symmetryZ: the field is also evaluated at the mirrored point. */
   symmetryZ: number | null = null;
+  /** Optional ground plane y = floorY: nothing of the product lies below it. */
+  floorY: number | null = null;
 
   constructor(views: HullView[]) {
     this.views = views;
@@ -35,6 +37,7 @@ export class HullField {
   at(x: number, y: number, z: number, coarse = false, skip = -1): number {
     let f = this.raw(x, y, z, coarse, skip);
     if (this.symmetryZ !== null) f = Math.max(f, this.raw(x, y, 2 * this.symmetryZ - z, coarse, skip));
+    if (this.floorY !== null) f = Math.max(f, this.floorY - y);
     return f;
   }
 
@@ -102,6 +105,7 @@ export class HullField {
               const d = gridSample(g.sdf, g.width, g.height, cols[a], rowOff[a] + rows[a][j]) / (g.scale * this.views[a].sil.ppu);
               if (d > f) f = d;
             }
+            if (this.floorY !== null) f = Math.max(f, this.floorY - (origin[1] + j * step));
             values[idx] = Math.min(f, cap);
           }
         }

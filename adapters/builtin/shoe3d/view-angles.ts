@@ -320,3 +320,85 @@ export function frontBackSymmetryScore(sils: Silhouette[], angles: number[]): nu
   }
   return scores.length ? scores.reduce((s, v) => s + v, 0) / scores.length : null;
 }
+
+/**
+ * The ground under photos taken from above. Raised views cannot see under the product: the hull's
+ * underside is a wedge below the real base, bounded by the tilted planes through each photo's
+ * lowest outline. The ground is the highest plane the hull can be cut at while every photo's
+ * silhouette is still filled (a cut above the real base removes its bottom edge from the photos).
+ * Found by bisection on the share of silhouette pixels (lower third of each photo) whose ray
+ * misses the cut hull. Leaves `hull.floorY` set (or null when nothing can be cut).
+ */
+export async function estimateGround(hull: HullField, sils: Silhouette[], angles: number[], pause: Pause = yieldOnly): Promise<{ floorY: number | null; lowest: number }> {
+  const b = hull.bounds();
+  hull.floorY = null;
+  const lowest = lowestInside(hull, b);
+  const rays = bottomRays(sils, angles);
+  const missShare = (floorY: number) => {
+    hull.floorY = floorY;
+    let miss = 0;
+    for (const ray of rays) {
+      let best = Infinity;
+      for (let t = 0; t <= RAY_STEPS && best > 0; t++) best = Math.min(best, hull.at(ray.x + t * ray.dx, ray.y + t * ray.dy, ray.z + t * ray.dz, true));
+      if (best > ray.tolerance) miss++;
+    }
+    return rays.length ? miss / rays.length : 0;
+  };
+  let lo = lowest, hi = lowest + 0.25 * (b.max[1] - lowest);
+  // the uncut hull's own misses (registration and outline noise) plus a small allowance
+  const allowed = missShare(-Infinity) + GROUND_MISS;
+  if (missShare(lo + 0.004) > allowed) {
+    hull.floorY = null;
+    return { floorY: null, lowest };
+  }
+  for (let k = 0; k < 10; k++) {
+    const mid = (lo + hi) / 2;
+    if (missShare(mid) <= allowed) lo = mid;
+    else hi = mid;
+    await pause();
+  }
+  hull.floorY = lo;
+  return { floorY: lo, lowest };
+}
+
+/** Share of bottom rays that may miss the cut hull beyond those the uncut hull misses. */
+const GROUND_MISS = 0.004;
+const RAY_STEPS = 48;
+
+/** Lowest inside height of the hull on a coarse lattice. */
+function lowestInside(hull: HullField, b: { min: [number, number, number]; max: [number, number, number] }): number {
+  const n = 40;
+  let low = b.max[1];
+  for (let i = 0; i <= n; i++) for (let k = 0; k <= n; k++) for (let j = 0; j <= n; j++) {
+    const y = b.min[1] + ((b.max[1] - b.min[1]) * j) / n;
+    if (y >= low) break;
+    if (hull.at(b.min[0] + ((b.max[0] - b.min[0]) * i) / n, y, b.min[2] + ((b.max[2] - b.min[2]) * k) / n, true) <= 0) { low = y; break; }
+  }
+  return low;
+}
+
+/** Rays through the coarse silhouette pixels of each photo's lower third, from far behind to far in front. */
+function bottomRays(sils: Silhouette[], angles: number[]): { x: number; y: number; z: number; dx: number; dy: number; dz: number; tolerance: number }[] {
+  let r = 0;
+  for (const s of sils) for (const v of silhouetteSpan(s)) r = Math.max(r, Math.abs(v));
+  const out: { x: number; y: number; z: number; dx: number; dy: number; dz: number; tolerance: number }[] = [];
+  sils.forEach((sil, i) => {
+    const g = sil.coarse;
+    const { right, up, back } = viewBasis(angles[i], sil.elevationDeg);
+    const pixel = 1 / (g.scale * sil.ppu);
+    for (let gy = 0; gy < g.height; gy++) {
+      const py = g.y0 + (gy + 0.5) / g.scale;
+      if (py < sil.bottom - (sil.bottom - sil.top) / 3) continue;
+      for (let gx = 0; gx < g.width; gx++) {
+        if (!g.mask[gy * g.width + gx]) continue;
+        const px = g.x0 + (gx + 0.5) / g.scale;
+        const u = (px - sil.axisX) / sil.ppu - sil.shift;
+        const v = (sil.bottom - py) / sil.ppu + sil.vMin;
+        const x = u * right[0] + v * up[0] - r * back[0], y = u * right[1] + v * up[1] - r * back[1], z = u * right[2] + v * up[2] - r * back[2];
+        const s = (2 * r) / RAY_STEPS;
+        out.push({ x, y, z, dx: s * back[0], dy: s * back[1], dz: s * back[2], tolerance: 0.75 * pixel });
+      }
+    }
+  });
+  return out;
+}
