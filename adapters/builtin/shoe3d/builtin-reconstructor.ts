@@ -7,7 +7,7 @@ import { cameraFromSilhouette, type ViewCamera } from './camera.ts';
 import { encodeRaster } from './encode.ts';
 import { HullField, sampleField, type FieldGrid } from './hull-field.ts';
 import { inflationField } from './inflate.ts';
-import { bounds, projectToSurface, simplify, taubinSmooth, transform, vertexNormals } from './mesh-ops.ts';
+import { bounds, dropSpecks, projectToSurface, simplify, taubinSmooth, transform, vertexNormals } from './mesh-ops.ts';
 import { buildSilhouette, type Silhouette } from './silhouettes.ts';
 import { surfaceNets, type TriMesh } from './surface-nets.ts';
 import { bakeTexture, type Symmetry } from './texture-bake.ts';
@@ -202,6 +202,11 @@ export class BuiltinProductReconstructor implements ProductReconstructor {
     let mesh = surfaceNets(grid);
     await abort();
     if (mesh.indices.length === 0) throw new FitroomError('IMAGE_INVALID', 'The photos do not show one consistent object from different sides (their outlines do not overlap): send views of the same product, each from a different side');
+    if (req.productType === 'shoe') {
+      const specks = dropSpecks(mesh, SPECK_SHARE);
+      mesh = specks.mesh;
+      if (specks.dropped) note(`${specks.dropped} loose piece(s) under ${SPECK_SHARE * 100}% of the surface dropped (a thin part such as a pull loop that fell apart)`);
+    }
     taubinSmooth(mesh, 4);
     await abort();
     projectToSurface(mesh, field, step * 0.5, step * 0.5, 1);
@@ -344,6 +349,9 @@ async function carveShoeInside(grid: FieldGrid, signal: AbortSignal): Promise<{ 
   }
   return { grid: { ...grid, values: out }, cavity: { ...grid, values: cavityValues } };
 }
+
+/** Loose pieces with less than this share of a shoe's triangles are dropped. */
+const SPECK_SHARE = 0.005;
 
 /** Texel density (relative) of a shoe's lining: faces well inside the hull, which photos do not see. */
 const LINING_DENSITY = 0.4;

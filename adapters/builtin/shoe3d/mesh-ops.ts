@@ -139,6 +139,33 @@ export function compact(mesh: TriMesh): TriMesh {
 }
 
 /**
+ * Drops the connected pieces with fewer than `minShare` of the triangles: specks left where a thin
+ * part (a pull loop) falls apart between the voxels. Returns the mesh and how many pieces went.
+ */
+export function dropSpecks(mesh: TriMesh, minShare: number): { mesh: TriMesh; dropped: number } {
+  const nv = mesh.positions.length / 3, nf = mesh.indices.length / 3;
+  const parent = new Int32Array(nv);
+  for (let v = 0; v < nv; v++) parent[v] = v;
+  const find = (v: number) => {
+    while (parent[v] !== v) { parent[v] = parent[parent[v]]; v = parent[v]; }
+    return v;
+  };
+  for (let f = 0; f < nf; f++) {
+    const a = find(mesh.indices[f * 3]);
+    for (let k = 1; k < 3; k++) { const b = find(mesh.indices[f * 3 + k]); if (a !== b) parent[b] = a; }
+  }
+  const count = new Map<number, number>();
+  for (let f = 0; f < nf; f++) { const r = find(mesh.indices[f * 3]); count.set(r, (count.get(r) ?? 0) + 1); }
+  const min = minShare * nf;
+  let dropped = 0;
+  for (const c of count.values()) if (c < min) dropped++;
+  if (!dropped) return { mesh, dropped };
+  const kept: number[] = [];
+  for (let f = 0; f < nf; f++) if (count.get(find(mesh.indices[f * 3]))! >= min) kept.push(mesh.indices[f * 3], mesh.indices[f * 3 + 1], mesh.indices[f * 3 + 2]);
+  return { mesh: compact({ positions: mesh.positions, indices: Uint32Array.from(kept) }), dropped };
+}
+
+/**
  * Welds vertices at identical positions, then simplifies with meshoptimizer towards
  * `targetTriangles`, allowing `relativeError` of the mesh extent as geometric deviation.
  */
