@@ -120,32 +120,37 @@ export interface PairMetrics {
   uninformative: boolean;
 }
 
-export function measurePair(person: RasterImage, packshot: RasterImage, result: RasterImage, marks: PersonMarks): PairMetrics {
+/**
+ * What every measure compares: the result against the photo (pixels changed by more than CHANGED)
+ * and against the packshot's palette (ΔE76 < 20), and whether colours of the photo's own clothes
+ * are among the packshot's main ones (then coverage could not tell them apart).
+ */
+function comparison(person: RasterImage, packshot: RasterImage, result: RasterImage, palette: { middleIsGarment?: boolean } = {}) {
   if (result.width !== person.width || result.height !== person.height) throw new Error(`result is ${result.width}x${result.height}, the photo ${person.width}x${person.height}`);
-  const w = person.width;
-  const pal = packshotPalette(packshot);
+  const pal = packshotPalette(packshot, palette);
   const a = [0, 0, 0];
   const b = [0, 0, 0];
-  const changed = (i: number) => deltaE76(labAt(person, i, a), labAt(result, i, b)) > CHANGED;
-  const inPalette = (img: RasterImage) => (i: number) => {
-    labAt(img, i, a);
-    return pal.some((c) => deltaE76(a, c.colour) < 20);
-  };
-  // the person's own top (its median colour) in one of the garment's main colours (a fifth of it or
-  // more): coverage could not tell the two apart
-  const own: number[][] = [];
-  const [x0, y0, x1, y1] = marks.chestWaist;
-  for (let y = y0; y < y1; y += 3) for (let x = x0; x < x1; x += 3) own.push(Array.from(labAt(person, y * w + x, a)));
-  const ownMedian = [0, 1, 2].map((c) => own.map((p) => p[c]).sort((p, q) => p - q)[own.length >> 1]);
-  const uninformative = pal.some((c) => c.weight >= 0.2 && deltaE76(ownMedian, c.colour) < 20);
-  const bgShares = marks.background.map((box) => boxShare(box, changed, w));
   return {
-    coverage: boxShare(marks.chestWaist, inPalette(result), w),
+    w: person.width,
+    changed: (i: number) => deltaE76(labAt(person, i, a), labAt(result, i, b)) > CHANGED,
+    garment: (i: number) => pal.some((c) => deltaE76(labAt(result, i, a), c.colour) < 20),
+    sharesColours: (boxes: Box[]) => {
+      const own = medianLab(person, boxes);
+      return pal.some((c) => c.weight >= 0.2 && deltaE76(own, c.colour) < 20);
+    },
+  };
+}
+
+export function measurePair(person: RasterImage, packshot: RasterImage, result: RasterImage, marks: PersonMarks): PairMetrics {
+  const { w, changed, garment, sharesColours } = comparison(person, packshot, result);
+  return {
+    coverage: boxShare(marks.chestWaist, garment, w),
     face: boxShare(marks.face, changed, w),
     legs: boxShare(marks.legs, changed, w),
-    background: Math.max(...bgShares),
+    background: Math.max(...marks.background.map((box) => boxShare(box, changed, w))),
     hemLeft: boxShare(marks.hemBand, (i) => !changed(i), w),
-    uninformative,
+    // the person's own top (its median colour) in one of the garment's main colours
+    uninformative: sharesColours([marks.chestWaist]),
   };
 }
 
@@ -194,14 +199,9 @@ export interface ForearmMetrics {
 
 /** Sleeves on a person photo: the forearm boxes covered by the garment's colours, or left as they were. */
 export function measureForearms(person: RasterImage, packshot: RasterImage, result: RasterImage, forearms: Box[]): ForearmMetrics {
-  if (result.width !== person.width || result.height !== person.height) throw new Error(`result is ${result.width}x${result.height}, the photo ${person.width}x${person.height}`);
-  const w = person.width;
-  const pal = packshotPalette(packshot);
-  const a = [0, 0, 0];
-  const b = [0, 0, 0];
-  const changed = (i: number) => deltaE76(labAt(person, i, a), labAt(result, i, b)) > CHANGED;
+  const { w, changed, garment } = comparison(person, packshot, result);
   return {
-    covered: forearms.map((box) => boxShare(box, (i) => pal.some((c) => deltaE76(labAt(result, i, a), c.colour) < 20), w)),
+    covered: forearms.map((box) => boxShare(box, garment, w)),
     changed: forearms.map((box) => boxShare(box, changed, w)),
   };
 }
@@ -250,19 +250,13 @@ export interface DressMetrics {
 
 /** A dress on a full-length person photo, measured on the hand-marked boxes. */
 export function measureDress(person: RasterImage, packshot: RasterImage, result: RasterImage, marks: FullLengthMarks): DressMetrics {
-  if (result.width !== person.width || result.height !== person.height) throw new Error(`result is ${result.width}x${result.height}, the photo ${person.width}x${person.height}`);
-  const w = person.width;
-  const pal = packshotPalette(packshot);
-  const a = [0, 0, 0];
-  const b = [0, 0, 0];
-  const changed = (i: number) => deltaE76(labAt(person, i, a), labAt(result, i, b)) > CHANGED;
-  const own = medianLab(person, [marks.dress]);
+  const { w, changed, garment, sharesColours } = comparison(person, packshot, result);
   return {
-    coverage: boxShare(marks.dress, (i) => pal.some((c) => deltaE76(labAt(result, i, a), c.colour) < 20), w),
+    coverage: boxShare(marks.dress, garment, w),
     face: boxShare(marks.face, changed, w),
     background: Math.max(...marks.background.map((box) => boxShare(box, changed, w))),
     oldLeft: marks.oldClothes.length ? areaShare(marks.oldClothes, (i) => !changed(i), w) : null,
-    uninformative: pal.some((c) => c.weight >= 0.2 && deltaE76(own, c.colour) < 20),
+    uninformative: sharesColours([marks.dress]),
   };
 }
 
@@ -278,18 +272,12 @@ export interface ShoeMetrics {
 
 /** Shoes on a full-length person photo, measured on the hand-marked boxes. */
 export function measureShoes(person: RasterImage, packshot: RasterImage, result: RasterImage, marks: FullLengthMarks): ShoeMetrics {
-  if (result.width !== person.width || result.height !== person.height) throw new Error(`result is ${result.width}x${result.height}, the photo ${person.width}x${person.height}`);
-  const w = person.width;
-  const pal = packshotPalette(packshot, { middleIsGarment: false });
-  const a = [0, 0, 0];
-  const b = [0, 0, 0];
-  const changed = (i: number) => deltaE76(labAt(person, i, a), labAt(result, i, b)) > CHANGED;
-  const own = medianLab(person, marks.feet);
+  const { w, changed, garment, sharesColours } = comparison(person, packshot, result, { middleIsGarment: false });
   return {
-    coverage: areaShare(marks.feet, (i) => pal.some((c) => deltaE76(labAt(result, i, a), c.colour) < 20), w),
+    coverage: areaShare(marks.feet, garment, w),
     aboveAnkles: boxShare(marks.aboveAnkles, changed, w),
     background: Math.max(...marks.background.map((box) => boxShare(box, changed, w))),
-    uninformative: pal.some((c) => c.weight >= 0.2 && deltaE76(own, c.colour) < 20),
+    uninformative: sharesColours(marks.feet),
   };
 }
 
