@@ -43,6 +43,8 @@ export interface OrthoView {
    * `pixelsPerUnit` holds at the target's depth (a photo taken from that distance).
    */
   distance?: number;
+  /** Pixel at which `target` appears (the image centre when absent). */
+  principal?: [number, number];
 }
 
 export interface ViewBasis {
@@ -89,8 +91,8 @@ export function projectToView(view: OrthoView, basis: ViewBasis, p: ArrayLike<nu
   const depth = dx * back[0] + dy * back[1] + dz * back[2];
   const k = view.distance ? view.distance / Math.max(1e-6, view.distance - depth) : 1;
   return [
-    view.width / 2 + (dx * right[0] + dy * right[1] + dz * right[2]) * view.pixelsPerUnit * k,
-    view.height / 2 - (dx * up[0] + dy * up[1] + dz * up[2]) * view.pixelsPerUnit * k,
+    (view.principal?.[0] ?? view.width / 2) + (dx * right[0] + dy * right[1] + dz * right[2]) * view.pixelsPerUnit * k,
+    (view.principal?.[1] ?? view.height / 2) - (dx * up[0] + dy * up[1] + dz * up[2]) * view.pixelsPerUnit * k,
     depth,
   ];
 }

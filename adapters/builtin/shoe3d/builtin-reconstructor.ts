@@ -13,7 +13,7 @@ import { surfaceNets, type TriMesh } from './surface-nets.ts';
 import { bakeTexture, type Symmetry } from './texture-bake.ts';
 import { validateGlb } from './validate-glb.ts';
 import { FitroomError } from '../../../core/errors.ts';
-import { chooseAngles, estimateElevation, estimateGround, frontBackSymmetryScore, mirrorSymmetryScore } from './view-angles.ts';
+import { chooseAngles, estimateCamera, estimateGround, frontBackSymmetryScore, mirrorSymmetryScore, type CameraScore } from './view-angles.ts';
 import { registerViews } from './registration.ts';
 
 /** Real-world size when the photos carry no scale: shoe length and bag width, metres. */
@@ -54,9 +54,10 @@ export interface BuiltinModel {
  * ProductReconstructor 'builtin': a visual hull from cleaned packshots.
  *
  * Each photo's azimuth is estimated from the silhouettes whatever the order (view-angles.ts), then
- * the camera elevation shared by the photos; the silhouettes are registered to a common frame
- * (orthographic cameras around the vertical axis; scales and offsets from frontier planes,
- * registration.ts). When the photos look down into a shoe, its opening is carved (a shoe-last
+ * the camera shared by the photos, its elevation and its distance (a long lens or a close,
+ * perspective camera); the silhouettes are registered to a common frame (cameras around the
+ * vertical axis; scales and offsets from frontier planes, corrected for perspective and aligned
+ * by outline rays, registration.ts). When the photos look down into a shoe, its opening is carved (a shoe-last
  * assumption for the footbed's height). The hull is sampled as an implicit field and meshed with
  * surface nets, smoothed (Taubin), pulled back onto the hull and simplified with meshoptimizer; one view (or two opposite sides) gives an
  * inflated silhouette instead. Left-right symmetry is enforced on the hull when the silhouettes
@@ -130,21 +131,21 @@ export class BuiltinProductReconstructor implements ProductReconstructor {
     const choice = await chooseAngles(sils, given, abort);
     const angles = choice.angles;
     note(`views: ${sils.length}; angles ${angles.map((a) => Math.round(a)).join('/')} deg (${choice.layout}${choice.scores.length > 1 ? `; silhouette consistency ${choice.scores.map((s) => `${s.layout} ${s.deficit.toFixed(4)}`).join(', ')}` : ''})`);
-    if (sils.length > 1 && new Set(angles.map((a) => Math.round(((a % 180) + 180) % 180))).size > 1) {
-      if (hintedElevations.length) {
-        // one elevation for all photos: the mean of the hints
-        const elevationDeg = Math.round((hintedElevations.reduce((a, e) => a + e, 0) / hintedElevations.length) * 10) / 10;
-        registerViews(sils, angles, elevationDeg);
-        note(`camera elevation ${elevationDeg} deg, as hinted (options.views)`);
-      } else {
-        const el = await estimateElevation(sils, angles, undefined, abort);
-        note(`camera elevation ${el.elevationDeg} deg, estimated from the silhouettes (frontier-plane registration; residuals ${el.scores.map((s) => `${s.elevationDeg}: ${s.deficit.toFixed(4)}`).join(', ')})`);
-      }
+    const distinctDirections = new Set(angles.map((a) => Math.round(((a % 180) + 180) % 180))).size;
+    // one elevation for all photos: the mean of the hints
+    const hinted = hintedElevations.length ? Math.round((hintedElevations.reduce((a, e) => a + e, 0) / hintedElevations.length) * 10) / 10 : undefined;
+    if (sils.length >= 3 && distinctDirections >= 3) {
+      const cam = await estimateCamera(sils, angles, hinted, abort);
+      const ranked = [...cam.scores].sort((p, q) => p.missPx - q.missPx).slice(0, 5);
+      const fmt = (c: CameraScore) => `${c.elevationDeg} deg ${Number.isFinite(c.lengths) ? `${c.lengths} lengths` : 'orthographic'}: ${c.missPx.toFixed(3)} px`;
+      note(`camera elevation ${cam.elevationDeg} deg, ${hinted === undefined ? 'estimated from the silhouettes' : 'as hinted (options.views)'}; ${Number.isFinite(cam.lengths) ? `perspective, about ${cam.lengths} object lengths away` : 'orthographic (a long lens)'}, estimated (outline rays' mean miss after alignment, best of ${cam.scores.length}: ${ranked.map(fmt).join(', ')})`);
+    } else if (distinctDirections > 1) {
+      registerViews(sils, angles, hinted ?? 0);
+      note(`camera elevation ${hinted ?? 0} deg, ${hinted === undefined ? 'assumed level' : 'as hinted (options.views)'}; orthographic: ${sils.length} photos from ${distinctDirections} directions cannot tell a raised or close camera`);
     }
-    note('cameras assumed orthographic, rotating about the vertical axis');
     const zSym = sils.length > 1 ? mirrorSymmetryScore(sils, angles) : null;
     const xSym = sils.length > 1 ? frontBackSymmetryScore(sils, angles) : null;
-    const distinct = new Set(angles.map((a) => Math.round(((a % 180) + 180) % 180))).size;
+    const distinct = distinctDirections;
     await abort();
     // 1. implicit field: visual hull, or inflation when the views carry no depth
     let field: (x: number, y: number, z: number) => number;

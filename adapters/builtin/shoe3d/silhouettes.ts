@@ -7,10 +7,14 @@ import { blurFloat, cropRgba, resizeRgba } from './raster.ts';
 /**
  * A view's silhouette registered to normalised world units: the object's height is 1, the ground
  * (lowest point) is y = 0 and the vertical rotation axis projects to `axisX` (plus `shift`).
- * Orthographic cameras at azimuth a and elevation e: a world point (x, y, z) has
- * u = x cos a - z sin a and v = y cos e - (x sin a + z cos a) sin e, and lands on full-resolution
- * pixel (axisX + (u + shift) * ppu, bottom - (v - vMin) * ppu). Level views (e = 0) have vMin = 0
- * and ppu = the object's height in pixels; `registerViews` (registration.ts) sets them otherwise.
+ * Cameras at azimuth a and elevation e: a world point (x, y, z) has view coordinates
+ * u = x cos a - z sin a, v = y cos e - (x sin a + z cos a) sin e and depth towards the camera
+ * d = (x sin a + z cos a) cos e + y sin e. A perspective camera (`inverseDistance` > 0) scales u and
+ * v about the object's centre (0, centreY, 0) by k = 1 / (1 - (d - dc) / D), dc the centre's depth;
+ * an orthographic one (0) has k = 1. The point lands on full-resolution pixel
+ * (axisX + (u k + shift) * ppu, bottom - (vc + (v - vc) k - vMin) * ppu), vc = centreY cos e (see
+ * `viewUV`). Level views (e = 0) have vMin = 0 and ppu = the object's height in pixels;
+ * `registerViews` and `refinePerspective` (registration.ts) set them otherwise.
  */
 export interface Silhouette {
   /** Cleaned full-resolution view (alpha = object). */
@@ -30,6 +34,10 @@ export interface Silhouette {
   elevationDeg: number;
   /** View coordinate v of the lowest image point (the nearest ground point; 0 for level views). */
   vMin: number;
+  /** 1 / the camera's distance from the object's centre, world units (0 = orthographic). */
+  inverseDistance: number;
+  /** Height of the object's centre, the point perspective scales about (world units). */
+  centreY: number;
   /** Working-resolution signed distance field (pixels, negative inside). */
   work: WorkGrid;
   /** Coarse grid for hypothesis scoring. */
@@ -98,6 +106,8 @@ export function buildSilhouette(image: RasterImage, workHeight = 256, coarseHeig
     shift: 0,
     elevationDeg: 0,
     vMin: 0,
+    inverseDistance: 0,
+    centreY: 0.5,
     work: workGrid(obj, left, right, top, bottom, workHeight),
     coarse: workGrid(obj, left, right, top, bottom, coarseHeight),
   };
@@ -192,6 +202,53 @@ export function silhouetteDistance(sil: Silhouette, grid: WorkGrid, u: number, v
   const ox = gx - cx, oy = gy - cy;
   if (ox !== 0 || oy !== 0) d += Math.hypot(ox, oy);
   return d / (grid.scale * sil.ppu);
+}
+
+/** Sines and cosines of a view's azimuth and elevation, for `viewUV` and `viewRayPoint`. */
+export interface ViewTrig {
+  ca: number;
+  sa: number;
+  ce: number;
+  se: number;
+}
+
+export function viewTrig(azimuthDeg: number, elevationDeg: number): ViewTrig {
+  const a = (azimuthDeg * Math.PI) / 180, e = (elevationDeg * Math.PI) / 180;
+  return { ca: Math.cos(a), sa: Math.sin(a), ce: Math.cos(e), se: Math.sin(e) };
+}
+
+/** Perspective factor at a depth d towards the camera (d = 0 at the object's centre). */
+function perspectiveK(sil: Silhouette, d: number): number {
+  return 1 / Math.max(0.05, 1 - d * sil.inverseDistance);
+}
+
+/** The view coordinates (u, v) at which the photo shows a world point (into out[0], out[1]). */
+export function viewUV(sil: Silhouette, t: ViewTrig, x: number, y: number, z: number, out: number[]): void {
+  const u = x * t.ca - z * t.sa, w = x * t.sa + z * t.ca;
+  const v = y * t.ce - w * t.se;
+  if (sil.inverseDistance === 0) {
+    out[0] = u;
+    out[1] = v;
+    return;
+  }
+  const k = perspectiveK(sil, w * t.ce + (y - sil.centreY) * t.se);
+  const vc = sil.centreY * t.ce;
+  out[0] = u * k;
+  out[1] = vc + (v - vc) * k;
+}
+
+/**
+ * The world point on the ray through view coordinates (u, v) at depth d towards the camera (d = 0
+ * at the object's centre's depth): the inverse of `viewUV` along one line of sight.
+ */
+export function viewRayPoint(sil: Silhouette, t: ViewTrig, u: number, v: number, d: number, out: number[]): void {
+  const k = sil.inverseDistance === 0 ? 1 : perspectiveK(sil, d);
+  const vc = sil.centreY * t.ce;
+  const uu = u / k, vv = vc + (v - vc) / k, dd = d + sil.centreY * t.se;
+  // right = (ca, 0, -sa), up = (-sa se, ce, -ca se), back = (sa ce, se, ca ce)
+  out[0] = uu * t.ca - vv * t.sa * t.se + dd * t.sa * t.ce;
+  out[1] = vv * t.ce + dd * t.se;
+  out[2] = -uu * t.sa - vv * t.ca * t.se + dd * t.ca * t.ce;
 }
 
 /** Horizontal extent of the silhouette in world units around the axis: [uMin, uMax]. */

@@ -1,7 +1,6 @@
-import { viewBasis } from '../../gltf/render.ts';
 import { HullField, type HullView } from './hull-field.ts';
-import { registerViews } from './registration.ts';
-import { silhouetteDistance, silhouetteSpan, type Silhouette } from './silhouettes.ts';
+import { alignByRays, refinePerspective, registerViews } from './registration.ts';
+import { silhouetteDistance, silhouetteSpan, viewRayPoint, viewTrig, type Silhouette } from './silhouettes.ts';
 
 /**
  * View angles for the builtin reconstruction.
@@ -198,7 +197,8 @@ export function consistencyDeficit(sils: Silhouette[], angles: number[]): number
   for (let i = 0; i < sils.length; i++) {
     const sil = sils[i];
     const g = sil.coarse;
-    const { right, up, back } = viewBasis(angles[i], sil.elevationDeg);
+    const trig = viewTrig(angles[i], sil.elevationDeg);
+    const p = [0, 0, 0];
     for (let gy = 0; gy < g.height; gy += 2) {
       for (let gx = 0; gx < g.width; gx += 2) {
         if (!g.mask[gy * g.width + gx]) continue;
@@ -207,9 +207,8 @@ export function consistencyDeficit(sils: Silhouette[], angles: number[]): number
         const v = (sil.bottom - py) / sil.ppu + sil.vMin;
         let best = Infinity;
         for (let t = 0; t <= steps; t++) {
-          const d = -r + (2 * r * t) / steps;
-          const x = u * right[0] + v * up[0] + d * back[0], y = u * right[1] + v * up[1] + d * back[1], z = u * right[2] + v * up[2] + d * back[2];
-          const f = field.at(x, y, z, true, i);
+          viewRayPoint(sil, trig, u, v, -r + (2 * r * t) / steps, p);
+          const f = field.at(p[0], p[1], p[2], true, i);
           if (f < best) best = f;
           if (best <= 0) break;
         }
@@ -221,52 +220,65 @@ export function consistencyDeficit(sils: Silhouette[], angles: number[]): number
   return count ? total / count : 0;
 }
 
-/**
- * The camera elevation shared by the photos. Level photos are always consistent with a level
- * registration (every frontier plane is horizontal), so the level hypothesis cannot be scored by
- * its own residual: the raised elevations are scored by the residual of their frontier-plane
- * registration (registration.ts), the best one that is a clear dip is then compared with level by
- * silhouette consistency (each silhouette explained by the hull of the others), and it must be
- * clearly better to win. Leaves the silhouettes registered for the chosen elevation.
- */
-export async function estimateElevation(sils: Silhouette[], angles: number[], candidates = ELEVATIONS, pause: Pause = yieldOnly): Promise<{ elevationDeg: number; scores: { elevationDeg: number; deficit: number }[] }> {
-  const scores: { elevationDeg: number; deficit: number }[] = [];
-  for (const e of candidates) {
-    scores.push({ elevationDeg: e, deficit: e === 0 ? 0 : registerViews(sils, angles, e).residual });
-    await pause();
-  }
-  let dip: { elevationDeg: number; deficit: number } | null = null;
-  for (let k = 1; k < scores.length; k++) {
-    const s = scores[k], prev = scores[k - 1], next = scores[k + 1];
-    const isDip = (k === 1 || s.deficit < prev.deficit) && (!next || s.deficit < next.deficit);
-    if (isDip && s.deficit < DIP_RESIDUAL && (!dip || s.deficit < dip.deficit)) dip = s;
-  }
-  let chosen = 0;
-  if (dip) {
-    // the minimum between the candidates: a parabola through the dip and its neighbours
-    const k = scores.indexOf(dip);
-    const prev = scores[k - 1], next = scores[k + 1];
-    if (prev && next) {
-      const h = (next.elevationDeg - prev.elevationDeg) / 2;
-      const curv = prev.deficit - 2 * dip.deficit + next.deficit;
-      if (curv > 0) dip = { elevationDeg: Math.round((dip.elevationDeg + (h * (prev.deficit - next.deficit)) / (2 * curv)) * 2) / 2, deficit: dip.deficit };
-    }
-    registerViews(sils, angles, 0);
-    const level = consistencyDeficit(sils, angles);
-    await pause();
-    registerViews(sils, angles, dip.elevationDeg);
-    const raised = consistencyDeficit(sils, angles);
-    await pause();
-    scores.push({ elevationDeg: -1, deficit: level }, { elevationDeg: -dip.elevationDeg, deficit: raised });
-    if (raised < level * 0.85) chosen = dip.elevationDeg;
-  }
-  registerViews(sils, angles, chosen);
-  return { elevationDeg: chosen, scores };
+/** A camera hypothesis and its score: the mean miss of the outline rays in pixels (registration.ts `alignByRays`). */
+export interface CameraScore {
+  elevationDeg: number;
+  /** Camera distance in object lengths; Infinity = orthographic (a long lens). */
+  lengths: number;
+  missPx: number;
 }
 
-/** Residual (RMS log scale ratio) below which a raised registration explains the photos. */
-const DIP_RESIDUAL = 0.003;
-const ELEVATIONS = [0, 2.5, 5, 7.5, 10, 12.5, 15, 17.5, 20, 25, 30];
+/**
+ * The camera shared by the photos: its elevation and its distance. Each hypothesis registers the
+ * photos for its elevation from frontier planes (`registerViews`), corrects them for its
+ * perspective (`refinePerspective`), aligns them by outline rays (`alignByRays`) and is scored by
+ * how far the rays through the photos' outlines still miss the hull of the other photos: with the
+ * right camera every ray meets it. Looking down and a close camera both show the near ground lower
+ * than the far ground, but only the right pair explains the top outline too. A coarse pass over
+ * elevations (orthographic and 5 lengths away), then every distance around the best elevation;
+ * level and orthographic wins near ties. `elevationDeg` fixes the elevation (a hint). Leaves the
+ * silhouettes registered for the chosen camera.
+ */
+export async function estimateCamera(sils: Silhouette[], angles: number[], elevationDeg?: number, pause: Pause = yieldOnly): Promise<{ elevationDeg: number; lengths: number; scores: CameraScore[] }> {
+  const initial = sils.map((s) => ({ centreY: s.centreY }));
+  registerViews(sils, angles, elevationDeg ?? 0);
+  const b = new HullField(sils.map((sil, i) => ({ sil, azimuthDeg: angles[i] }))).bounds();
+  // one object length in the level registration's world units (every registration keeps them)
+  const length = Math.max(b.max[0] - b.min[0], b.max[2] - b.min[2]);
+  const centreY = Math.max(0, b.max[1]) / 2;
+  const scores: CameraScore[] = [];
+  const states = new Map<string, { ppu: number; shift: number; vMin: number; centreY: number; inverseDistance: number; elevationDeg: number }[]>();
+  const tryCamera = async (e: number, lengths: number) => {
+    const key = `${e}/${lengths}`;
+    if (states.has(key)) return;
+    sils.forEach((s, i) => Object.assign(s, initial[i], { centreY }));
+    registerViews(sils, angles, e);
+    refinePerspective(sils, angles, Number.isFinite(lengths) ? 1 / (lengths * length) : 0);
+    const missPx = alignByRays(sils, angles);
+    scores.push({ elevationDeg: e, lengths, missPx });
+    states.set(key, sils.map((s) => ({ ppu: s.ppu, shift: s.shift, vMin: s.vMin, centreY: s.centreY, inverseDistance: s.inverseDistance, elevationDeg: s.elevationDeg })));
+    await pause();
+  };
+  const elevations = elevationDeg === undefined ? COARSE_ELEVATIONS : [elevationDeg];
+  for (const e of elevations) for (const l of [Infinity, 5]) await tryCamera(e, l);
+  const bestOf = () => scores.reduce((a, s) => (s.missPx < a.missPx ? s : a));
+  const e0 = bestOf().elevationDeg;
+  const around = elevationDeg === undefined ? [e0 - ELEVATION_STEP, e0, e0 + ELEVATION_STEP].filter((e) => e >= 0) : [elevationDeg];
+  for (const e of around) for (const l of DISTANCES) await tryCamera(e, l);
+  let best = bestOf();
+  // the plain camera (level, or the hinted elevation, orthographic) unless another is clearly better
+  const plain = scores.find((s) => s.elevationDeg === (elevationDeg ?? 0) && !Number.isFinite(s.lengths))!;
+  if (best.missPx > plain.missPx * CAMERA_GAIN) best = plain;
+  states.get(`${best.elevationDeg}/${best.lengths}`)!.forEach((v, i) => Object.assign(sils[i], v));
+  return { elevationDeg: best.elevationDeg, lengths: best.lengths, scores };
+}
+
+const COARSE_ELEVATIONS = [0, 5, 10, 15, 20, 30];
+const ELEVATION_STEP = 2.5;
+/** Camera distances tried around the best elevation, object lengths: a long lens to a close shot. */
+const DISTANCES = [Infinity, 8, 5, 3.5];
+/** Another camera must leave this share of the plain camera's miss, or less, to be chosen. */
+const CAMERA_GAIN = 0.85;
 
 /** IoU of silhouette `a` with the horizontal mirror of `b`, both in normalised world units. */
 export function mirrorIoU(a: Silhouette, b: Silhouette, mirror = true): number {
@@ -382,9 +394,10 @@ function bottomRays(sils: Silhouette[], angles: number[]): { x: number; y: numbe
   let r = 0;
   for (const s of sils) for (const v of silhouetteSpan(s)) r = Math.max(r, Math.abs(v));
   const out: { x: number; y: number; z: number; dx: number; dy: number; dz: number; tolerance: number }[] = [];
+  const a = [0, 0, 0], b = [0, 0, 0];
   sils.forEach((sil, i) => {
     const g = sil.coarse;
-    const { right, up, back } = viewBasis(angles[i], sil.elevationDeg);
+    const trig = viewTrig(angles[i], sil.elevationDeg);
     const pixel = 1 / (g.scale * sil.ppu);
     for (let gy = 0; gy < g.height; gy++) {
       const py = g.y0 + (gy + 0.5) / g.scale;
@@ -394,9 +407,10 @@ function bottomRays(sils: Silhouette[], angles: number[]): { x: number; y: numbe
         const px = g.x0 + (gx + 0.5) / g.scale;
         const u = (px - sil.axisX) / sil.ppu - sil.shift;
         const v = (sil.bottom - py) / sil.ppu + sil.vMin;
-        const x = u * right[0] + v * up[0] - r * back[0], y = u * right[1] + v * up[1] - r * back[1], z = u * right[2] + v * up[2] - r * back[2];
-        const s = (2 * r) / RAY_STEPS;
-        out.push({ x, y, z, dx: s * back[0], dy: s * back[1], dz: s * back[2], tolerance: 0.75 * pixel });
+        // a perspective ray is straight too: its ends fix it
+        viewRayPoint(sil, trig, u, v, -r, a);
+        viewRayPoint(sil, trig, u, v, r, b);
+        out.push({ x: a[0], y: a[1], z: a[2], dx: (b[0] - a[0]) / RAY_STEPS, dy: (b[1] - a[1]) / RAY_STEPS, dz: (b[2] - a[2]) / RAY_STEPS, tolerance: 0.75 * pixel });
       }
     }
   });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { BuiltinProductReconstructor } from '../../../../adapters/builtin/shoe3d/builtin-reconstructor.ts';
-import { buildSilhouette } from '../../../../adapters/builtin/shoe3d/silhouettes.ts';
-import { estimateElevation } from '../../../../adapters/builtin/shoe3d/view-angles.ts';
+import { cameraFromSilhouette, projectCamera } from '../../../../adapters/builtin/shoe3d/camera.ts';
+import { buildSilhouette, viewRayPoint, viewTrig, viewUV } from '../../../../adapters/builtin/shoe3d/silhouettes.ts';
+import { estimateCamera } from '../../../../adapters/builtin/shoe3d/view-angles.ts';
 import { rasterizeIds, type RenderMesh } from '../../../../adapters/gltf/render.ts';
 import { meshBounds } from '../../../support/products.ts';
 import { ankleBoot, materialsVariantsShoe, measureShape, photographObject, toteBag, type TestObject } from '../../../support/objects.ts';
@@ -9,34 +10,72 @@ import { glbMeshes, request, viewsOf } from './reconstruction-helpers.ts';
 
 /**
  * The builtin reconstruction on textured objects it did not make (a real sneaker model and a
- * modelled ankle boot), photographed from slightly above with a long lens: the camera elevation is
- * found from the silhouettes, the frontier-plane registration makes the raised views agree, the
- * shoe is hollow inside with its opening open (level photos cannot see into it, a shoe last says
- * where it is), and the bag's handles stay open.
+ * modelled ankle boot), photographed from slightly above, with a long lens or from nearby: the
+ * camera's elevation and distance are found from the silhouettes, the registration makes the views
+ * agree, the shoe is hollow inside with its opening open (level photos cannot see into it, a shoe
+ * last says where it is), and the bag's handles stay open.
  */
 const PHOTO = { size: 512, distance: 8, supersample: 2 } as const;
 
-async function reconstruct(obj: TestObject, elevationDeg: number, azimuths = [0, 45, 90, 135]) {
-  const photos = photographObject(obj, azimuths, { ...PHOTO, elevationDeg });
+async function reconstruct(obj: TestObject, elevationDeg: number, azimuths = [0, 45, 90, 135], distance: number = PHOTO.distance) {
+  const photos = photographObject(obj, azimuths, { ...PHOTO, elevationDeg, distance });
   const out = await new BuiltinProductReconstructor().reconstruct(request(await viewsOf(photos), obj.productType));
   return { out, mesh: (await glbMeshes(out.glb))[0] };
 }
 
 describe('builtin reconstruction of textured shoe and bag models', () => {
-  it('finds the camera elevation from the silhouettes (level and 10 degrees above)', async () => {
+  it('finds the camera from the silhouettes: level or raised, a long lens or 4 lengths away', async () => {
     const shoe = await materialsVariantsShoe();
-    for (const [elevationDeg, low, high] of [[0, 0, 2.5], [10, 7.5, 12.5], [20, 15, 25]] as const) {
-      const sils = photographObject(shoe, [0, 45, 90, 135], { ...PHOTO, elevationDeg }).map((p) => buildSilhouette(p.cutout, 200)!);
-      const found = (await estimateElevation(sils, [0, 45, 90, 135])).elevationDeg;
-      expect(found, `photos at ${elevationDeg} degrees`).toBeGreaterThanOrEqual(low);
-      expect(found, `photos at ${elevationDeg} degrees`).toBeLessThanOrEqual(high);
+    const cases = [
+      { elevationDeg: 0, distance: 0, el: [0, 2.5], far: true },
+      { elevationDeg: 10, distance: 0, el: [7.5, 12.5], far: true },
+      { elevationDeg: 20, distance: 8, el: [15, 25], far: true },
+      { elevationDeg: 0, distance: 4, el: [0, 2.5], far: false },
+      { elevationDeg: 10, distance: 4, el: [7.5, 12.5], far: false },
+    ];
+    for (const c of cases) {
+      const sils = photographObject(shoe, [0, 45, 90, 135], { ...PHOTO, elevationDeg: c.elevationDeg, distance: c.distance }).map((p) => buildSilhouette(p.cutout, 200)!);
+      const found = await estimateCamera(sils, [0, 45, 90, 135]);
+      const label = `photos at ${c.elevationDeg} degrees, ${c.distance || 'infinitely many'} lengths away`;
+      expect(found.elevationDeg, label).toBeGreaterThanOrEqual(c.el[0]);
+      expect(found.elevationDeg, label).toBeLessThanOrEqual(c.el[1]);
+      // a long lens is told from a close camera (3.5 to 5 lengths for photos taken 4 lengths away)
+      if (c.far) {
+        expect(found.lengths, label).toBeGreaterThanOrEqual(5);
+      } else {
+        expect(found.lengths, label).toBeGreaterThanOrEqual(3.5);
+        expect(found.lengths, label).toBeLessThanOrEqual(5);
+      }
+      // the chosen cameras explain the outlines: every silhouette is filled by the hull to within a pixel
+      expect(Math.min(...found.scores.map((x) => x.missPx)), label).toBeLessThan(0.25);
     }
   });
 
-  for (const elevationDeg of [0, 10]) {
-    it(`the sneaker from 4 photos ${elevationDeg ? `${elevationDeg} degrees above` : 'taken level'}: Chamfer under 4 mm and F-score over 0.6 at 1 % of its length, the opening open`, async () => {
+  it('projects with one camera model: silhouette coordinates, their rays and the texture camera agree', async () => {
+    const shoe = await materialsVariantsShoe();
+    const sil = buildSilhouette(photographObject(shoe, [45], { ...PHOTO, elevationDeg: 10 })[0].cutout, 200)!;
+    Object.assign(sil, { elevationDeg: 10, inverseDistance: 1 / 6, centreY: 0.45, shift: 0.03, vMin: -0.05 });
+    const t = viewTrig(45, 10);
+    const cam = cameraFromSilhouette(sil, 45);
+    const uv = [0, 0], back = [0, 0, 0], px = [0, 0, 0];
+    for (const [x, y, z] of [[0.4, 0.2, -0.1], [-0.9, 0.7, 0.3], [0, 0.45, 0], [0.2, 0, 0.5]]) {
+      viewUV(sil, t, x, y, z, uv);
+      // the pixel of the silhouette model and of the texture camera
+      projectCamera(cam, x, y, z, px);
+      expect(px[0]).toBeCloseTo(sil.axisX + (uv[0] + sil.shift) * sil.ppu, 6);
+      expect(px[1]).toBeCloseTo(sil.bottom - (uv[1] - sil.vMin) * sil.ppu, 6);
+      // the ray through (u, v) at the point's depth from the centre comes back to the point
+      viewRayPoint(sil, t, uv[0], uv[1], px[2], back);
+      expect(back[0]).toBeCloseTo(x, 9);
+      expect(back[1]).toBeCloseTo(y, 9);
+      expect(back[2]).toBeCloseTo(z, 9);
+    }
+  });
+
+  for (const [elevationDeg, distance] of [[0, 8], [10, 8], [0, 4], [10, 4]]) {
+    it(`the sneaker from 4 photos ${elevationDeg ? `${elevationDeg} degrees above` : 'taken level'}, ${distance} lengths away: Chamfer under 4 mm and F-score over 0.6 at 1 % of its length, the opening open`, async () => {
       const shoe = await materialsVariantsShoe();
-      const { out, mesh } = await reconstruct(shoe, elevationDeg);
+      const { out, mesh } = await reconstruct(shoe, elevationDeg, undefined, distance);
       const notes = out.notes.join('\n');
       const found = Number(/camera elevation ([\d.]+) deg/.exec(notes)?.[1]);
       expect(Math.abs(found - elevationDeg)).toBeLessThanOrEqual(2.5);
@@ -50,6 +89,9 @@ describe('builtin reconstruction of textured shoe and bag models', () => {
       expect(topHeightShare(mesh, 0.6, 0.8), 'median top height over the toe box').toBeGreaterThan(0.3);
     });
 
+  }
+
+  for (const elevationDeg of [0, 10]) {
     it(`the ankle boot from 4 photos ${elevationDeg ? `${elevationDeg} degrees above` : 'taken level'}: Chamfer under 3.5 mm, F-score over 0.62 at 1 % of its length`, async () => {
       const boot = ankleBoot();
       const { mesh } = await reconstruct(boot, elevationDeg);
