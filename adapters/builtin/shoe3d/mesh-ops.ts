@@ -167,15 +167,24 @@ export function dropSpecks(mesh: TriMesh, minShare: number): { mesh: TriMesh; dr
 
 /**
  * Welds vertices at identical positions, then simplifies with meshoptimizer towards
- * `targetTriangles`, allowing `relativeError` of the mesh extent as geometric deviation.
+ * `targetTriangles`, allowing `relativeError` of the mesh extent as geometric deviation. The
+ * triangle count is a budget: when the error bound stops the simplifier above it (a detailed
+ * surface such as a shoe's hollowed inside), the bound is relaxed, up to 16 times.
  */
 export async function simplify(mesh: TriMesh, targetTriangles: number, relativeError: number): Promise<TriMesh> {
   await MeshoptSimplifier.ready;
   const welded = weld(mesh);
   if (welded.indices.length / 3 <= targetTriangles) return welded;
-  const [indices] = MeshoptSimplifier.simplify(welded.indices, welded.positions, 3, targetTriangles * 3, relativeError, []);
+  let indices = welded.indices;
+  for (let error = relativeError; error <= relativeError * 16; error *= 2) {
+    [indices] = MeshoptSimplifier.simplify(welded.indices, welded.positions, 3, targetTriangles * 3, error, []);
+    if (indices.length / 3 <= targetTriangles * BUDGET_SLACK) break;
+  }
   return compact({ positions: welded.positions, indices });
 }
+
+/** Share over the triangle budget that is accepted without relaxing the error bound. */
+const BUDGET_SLACK = 1.02;
 
 export function weld(mesh: TriMesh): TriMesh {
   const remap = MeshoptSimplifier.generatePositionRemap(mesh.positions, 3);
