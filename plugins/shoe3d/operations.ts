@@ -166,7 +166,7 @@ export async function stashShoe3d(d: Pick<OperationDeps, 'files'>, p: ParsedShoe
 
 /** An options.views entry as the request gives it. */
 interface RequestViewHint {
-  view?: keyof typeof NAMED_VIEWS;
+  view?: keyof typeof NAMED_VIEWS | 'top';
   azimuthDeg?: number;
   elevationDeg?: number;
 }
@@ -182,6 +182,13 @@ function parseViews(views: RequestViewHint[] | undefined, images: number, prefix
     return undefined;
   }
   return views.map((v, i) => {
+    if (v.view === 'top') {
+      // straight above; azimuthDeg, when given, says where the toe points in the photo
+      if (v.elevationDeg !== undefined && v.elevationDeg !== 90) {
+        details.push({ field: `${prefix}options.views[${i}].elevationDeg`, message: 'a top view is taken from straight above (90 degrees): leave elevationDeg out' });
+      }
+      return { ...(v.azimuthDeg !== undefined ? { azimuthDeg: v.azimuthDeg % 360 } : {}), elevationDeg: 90 };
+    }
     if (v.view !== undefined && v.azimuthDeg !== undefined && v.azimuthDeg % 360 !== NAMED_VIEWS[v.view]) {
       details.push({ field: `${prefix}options.views[${i}]`, message: `gives view "${v.view}" (${NAMED_VIEWS[v.view]} degrees) and azimuthDeg ${v.azimuthDeg}: give one of them` });
     }

@@ -23,14 +23,14 @@ export const SHOE3D_OPTIONS: JsonSchema = {
     views: {
       type: 'array',
       maxItems: 12,
-      description: 'Optional hints, one entry per photo of `images` (same order): which side of the product each photo shows and from how high. Without them the builtin engine estimates both from the silhouettes; a hinted photo keeps its azimuth, the others are estimated around it. Azimuths turn around the product seen from above: 0 = a side with the toe to the right, 90 = the toe facing the camera, 180 = the other side, 270 = the heel. Extension of this service (not in the original contract).',
+      description: 'Optional hints, one entry per photo of `images` (same order): which side of the product each photo shows and from how high. Without them the builtin engine estimates both from the silhouettes (a shoe photo taken from straight above is recognised by its footprint outline); a hinted photo keeps its azimuth, the others are estimated around it. Azimuths turn around the product seen from above: 0 = a side with the toe to the right, 90 = the toe facing the camera, 180 = the other side, 270 = the heel. Extension of this service (not in the original contract).',
       items: {
         type: 'object',
         additionalProperties: false,
         properties: {
-          view: { enum: ['side', 'front', 'other-side', 'back', 'front-three-quarter', 'back-three-quarter'], description: 'Named azimuth: side 0, front-three-quarter 45, front 90, back-three-quarter 135, other-side 180, back 270.' },
-          azimuthDeg: { type: 'number', minimum: 0, maximum: 360, description: 'Azimuth in degrees (instead of `view`).' },
-          elevationDeg: { type: 'number', minimum: 0, maximum: 60, description: 'How far above the horizon the camera looked down, degrees; the builtin engine uses one elevation for all photos (the mean of the hints).' },
+          view: { enum: ['side', 'front', 'other-side', 'back', 'front-three-quarter', 'back-three-quarter', 'top'], description: 'Named azimuth: side 0, front-three-quarter 45, front 90, back-three-quarter 135, other-side 180, back 270; `top`: taken from straight above (elevation 90), with `azimuthDeg` optionally saying where the toe points in the photo (0 right, 90 down, 180 left, 270 up).' },
+          azimuthDeg: { type: 'number', minimum: 0, maximum: 360, description: 'Azimuth in degrees (instead of `view`; with `view: top`, the toe direction).' },
+          elevationDeg: { type: 'number', minimum: 0, maximum: 60, description: 'How far above the horizon the camera looked down, degrees; the builtin engine uses one elevation for the photos taken from the side (the mean of the hints). Not with `view: top`.' },
         },
       },
     },

@@ -13,8 +13,7 @@ import { surfaceNets, type TriMesh } from './surface-nets.ts';
 import { bakeTexture, type Symmetry } from './texture-bake.ts';
 import { validateGlb } from './validate-glb.ts';
 import { FitroomError } from '../../../core/errors.ts';
-import { chooseAngles, estimateCamera, estimateGround, frontBackSymmetryScore, mirrorSymmetryScore, type CameraScore } from './view-angles.ts';
-import { registerViews } from './registration.ts';
+import { estimateGround, estimateViews, frontBackSymmetryScore, mirrorSymmetryScore, type CameraScore } from './view-angles.ts';
 
 /** Real-world size when the photos carry no scale: shoe length and bag width, metres. */
 export const DEFAULT_SHOE_LENGTH_M = 0.28;
@@ -114,7 +113,7 @@ export class BuiltinProductReconstructor implements ProductReconstructor {
     await abort();
     const sils: Silhouette[] = [];
     const given: (number | undefined)[] = [];
-    const hintedElevations: number[] = [];
+    const elevations: (number | undefined)[] = [];
     for (let i = 0; i < req.views.length; i++) {
       const v = req.views[i];
       const s = buildSilhouette(v.image, q.workHeight);
@@ -122,30 +121,31 @@ export class BuiltinProductReconstructor implements ProductReconstructor {
       else {
         sils.push(s);
         given.push(v.angleDeg);
-        if (v.elevationDeg !== undefined) hintedElevations.push(v.elevationDeg);
+        elevations.push(v.elevationDeg);
       }
       await abort();
     }
     if (sils.length === 0) throw new FitroomError('IMAGE_INVALID', 'No photo shows a product that stands out from its background: send packshots of one shoe or bag on a plain, light background, filling a good part of the frame');
     progress(0.05);
-    const choice = await chooseAngles(sils, given, abort);
-    const angles = choice.angles;
-    note(`views: ${sils.length}; angles ${angles.map((a) => Math.round(a)).join('/')} deg (${choice.layout}${choice.scores.length > 1 ? `; silhouette consistency ${choice.scores.map((s) => `${s.layout} ${s.deficit.toFixed(4)}`).join(', ')}` : ''})`);
-    const distinctDirections = new Set(angles.map((a) => Math.round(((a % 180) + 180) % 180))).size;
-    // one elevation for all photos: the mean of the hints
-    const hinted = hintedElevations.length ? Math.round((hintedElevations.reduce((a, e) => a + e, 0) / hintedElevations.length) * 10) / 10 : undefined;
-    if (sils.length >= 3 && distinctDirections >= 3) {
-      const cam = await estimateCamera(sils, angles, hinted, abort);
+    const views = await estimateViews(sils, given, elevations, abort);
+    const { angles, choice } = views;
+    note(`views: ${sils.length}; angles ${angles.map((a, i) => (views.top.includes(i) ? `top(${Math.round(a)})` : Math.round(a))).join('/')} deg (${choice.layout}${choice.scores.length > 1 ? `; silhouette consistency ${choice.scores.map((s) => `${s.layout} ${s.deficit.toFixed(4)}`).join(', ')}` : ''})`);
+    if (views.topNote) note(views.topNote);
+    const side = sils.map((_, i) => i).filter((i) => !views.top.includes(i));
+    const cam = views.camera;
+    if (cam) {
       const ranked = [...cam.scores].sort((p, q) => p.missPx - q.missPx).slice(0, 5);
       const fmt = (c: CameraScore) => `${c.elevationDeg} deg ${Number.isFinite(c.lengths) ? `${c.lengths} lengths` : 'orthographic'}: ${c.missPx.toFixed(3)} px`;
-      note(`camera elevation ${cam.elevationDeg} deg, ${hinted === undefined ? 'estimated from the silhouettes' : 'as hinted (options.views)'}; ${Number.isFinite(cam.lengths) ? `perspective, about ${cam.lengths} object lengths away` : 'orthographic (a long lens)'}, estimated (outline rays' mean miss after alignment, best of ${cam.scores.length}: ${ranked.map(fmt).join(', ')})`);
-    } else if (distinctDirections > 1) {
-      registerViews(sils, angles, hinted ?? 0);
-      note(`camera elevation ${hinted ?? 0} deg, ${hinted === undefined ? 'assumed level' : 'as hinted (options.views)'}; orthographic: ${sils.length} photos from ${distinctDirections} directions cannot tell a raised or close camera`);
+      note(`camera elevation ${cam.elevationDeg} deg, ${cam.hinted ? 'as hinted (options.views)' : 'estimated from the silhouettes'}; ${Number.isFinite(cam.lengths) ? `perspective, about ${cam.lengths} object lengths away` : 'orthographic (a long lens)'}, estimated (outline rays' mean miss after alignment, best of ${cam.scores.length}: ${ranked.map(fmt).join(', ')})`);
+    } else if (views.directions > 1) {
+      const e = sils[side[0]]?.elevationDeg ?? 0;
+      note(`camera elevation ${e} deg, ${elevations.some((x, i) => x !== undefined && side.includes(i)) ? 'as hinted (options.views)' : 'assumed level'}; orthographic: photos from ${views.directions} directions cannot tell a raised or close camera`);
     }
-    const zSym = sils.length > 1 ? mirrorSymmetryScore(sils, angles) : null;
-    const xSym = sils.length > 1 ? frontBackSymmetryScore(sils, angles) : null;
-    const distinct = distinctDirections;
+    // symmetry from the photos taken from the side (a top view is not mirrored by another)
+    const sideSils = side.map((i) => sils[i]), sideAngles = side.map((i) => angles[i]);
+    const zSym = sideSils.length > 1 ? mirrorSymmetryScore(sideSils, sideAngles) : null;
+    const xSym = sideSils.length > 1 ? frontBackSymmetryScore(sideSils, sideAngles) : null;
+    const distinct = views.directions;
     await abort();
     // 1. implicit field: visual hull, or inflation when the views carry no depth
     let field: (x: number, y: number, z: number) => number;
@@ -159,7 +159,7 @@ export class BuiltinProductReconstructor implements ProductReconstructor {
     } else {
       hull = new HullField(sils.map((sil, i) => ({ sil, azimuthDeg: angles[i] })));
       field = (x, y, z) => hull!.at(x, y, z);
-      if (sils[0].elevationDeg > 0) {
+      if ((cam?.elevationDeg ?? sils[side[0]]?.elevationDeg ?? 0) > 0) {
         const ground = await estimateGround(hull, sils, angles, abort);
         if (ground.floorY !== null) note(`ground: photos from above do not see under the product; the hull is cut ${((ground.floorY - ground.lowest) * 100).toFixed(1)}% of its height above its lowest point, the highest cut that still fills every photo's outline`);
       }
@@ -167,7 +167,7 @@ export class BuiltinProductReconstructor implements ProductReconstructor {
     const b = hull ? hull.bounds() : inflationBounds(sils[0], req.productType === 'shoe' ? 0.37 : 0.4);
     if (hull && zSym !== null && zSym >= SYMMETRY_IOU) {
       symmetry.z = (b.min[2] + b.max[2]) / 2;
-      if (mirrorClosed(angles)) {
+      if (mirrorClosed(sideAngles)) {
         note(`left-right symmetry holds (silhouette IoU ${zSym.toFixed(3)}); the views already constrain both sides alike, so it is used for colouring only`);
       } else {
         hull.symmetryZ = symmetry.z;

@@ -153,12 +153,14 @@ export class HullField {
     // heights: level views see y directly; raised ones mix in the depth along the line of sight
     let y0 = Infinity, y1 = -Infinity;
     this.views.forEach((v, i) => {
+      if (this.trig[i].ce < 0.3) return; // a view from straight above does not bound the height
       const lo = v.sil.vMin, hi = v.sil.vMin + (v.sil.bottom - v.sil.top) / v.sil.ppu;
       const depth = r * Math.abs(this.trig[i].se);
       const vc = v.sil.centreY * this.trig[i].ce;
       y0 = Math.min(y0, (vc + (lo - vc) * widen - depth) / this.trig[i].ce);
       y1 = Math.max(y1, (vc + (hi - vc) * widen + depth) / this.trig[i].ce);
     });
+    if (!Number.isFinite(y0)) [y0, y1] = [-r, r];
     if (!Number.isFinite(x0)) return { min: [-r, y0, -r], max: [r, y1, r] };
     const pad = (2 * r) / n;
     const box: Box = { min: [x0 - pad, y0, z0 - pad], max: [x1 + pad, y1, z1 + pad] };

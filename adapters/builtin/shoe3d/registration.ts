@@ -26,9 +26,11 @@ export interface Registration {
   residual: number;
 }
 
-export function registerViews(sils: Silhouette[], angles: number[], elevationDeg: number): Registration {
+export function registerViews(sils: Silhouette[], angles: number[], elevationDeg: number, fixed: readonly (number | undefined)[] = []): Registration {
   const n = sils.length;
-  const bases = angles.map((a) => viewBasis(a, elevationDeg));
+  // photos with an elevation of their own (a top view) keep it; the others share elevationDeg
+  const elevations = sils.map((_, i) => fixed[i] ?? elevationDeg);
+  const bases = angles.map((a, i) => viewBasis(a, elevations[i]));
   const points = sils.map(contourPoints);
   // pairs: normal of the plane of both viewing directions, its image direction in each photo
   const pairs: { i: number; j: number; gi: [number, number]; gj: [number, number] }[] = [];
@@ -64,9 +66,13 @@ export function registerViews(sils: Silhouette[], angles: number[], elevationDeg
     rows.push(row);
     rhs.push(Math.log(wi) - Math.log(wj));
   });
-  const heights = sils.map((s) => Math.max(1, s.bottom - s.top));
-  rows.push(new Array<number>(n).fill(1 / n));
-  rhs.push(heights.reduce((a, h) => a + Math.log(h), 0) / n);
+  // gauge: the shared-elevation photos' mean log scale is their mean log height (a top view's
+  // image height is the product's width)
+  const gauge = sils.map((_, i) => (fixed[i] === undefined ? 1 : 0));
+  if (!gauge.some(Boolean)) gauge.fill(1);
+  const m = gauge.reduce((a: number, g) => a + g, 0);
+  rows.push(gauge.map((g) => g / m));
+  rhs.push(sils.reduce((a, s, i) => a + gauge[i] * Math.log(Math.max(1, s.bottom - s.top)), 0) / m);
   const logS = leastSquares(rows, rhs, n, 1e-9);
   let residual = 0;
   for (let r = 0; r < rows.length - 1; r++) residual += (rows[r].reduce((a, v, c) => a + v * logS[c], 0) - rhs[r]) ** 2;
@@ -100,7 +106,7 @@ export function registerViews(sils: Silhouette[], angles: number[], elevationDeg
   const off = leastSquares(orows, orhs, 2 * n, 0);
   sils.forEach((s, i) => {
     s.ppu = scales[i];
-    s.elevationDeg = elevationDeg;
+    s.elevationDeg = elevations[i];
     s.shift = (off[2 * i] - s.axisX) / scales[i];
     s.vMin = (off[2 * i + 1] - s.bottom) / scales[i];
   });
@@ -184,6 +190,7 @@ export function alignByRays(sils: Silhouette[], angles: number[], rounds = 5): n
   const logMean = sils.reduce((a, s) => a + Math.log(s.ppu), 0) / sils.length;
   const hull = new HullField(sils.map((sil, i) => ({ sil, azimuthDeg: angles[i] })));
   const trig = sils.map((s, i) => viewTrig(angles[i], s.elevationDeg));
+  const start = sils.map((s) => Math.log(s.ppu));
   let score = 0;
   for (let round = 0; round <= rounds; round++) {
     let r = 0;
@@ -195,17 +202,24 @@ export function alignByRays(sils: Silhouette[], angles: number[], rounds = 5): n
       const { A, b } = rays[i];
       const x = solve3(A, b);
       if (!x) return;
-      const [sigma, da, db] = x.map((v) => v * RAY_DAMPING);
+      const [sigma, da, db] = x.map((v) => Math.max(-MAX_STEP, Math.min(MAX_STEP, v * RAY_DAMPING)));
       s.ppu *= Math.exp(sigma);
       s.shift += da;
       s.vMin += db;
     });
     keepWorldUnit(sils, logMean);
   }
-  return score;
+  // a registration that had to rescale a photo this much is not a camera that explains the
+  // photos (a wrong hypothesis can shrink one photo until the others swallow its rays)
+  const moved = Math.max(...sils.map((s, i) => Math.abs(Math.log(s.ppu) - start[i])));
+  return moved > MAX_RESCALE ? Infinity : score;
 }
 
 const RAY_DAMPING = 0.8;
+/** Largest change of a log scale or an offset (world units) in one round. */
+const MAX_STEP = 0.1;
+/** Largest change of a photo's log scale over the alignment (about 25 %). */
+const MAX_RESCALE = 0.22;
 /** Weight of an outline ray that meets the hull (asks for no move) against one that misses. */
 const HIT_WEIGHT = 0.25;
 /** Outline band, working pixels inside the silhouette's edge. */

@@ -220,6 +220,130 @@ export function consistencyDeficit(sils: Silhouette[], angles: number[]): number
   return count ? total / count : 0;
 }
 
+/** What a registration sets on a silhouette, to keep the best of several hypotheses. */
+type Registered = Pick<Silhouette, 'ppu' | 'shift' | 'vMin' | 'centreY' | 'inverseDistance' | 'elevationDeg'>;
+
+function registered(s: Silhouette): Registered {
+  return { ppu: s.ppu, shift: s.shift, vMin: s.vMin, centreY: s.centreY, inverseDistance: s.inverseDistance, elevationDeg: s.elevationDeg };
+}
+
+/** Elevation from which a hinted photo counts as a top view (looking down onto the product). */
+export const TOP_VIEW_MIN_DEG = 60;
+
+/** Every photo's view: azimuth, which photos look straight down, the camera of the others. */
+export interface ViewEstimate {
+  angles: number[];
+  choice: AngleChoice;
+  /** Photos taken from straight above (elevation 90), hinted or recognised. */
+  top: number[];
+  /** How the top views were found, for the trace. */
+  topNote: string | null;
+  camera: { elevationDeg: number; lengths: number; scores: CameraScore[]; hinted: boolean } | null;
+  /** Distinct directions the photos were taken from (a top view counts as one). */
+  directions: number;
+}
+
+/**
+ * Views of all photos. Photos hinted as top views keep elevation 90; the others are placed round
+ * the product (`chooseAngles`) and share one camera (`estimateCamera`). A top view's azimuth says
+ * where the toe points in it (0 right, 90 down, 180 left, 270 up); unless hinted, each is tried and
+ * the one whose outline rays miss least is kept. From 4 photos on, a photo whose outline looks like
+ * a footprint (long, with no flat sole line at the bottom) is also tried as a top view, and kept as
+ * one when that explains the photos clearly better. Leaves the silhouettes registered.
+ */
+export async function estimateViews(sils: Silhouette[], given: (number | undefined)[], elevations: (number | undefined)[], pause: Pause = yieldOnly): Promise<ViewEstimate> {
+  const hintedTop = sils.map((_, i) => i).filter((i) => (elevations[i] ?? 0) >= TOP_VIEW_MIN_DEG);
+  const initial = sils.map(registered);
+  const first = await viewsWithTop(sils, given, elevations, hintedTop, pause);
+  if (hintedTop.length || sils.length < 4) return { ...first.estimate, topNote: hintedTop.length ? `photo(s) ${hintedTop.map((i) => i + 1).join(', ')} from straight above, as hinted` : null };
+  const candidate = footprintCandidate(sils, elevations);
+  if (candidate === null) return first.estimate;
+  const kept = sils.map(registered);
+  // the second hypothesis starts from the silhouettes as they were built
+  initial.forEach((v, i) => Object.assign(sils[i], v));
+  const second = await viewsWithTop(sils, given, elevations, [candidate], pause);
+  if (second.missPx < first.missPx * TOP_GAIN) {
+    return { ...second.estimate, topNote: `photo ${candidate + 1} recognised as a top view (outline rays miss ${second.missPx.toFixed(3)} px as one, ${first.missPx.toFixed(3)} px as a view from the side)` };
+  }
+  kept.forEach((v, i) => Object.assign(sils[i], v));
+  return first.estimate;
+}
+
+/** A top view hypothesis must leave this share of the other's miss, or less. */
+const TOP_GAIN = 0.7;
+
+async function viewsWithTop(sils: Silhouette[], given: (number | undefined)[], elevations: (number | undefined)[], top: number[], pause: Pause): Promise<{ estimate: ViewEstimate; missPx: number }> {
+  const side = sils.map((_, i) => i).filter((i) => !top.includes(i));
+  const sideSils = side.map((i) => sils[i]);
+  const choice = await chooseAngles(sideSils, side.map((i) => given[i]), pause);
+  const angles = new Array<number>(sils.length).fill(0);
+  side.forEach((i, k) => (angles[i] = choice.angles[k]));
+  const hints = side.map((i) => elevations[i]).filter((e): e is number => e !== undefined);
+  const hinted = hints.length ? Math.round((hints.reduce((a, e) => a + e, 0) / hints.length) * 10) / 10 : undefined;
+  const sideDirections = new Set(choice.angles.map((a) => Math.round(((a % 180) + 180) % 180))).size;
+  let camera: ViewEstimate['camera'] = null;
+  let missPx = Infinity;
+  if (sideSils.length >= 3 && sideDirections >= 3) {
+    const cam = await estimateCamera(sideSils, choice.angles, hinted, pause);
+    camera = { ...cam, hinted: hinted !== undefined };
+    missPx = Math.min(...cam.scores.map((c) => c.missPx));
+  } else if (sideDirections > 1) {
+    registerViews(sideSils, choice.angles, hinted ?? 0);
+  }
+  if (top.length) {
+    const common = camera?.elevationDeg ?? hinted ?? 0;
+    const inverseDistance = sideSils[0]?.inverseDistance ?? 0;
+    const fixed = sils.map((_, i) => (top.includes(i) ? 90 : undefined));
+    const before = sils.map(registered);
+    // each top view's toe direction: as hinted, else the one the others explain best
+    for (const t of top) {
+      let best: { az: number; miss: number; state: Registered[] } | null = null;
+      for (const az of given[t] !== undefined ? [given[t]!] : [0, 90, 180, 270]) {
+        before.forEach((v, i) => Object.assign(sils[i], v));
+        angles[t] = az;
+        registerViews(sils, angles, common, fixed);
+        refinePerspective(sils, angles, inverseDistance);
+        const miss = alignByRays(sils, angles);
+        if (!best || miss < best.miss) best = { az, miss, state: sils.map(registered) };
+        await pause();
+      }
+      angles[t] = best!.az;
+      best!.state.forEach((v, i) => Object.assign(sils[i], v));
+      missPx = best!.miss;
+    }
+  }
+  return { estimate: { angles, choice, top, topNote: null, camera, directions: sideDirections + (top.length ? 1 : 0) }, missPx };
+}
+
+/**
+ * The photo most like a top view of the product, or null: the longest silhouette (long side over
+ * short side at least 2.2) whose bottom outline touches its lowest row over less than 45 % of its
+ * width (a side or front view stands on a flat sole line; a footprint's outline curves).
+ */
+function footprintCandidate(sils: Silhouette[], elevations: (number | undefined)[]): number | null {
+  let best: number | null = null, bestAspect = 0;
+  sils.forEach((s, i) => {
+    if (elevations[i] !== undefined) return;
+    const w = s.right - s.left, h = Math.max(1, s.bottom - s.top);
+    // the footprint's long axis lies either way in the photo (toe to a side, or up or down)
+    const aspect = Math.max(w / h, h / w);
+    if (aspect < 2.2 || groundContact(s) >= 0.45) return;
+    if (aspect > bestAspect) [best, bestAspect] = [i, aspect];
+  });
+  return best;
+}
+
+/** Share of a silhouette's width whose lowest pixel lies within 1.5 % of its height of the lowest row. */
+export function groundContact(s: Silhouette): number {
+  const g = s.work;
+  const low = new Float64Array(g.width).fill(-1);
+  for (let x = 0; x < g.width; x++) for (let y = g.height - 1; y >= 0; y--) if (g.mask[y * g.width + x]) { low[x] = y; break; }
+  const cols = Array.from(low).filter((y) => y >= 0);
+  if (!cols.length) return 0;
+  const bottom = Math.max(...cols), band = 0.015 * (s.bottom - s.top) * g.scale + 0.5;
+  return cols.filter((y) => bottom - y <= band).length / cols.length;
+}
+
 /** A camera hypothesis and its score: the mean miss of the outline rays in pixels (registration.ts `alignByRays`). */
 export interface CameraScore {
   elevationDeg: number;
@@ -247,7 +371,7 @@ export async function estimateCamera(sils: Silhouette[], angles: number[], eleva
   const length = Math.max(b.max[0] - b.min[0], b.max[2] - b.min[2]);
   const centreY = Math.max(0, b.max[1]) / 2;
   const scores: CameraScore[] = [];
-  const states = new Map<string, { ppu: number; shift: number; vMin: number; centreY: number; inverseDistance: number; elevationDeg: number }[]>();
+  const states = new Map<string, Registered[]>();
   const tryCamera = async (e: number, lengths: number) => {
     const key = `${e}/${lengths}`;
     if (states.has(key)) return;
@@ -256,7 +380,7 @@ export async function estimateCamera(sils: Silhouette[], angles: number[], eleva
     refinePerspective(sils, angles, Number.isFinite(lengths) ? 1 / (lengths * length) : 0);
     const missPx = alignByRays(sils, angles);
     scores.push({ elevationDeg: e, lengths, missPx });
-    states.set(key, sils.map((s) => ({ ppu: s.ppu, shift: s.shift, vMin: s.vMin, centreY: s.centreY, inverseDistance: s.inverseDistance, elevationDeg: s.elevationDeg })));
+    states.set(key, sils.map(registered));
     await pause();
   };
   const elevations = elevationDeg === undefined ? COARSE_ELEVATIONS : [elevationDeg];
@@ -396,6 +520,7 @@ function bottomRays(sils: Silhouette[], angles: number[]): { x: number; y: numbe
   const out: { x: number; y: number; z: number; dx: number; dy: number; dz: number; tolerance: number }[] = [];
   const a = [0, 0, 0], b = [0, 0, 0];
   sils.forEach((sil, i) => {
+    if (sil.elevationDeg >= TOP_VIEW_MIN_DEG) return; // looks down onto the product, not along the ground
     const g = sil.coarse;
     const trig = viewTrig(angles[i], sil.elevationDeg);
     const pixel = 1 / (g.scale * sil.ppu);

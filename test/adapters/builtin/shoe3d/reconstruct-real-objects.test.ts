@@ -72,6 +72,24 @@ describe('builtin reconstruction of textured shoe and bag models', () => {
     }
   });
 
+  it('recognises a photo taken from straight above among the others, whatever its place and toe direction, and the model comes out truer with it', async () => {
+    const shoe = await materialsVariantsShoe();
+    const sides = photographObject(shoe, [0, 45, 90, 135], { ...PHOTO, elevationDeg: 10 });
+    const top = photographObject(shoe, [270], { ...PHOTO, elevationDeg: 90 })[0];
+    const four = await new BuiltinProductReconstructor().reconstruct(request(await viewsOf(sides), 'shoe'));
+    const five = await new BuiltinProductReconstructor().reconstruct(request(await viewsOf([top, ...sides]), 'shoe'));
+    const notes = five.notes.join('\n');
+    // the top view first, the toe pointing up in it: azimuth 270
+    expect(notes).toMatch(/angles top\(270\)\/0\/45\/90\/135 deg/);
+    expect(notes).toMatch(/photo 1 recognised as a top view/);
+    const without = measureShape((await glbMeshes(four.glb))[0], shoe.surface, 0.01 * shoe.length);
+    const withTop = measureShape((await glbMeshes(five.glb))[0], shoe.surface, 0.01 * shoe.length);
+    expect(withTop.chamfer).toBeLessThan(without.chamfer);
+    expect(withTop.fscore).toBeGreaterThan(without.fscore);
+    // the side views alone are not mistaken for a top view
+    expect(four.notes.join('\n')).not.toMatch(/top view|top\(/);
+  });
+
   for (const [elevationDeg, distance] of [[0, 8], [10, 8], [0, 4], [10, 4]]) {
     it(`the sneaker from 4 photos ${elevationDeg ? `${elevationDeg} degrees above` : 'taken level'}, ${distance} lengths away: Chamfer under 4 mm and F-score over 0.6 at 1 % of its length, the opening open`, async () => {
       const shoe = await materialsVariantsShoe();
