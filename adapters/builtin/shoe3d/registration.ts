@@ -3,8 +3,9 @@ import { HullField } from './hull-field.ts';
 import { silhouetteSpan, viewRayPoint, viewTrig, viewUV, type Silhouette } from './silhouettes.ts';
 
 /**
- * Registration of photos taken from one camera height around the product (azimuths known,
- * elevation e the same for every photo): each photo's scale and offset, from frontier planes.
+ * Registration of photos taken around the product (azimuths known, elevation e shared by the
+ * photos except those fixed at their own, such as a top view): each photo's scale and offset, from
+ * frontier planes.
  *
  * Two orthographic views i and j share the planes that contain both viewing directions; the two
  * such planes tangent to the object touch both silhouettes. Along the normal n of those planes the
@@ -12,21 +13,14 @@ import { silhouetteSpan, viewRayPoint, viewTrig, viewUV, type Silhouette } from 
  * along n's image direction give the ratio of their scales, and the midpoints of the supports
  * relate their offsets. Level views reduce this to "every photo shows the same height"; raised
  * views see the height foreshortened and the depth along the line of sight, which this accounts for
- * exactly. Scales come from least squares on the logarithms, offsets from linear least squares;
- * the residual of the scale ratios measures how well an elevation explains the photos.
+ * exactly. Scales come from least squares on the logarithms, offsets from linear least squares.
  * The frame: the mean scale is the mean image height (height about 1) and the photos' lowest
  * points sit near v = 0; the reconstruction places the final mesh on the ground itself.
  * Frontier planes are exact for orthographic photos only: `refinePerspective` corrects the
  * registration for a close camera and `alignByRays` finishes it on the photos' outlines (and
  * scores the camera hypothesis, view-angles.ts `estimateCamera`).
  */
-export interface Registration {
-  elevationDeg: number;
-  /** RMS of the log scale-ratio residuals over the view pairs (0 for exact silhouettes). */
-  residual: number;
-}
-
-export function registerViews(sils: Silhouette[], angles: number[], elevationDeg: number, fixed: readonly (number | undefined)[] = []): Registration {
+export function registerViews(sils: Silhouette[], angles: number[], elevationDeg: number, fixed: readonly (number | undefined)[] = []): void {
   const n = sils.length;
   // photos with an elevation of their own (a top view) keep it; the others share elevationDeg
   const elevations = sils.map((_, i) => fixed[i] ?? elevationDeg);
@@ -74,9 +68,6 @@ export function registerViews(sils: Silhouette[], angles: number[], elevationDeg
   rows.push(gauge.map((g) => g / m));
   rhs.push(sils.reduce((a, s, i) => a + gauge[i] * Math.log(Math.max(1, s.bottom - s.top)), 0) / m);
   const logS = leastSquares(rows, rhs, n, 1e-9);
-  let residual = 0;
-  for (let r = 0; r < rows.length - 1; r++) residual += (rows[r].reduce((a, v, c) => a + v * logS[c], 0) - rhs[r]) ** 2;
-  residual = rows.length > 1 ? Math.sqrt(residual / (rows.length - 1)) : 0;
   const scales = logS.map(Math.exp);
   // 2. offsets: the support midpoints agree in world units. Unknowns ou_i (pixel column of the
   // axis) and ov_i (pixel row of v = 0), pulled weakly to the silhouette centre and bottom
@@ -110,7 +101,6 @@ export function registerViews(sils: Silhouette[], angles: number[], elevationDeg
     s.shift = (off[2 * i] - s.axisX) / scales[i];
     s.vMin = (off[2 * i + 1] - s.bottom) / scales[i];
   });
-  return { elevationDeg, residual };
 }
 
 /**

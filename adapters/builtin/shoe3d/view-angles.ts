@@ -334,7 +334,7 @@ function footprintCandidate(sils: Silhouette[], elevations: (number | undefined)
 }
 
 /** Share of a silhouette's width whose lowest pixel lies within 1.5 % of its height of the lowest row. */
-export function groundContact(s: Silhouette): number {
+function groundContact(s: Silhouette): number {
   const g = s.work;
   const low = new Float64Array(g.width).fill(-1);
   for (let x = 0; x < g.width; x++) for (let y = g.height - 1; y >= 0; y--) if (g.mask[y * g.width + x]) { low[x] = y; break; }
