@@ -1,4 +1,6 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createWriteStream, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -22,6 +24,7 @@ export interface TestS3 {
 export async function startS3Server(bucket = 'fitroom-test'): Promise<TestS3> {
   const dir = mkdtempSync(path.join(tmpdir(), 'fitroom-s3-'));
   const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: dir, configureBuckets: [{ name: bucket }] });
+  readAfterWrite((server as unknown as { store: FilesystemStore }).store);
   const addr = (await server.run()) as AddressInfo;
   const endpoint = `http://127.0.0.1:${addr.port}`;
   return {
@@ -44,5 +47,38 @@ export async function startS3Server(bucket = 'fitroom-test'): Promise<TestS3> {
       await server.close();
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/** The parts of s3rver's file store that `readAfterWrite` replaces. */
+interface FilesystemStore {
+  putContent(objectPath: string, content: unknown): Promise<[number, string]>;
+  deleteObject(bucket: string, key: string): Promise<void>;
+  getResourcePath(bucket: string, key: string, resourceType: string): string;
+}
+
+/**
+ * Real S3 stores read an object back as soon as its write is answered. s3rver's file store does
+ * not, in two places, which made start-up probes of several processes at once fail now and then:
+ * it answers a PUT of a small body before the file is written (it ends the write stream and
+ * resolves at once), and deleting an object removes its emptied directory, which a concurrent
+ * write into that directory then loses. Writes here resolve when the file is flushed, and deletes
+ * leave the directories.
+ */
+function readAfterWrite(store: FilesystemStore): void {
+  const putContent = store.putContent.bind(store);
+  store.putContent = (objectPath, content) => {
+    if (!Buffer.isBuffer(content)) return putContent(objectPath, content);
+    return new Promise((resolve, reject) => {
+      const out = createWriteStream(objectPath);
+      out.on('error', reject);
+      out.on('finish', () => resolve([content.length, createHash('md5').update(content).digest('hex')]));
+      out.end(content);
+    });
+  };
+  store.deleteObject = async (bucket, key) => {
+    await Promise.all(['object', 'object.md5', 'metadata.json'].map((type) => unlink(store.getResourcePath(bucket, key, type)).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== 'ENOENT') throw e;
+    })));
   };
 }
