@@ -227,6 +227,11 @@ function registered(s: Silhouette): Registered {
   return { ppu: s.ppu, shift: s.shift, vMin: s.vMin, centreY: s.centreY, inverseDistance: s.inverseDistance, elevationDeg: s.elevationDeg };
 }
 
+/** Puts back a registration kept by `registered`. */
+function restore(sils: Silhouette[], state: Registered[]): void {
+  state.forEach((v, i) => Object.assign(sils[i], v));
+}
+
 /** Elevation from which a hinted photo counts as a top view (looking down onto the product). */
 export const TOP_VIEW_MIN_DEG = 60;
 
@@ -260,12 +265,12 @@ export async function estimateViews(sils: Silhouette[], given: (number | undefin
   if (candidate === null) return first.estimate;
   const kept = sils.map(registered);
   // the second hypothesis starts from the silhouettes as they were built
-  initial.forEach((v, i) => Object.assign(sils[i], v));
+  restore(sils, initial);
   const second = await viewsWithTop(sils, given, elevations, [candidate], pause);
   if (second.missPx < first.missPx * TOP_GAIN) {
     return { ...second.estimate, topNote: `photo ${candidate + 1} recognised as a top view (outline rays miss ${second.missPx.toFixed(3)} px as one, ${first.missPx.toFixed(3)} px as a view from the side)` };
   }
-  kept.forEach((v, i) => Object.assign(sils[i], v));
+  restore(sils, kept);
   return first.estimate;
 }
 
@@ -299,7 +304,7 @@ async function viewsWithTop(sils: Silhouette[], given: (number | undefined)[], e
     for (const t of top) {
       let best: { az: number; miss: number; state: Registered[] } | null = null;
       for (const az of given[t] !== undefined ? [given[t]!] : [0, 90, 180, 270]) {
-        before.forEach((v, i) => Object.assign(sils[i], v));
+        restore(sils, before);
         angles[t] = az;
         registerViews(sils, angles, common, fixed);
         refinePerspective(sils, angles, inverseDistance);
@@ -308,7 +313,7 @@ async function viewsWithTop(sils: Silhouette[], given: (number | undefined)[], e
         await pause();
       }
       angles[t] = best!.az;
-      best!.state.forEach((v, i) => Object.assign(sils[i], v));
+      restore(sils, best!.state);
       missPx = best!.miss;
     }
   }
@@ -364,7 +369,6 @@ export interface CameraScore {
  * silhouettes registered for the chosen camera.
  */
 export async function estimateCamera(sils: Silhouette[], angles: number[], elevationDeg?: number, pause: Pause = yieldOnly): Promise<{ elevationDeg: number; lengths: number; scores: CameraScore[] }> {
-  const initial = sils.map((s) => ({ centreY: s.centreY }));
   registerViews(sils, angles, elevationDeg ?? 0);
   const b = new HullField(sils.map((sil, i) => ({ sil, azimuthDeg: angles[i] }))).bounds();
   // one object length in the level registration's world units (every registration keeps them)
@@ -375,7 +379,7 @@ export async function estimateCamera(sils: Silhouette[], angles: number[], eleva
   const tryCamera = async (e: number, lengths: number) => {
     const key = `${e}/${lengths}`;
     if (states.has(key)) return;
-    sils.forEach((s, i) => Object.assign(s, initial[i], { centreY }));
+    for (const s of sils) s.centreY = centreY;
     registerViews(sils, angles, e);
     refinePerspective(sils, angles, Number.isFinite(lengths) ? 1 / (lengths * length) : 0);
     const missPx = alignByRays(sils, angles);
@@ -393,7 +397,7 @@ export async function estimateCamera(sils: Silhouette[], angles: number[], eleva
   // the plain camera (level, or the hinted elevation, orthographic) unless another is clearly better
   const plain = scores.find((s) => s.elevationDeg === (elevationDeg ?? 0) && !Number.isFinite(s.lengths))!;
   if (best.missPx > plain.missPx * CAMERA_GAIN) best = plain;
-  states.get(`${best.elevationDeg}/${best.lengths}`)!.forEach((v, i) => Object.assign(sils[i], v));
+  restore(sils, states.get(`${best.elevationDeg}/${best.lengths}`)!);
   return { elevationDeg: best.elevationDeg, lengths: best.lengths, scores };
 }
 
