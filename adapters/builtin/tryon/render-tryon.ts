@@ -20,6 +20,7 @@ import { drawPhotoTop, hideOldTop } from './photo-top.ts';
 import { drawPhotoDress } from './photo-dress.ts';
 import { drawPhotoShoes } from './photo-shoes.ts';
 import { PERSON_PART } from '../../../core/ports/person-analyzer.ts';
+import type { TryOnDiagnostics } from './diagnostics.ts';
 
 export interface TryOnGarments {
   top?: RasterImage;
@@ -38,6 +39,8 @@ export interface RenderTryOnInput {
   longSide?: number;
   preserveBackground: boolean;
   signal?: AbortSignal;
+  /** Filled with what the renderer measured of each garment it laid on a person photo. */
+  diagnostics?: TryOnDiagnostics;
 }
 
 /** The output's longer edge per quality, as the model registry lists for `builtin-warp`. */

@@ -1,0 +1,36 @@
+/**
+ * What the try-on renderer reports about each garment it laid on a person photo, so the result can
+ * be checked before anyone sees it (the quality gate) and measured in tests and the bench.
+ * The renderer fills what it knows; a missing field means "not measured" for that layer.
+ */
+import type { GarmentCategory } from './classify-garment.ts';
+
+export interface WarpDiagnostics {
+  /** Share (0..1) of the garment's mapped pixels where the mapping folds over (Jacobian determinant <= 0). */
+  folded: number;
+  /** Largest and smallest local area ratio of the mapping, relative to its median (1 = rigid). */
+  maxAreaRatio: number;
+  minAreaRatio: number;
+  /** Set when the landmarks were unreliable and a simpler, stable fit was used instead; names why. */
+  fallback?: string;
+}
+
+export interface LayerDiagnostics {
+  category: GarmentCategory;
+  /** Output size in pixels. */
+  width: number;
+  height: number;
+  /** The garment's final coverage (0..1) on the output, after face, hair and arms in front. */
+  alpha?: Float32Array;
+  /** The person's own garment this layer replaces, from the parsing before the fit (1 = old garment). */
+  oldGarment?: Uint8Array;
+  /** The region this garment must cover (the torso for a top, chest to thigh for a dress). */
+  target?: Uint8Array;
+  /** Pixels synthesised where the old garment was uncovered: 1 = skin, 2 = background. */
+  fill?: Uint8Array;
+  warp?: WarpDiagnostics;
+}
+
+export interface TryOnDiagnostics {
+  layers: LayerDiagnostics[];
+}
