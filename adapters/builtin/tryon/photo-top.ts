@@ -11,7 +11,13 @@ import { PERSON_PART, type PersonBody } from '../../../core/ports/person-analyze
 import type { Point } from '../../../core/twins/body.ts';
 import { largestComponent } from '../raster/components.ts';
 import { dilate } from '../raster/morphology.ts';
-import { deltaE76, srgbToLab } from './color.ts';
+import { distanceTransform } from '../raster/distance-transform.ts';
+import { isSkin } from '../body/face.ts';
+import { boxBlur } from './box-blur.ts';
+import { deltaE76, SRGB_TO_LINEAR, srgbToLab } from './color.ts';
+import { matteLayer } from './matte.ts';
+import { skinColour, synthesiseFill } from './photo-fill.ts';
+import { createWarpMaps, type WarpMaps } from './warp-quality.ts';
 import { prepareSource, sampleBilinear, type GarmentSource } from './garment-source.ts';
 import type { GarmentCutout } from './segment-garment.ts';
 import type { Layer } from './warp-piece.ts';
@@ -186,6 +192,82 @@ function palette(img: RasterImage, idx: number[], k: number): number[][] {
 export interface PhotoTopResult {
   /** Pixels of the person's own top (1) as told by colour within the torso and arms. */
   oldTop: Uint8Array;
+  /** The torso region the top must cover (1): the person between the shoulder line and the hem, arms in front left out. */
+  target: Uint8Array;
+  /** Packshot coordinates drawn per output pixel, for the warp's quality. */
+  maps: WarpMaps;
+  /** Why the simpler straight-sided fit was used, when it was. */
+  fallback?: string;
+}
+
+/**
+ * The front view of a top shows the neck opening, not the inside of the back: in the packshot the
+ * inside of the back (and the back collar above it) shows through the neck opening as a patch of
+ * another colour or shade above the front neckline. Per column near the middle, from the
+ * garment's top down: a few rows of the outer collar, then a run unlike the front's cloth (the
+ * inside back), ended by the front neckline; that run and the collar above it are dropped.
+ */
+function innerBack(cut: GarmentCutout, packshot: RasterImage, shape: TopShape): Uint8Array {
+  const w = cut.image.width;
+  const h = cut.image.height;
+  const drop = new Uint8Array(w * h);
+  const H = shape.hemY - shape.shoulderY;
+  const lab = [0, 0, 0];
+  const labAt = (i: number) => srgbToLab(packshot.data[i * 4], packshot.data[i * 4 + 1], packshot.data[i * 4 + 2], lab);
+  // the front's cloth beside the neck opening: the shoulders' inner parts, just below their top
+  const front: number[][] = [];
+  for (let y = Math.round(shape.shoulderY + 0.02 * H); y < shape.shoulderY + 0.1 * H; y += 2) {
+    for (const f of [-0.62, -0.55, 0.55, 0.62]) {
+      const i = y * w + Math.round(shape.centre + f * shape.halfWidth);
+      if (cut.labels[i] === 0) front.push(Array.from(labAt(i)));
+    }
+  }
+  if (front.length < 8) return drop;
+  const centres = [0, 1, 2].map((c) => median(front.map((p) => p[c])));
+  // a crew or scoop neckline ends well above the chest
+  const limit = shape.shoulderY + 0.2 * H;
+  const depth: number[] = [];
+  const xs: number[] = [];
+  for (let x = Math.round(shape.centre - 0.4 * shape.halfWidth); x <= shape.centre + 0.4 * shape.halfWidth; x++) {
+    let y = 0;
+    while (y < limit && cut.labels[y * w + x] !== 0) y++;
+    const top = y;
+    let rim = 0;
+    while (y < limit && deltaE76(labAt(y * w + x), centres) < 18) { y++; rim++; }
+    let end = -1;
+    if (rim <= 0.06 * H) {
+      let like = 0;
+      for (; y < limit && like < 3; y++) {
+        if (cut.labels[y * w + x] === 0 && deltaE76(labAt(y * w + x), centres) < 18) like++;
+        else { like = 0; end = y; }
+      }
+    }
+    xs.push(x);
+    depth.push(end > top ? end : -1);
+  }
+  // a neck opening spans a good part of the middle; when none is told by colour (the inside of a
+  // dark top is as dark as its front), a crew neckline's opening is cut: half an ellipse below the
+  // collar's top, a third of the panel wide and a tenth of its length deep
+  const found = depth.filter((d) => d >= 0).length;
+  if (found < 0.3 * depth.length) {
+    const half = 0.3 * shape.halfWidth;
+    for (let x = Math.ceil(shape.centre - half); x <= shape.centre + half; x++) {
+      let top = 0;
+      while (top < limit && cut.labels[top * w + x] !== 0) top++;
+      if (top > shape.shoulderY + 0.08 * H) continue; // already open there
+      const dx = (x - shape.centre) / half;
+      const yEnd = Math.max(top, shape.shoulderY) + 0.1 * H * Math.sqrt(Math.max(0, 1 - dx * dx));
+      for (let y = 0; y <= yEnd; y++) drop[y * w + x] = 1;
+    }
+    return drop;
+  }
+  for (let k = 0; k < xs.length; k++) {
+    const win = depth.slice(Math.max(0, k - 5), k + 6).filter((d) => d >= 0);
+    if (win.length < 6) continue;
+    const yEnd = median(win);
+    for (let y = 0; y <= yEnd; y++) drop[y * w + xs[k]] = 1;
+  }
+  return drop;
 }
 
 /**
@@ -225,6 +307,10 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
     const p = parts[i];
     if ((p === PERSON_PART.torso || p === PERSON_PART.arm || p === PERSON_PART.neck) && isOld(i)) oldTop[i] = 1;
   }
+  // the top is one piece: shadows along the arms and dark hair that share a dark top's colours
+  // are not part of it
+  const piece = largestComponent(oldTop, w, h, { connectivity: 8 });
+  for (let i = 0; i < n; i++) oldTop[i] = piece[i] ? 1 : 0;
 
   // the old top's hem: the lowest row in the middle of the body where it still fills most of the row
   let oldHem = Math.round(shoulderMid.y + 0.5 * trunk);
@@ -258,22 +344,83 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
   const hemY = Math.min(h - 1, Math.max(Math.min(naturalHem, hipMid.y - 0.08 * trunk), oldHem + 0.03 * trunk));
   const sy = (hemY - topY) / Math.max(1, shape.hemY - shape.shoulderY);
 
-  // torso edges per row (arms left out), smoothed; above the armpits the shoulders' outer edges
+  // torso edges per row (arms left out); above the armpits the shoulders' outer edges
   const armpitY = topY + 0.3 * (hemY - topY);
-  const edges: [number, number][] = [];
   const centreAt = (y: number) => shoulderMid.x + ((hipMid.x - shoulderMid.x) * (y - shoulderMid.y)) / trunk;
-  for (let y = 0; y < h; y++) {
+  const rowEdges = (y: number): [number, number] => {
     const c = Math.round(Math.max(0, Math.min(w - 1, centreAt(y))));
     let x0 = c;
     let x1 = c;
     const row = y * w;
     while (x0 > 0 && mask[row + x0 - 1] && !arm[row + x0 - 1] && c - x0 < sw) x0--;
     while (x1 < w - 1 && mask[row + x1 + 1] && !arm[row + x1 + 1] && x1 - c < sw) x1++;
-    edges.push([x0, x1]);
+    return [x0, x1];
+  };
+
+  // when the landmarks are unsure or the pose hides the torso's sides, the fit is the torso box's
+  // straight sides (an affine map) rather than the row-by-row outline
+  const scoreOf = (p: Point) => ('score' in p && typeof p.score === 'number' ? p.score : 1);
+  let fallback: string | undefined;
+  if (Math.min(scoreOf(L.leftShoulder), scoreOf(L.rightShoulder)) < 0.3) fallback = 'shoulders uncertain';
+  else if (sw < 0.5 * trunk) fallback = 'side view (shoulders foreshortened)';
+  else {
+    const inset = 0.15 * sw;
+    const xa = Math.min(L.leftShoulder.x, L.rightShoulder.x) + inset;
+    const xb = Math.max(L.leftShoulder.x, L.rightShoulder.x) - inset;
+    for (const p of [L.leftWrist, L.rightWrist]) {
+      if (scoreOf(p) >= 0.3 && p.x > xa && p.x < xb && p.y > shoulderMid.y + 0.2 * trunk && p.y < hipMid.y) fallback = 'arm across the torso';
+    }
   }
-  const smooth = (y: number, k: 0 | 1) => median(edges.slice(Math.max(0, y - 6), Math.min(h, y + 7)).map((e) => e[k]));
+
+  const y0 = Math.max(0, Math.floor(topY + (cut.components[0].box[1] - shape.shoulderY) * sy));
+  const y1 = Math.min(h - 1, Math.ceil(hemY));
+  const rows = Math.max(1, y1 - y0 + 1);
+  const xl = new Float32Array(rows);
+  const xr = new Float32Array(rows);
+  const raw = Array.from({ length: rows }, (_, k) => rowEdges(y0 + k));
+  const ap = Math.max(0, Math.min(rows - 1, Math.round(armpitY) - y0));
+  const medEdge = (k: number, e: 0 | 1) => median(raw.slice(Math.max(0, k - 6), Math.min(rows, k + 7)).map((r) => r[e]));
   const tipL = Math.min(L.rightShoulder.x, L.leftShoulder.x) - 0.12 * sw;
   const tipR = Math.max(L.rightShoulder.x, L.leftShoulder.x) + 0.12 * sw;
+  if (fallback) {
+    // straight sides: a line through the armpit's and the hem's edges
+    const hem = rows - 1;
+    for (const [arr, e] of [[xl, 0], [xr, 1]] as const) {
+      const a = medEdge(ap, e);
+      const b = medEdge(Math.max(ap, hem - 6), e);
+      for (let k = 0; k < rows; k++) arr[k] = k < ap ? (e ? tipR : tipL) + (a - (e ? tipR : tipL)) * (k / Math.max(1, ap)) : a + ((b - a) * (k - ap)) / Math.max(1, hem - ap);
+    }
+  } else {
+    for (let k = 0; k < rows; k++) {
+      if (k < ap) {
+        const t = k / Math.max(1, ap);
+        xl[k] = tipL + (medEdge(ap, 0) - tipL) * t;
+        xr[k] = tipR + (medEdge(ap, 1) - tipR) * t;
+      } else {
+        xl[k] = medEdge(k, 0);
+        xr[k] = medEdge(k, 1);
+      }
+    }
+  }
+  // regularised sides: a moving average over a band of rows (a smoothing spline's effect), so
+  // the panel's mapping bends gently and prints stay straight
+  const band = Math.max(2, Math.round(0.05 * trunk));
+  for (const arr of [xl, xr]) {
+    const copy = Float32Array.from(arr);
+    for (let pass = 0; pass < 2; pass++) {
+      for (let k = 0; k < rows; k++) {
+        let s = 0;
+        let c = 0;
+        for (let d = -band; d <= band; d++) {
+          const j = Math.max(0, Math.min(rows - 1, k + d));
+          s += copy[j];
+          c++;
+        }
+        arr[k] = s / c;
+      }
+      copy.set(arr);
+    }
+  }
   const ease = 0.015 * sw;
 
   const src: GarmentSource = prepareSource(cut.image, sy);
@@ -282,60 +429,61 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
   const solid: GarmentSource = prepareSource({ ...packshot, data: opaque(packshot) }, sy);
   const solidFrom = shape.shoulderY + 0.12 * (shape.hemY - shape.shoulderY);
   const solidTo = shape.hemY - 0.03 * (shape.hemY - shape.shoulderY);
+  const dropped = innerBack(cut, packshot, shape);
+  const pw = cut.image.width;
+  const ph = cut.image.height;
+  const maps = createWarpMaps(n);
   const px = new Float32Array(4);
-  const put = (i: number) => {
-    const a = px[3];
-    if (a <= 0.01) return;
-    const o = i * 4;
-    // keep the more opaque sample where pieces overlap
-    if (a > layer.data[o + 3]) {
-      layer.data[o] = px[0];
-      layer.data[o + 1] = px[1];
-      layer.data[o + 2] = px[2];
-      layer.data[o + 3] = a;
-    }
-  };
   const blocked = (i: number) => {
     const p = parts[i];
     return p === PERSON_PART.face || p === PERSON_PART.hair || !near[i];
   };
+  // the jeans' waistband stays in front below the old top's hem
+  const waist = oldHem + 0.02 * trunk;
+  const target = new Uint8Array(n);
 
-  // the body panel
-  // from the collar's top (the garment's first row) down
-  const y0 = Math.max(0, Math.floor(topY + (cut.components[0].box[1] - shape.shoulderY) * sy));
-  for (let y = y0; y <= Math.min(h - 1, Math.ceil(hemY)); y++) {
-    let xl: number;
-    let xr: number;
-    if (y < armpitY) {
-      const t = Math.max(0, Math.min(1, (y - topY) / Math.max(1, armpitY - topY)));
-      xl = tipL + (smooth(Math.round(armpitY), 0) - tipL) * t;
-      xr = tipR + (smooth(Math.round(armpitY), 1) - tipR) * t;
-    } else {
-      xl = smooth(y, 0);
-      xr = smooth(y, 1);
-    }
-    xl -= ease;
-    xr += ease;
-    const cT = (xl + xr) / 2;
-    const half = Math.max(1, (xr - xl) / 2);
+  // the body panel, from the collar's top (the garment's first row) down
+  for (let y = y0; y <= y1; y++) {
+    const k = y - y0;
+    const l = xl[k] - ease;
+    const r = xr[k] + ease;
+    const cT = (l + r) / 2;
+    const half = Math.max(1, (r - l) / 2);
     const gy = shape.shoulderY + (y - topY) / sy;
-    for (let x = Math.max(0, Math.floor(xl)); x <= Math.min(w - 1, Math.ceil(xr)); x++) {
+    for (let x = Math.max(0, Math.floor(l)); x <= Math.min(w - 1, Math.ceil(r)); x++) {
       const i = y * w + x;
+      if (y >= topY && mask[i] && !arm[i] && parts[i] !== PERSON_PART.face && parts[i] !== PERSON_PART.hair && parts[i] !== PERSON_PART.neck) target[i] = 1;
       if (blocked(i) || arm[i]) continue;
       // the neck shows above the collar: the panel does not climb onto it
       if (parts[i] === PERSON_PART.neck && y < topY) continue;
+      if (parts[i] === PERSON_PART.legs && y > waist) continue;
       const gx = shape.centre + ((x - cT) / half) * shape.halfWidth * 0.97;
+      const gxi = Math.round(gx);
+      const gyi = Math.round(gy);
+      if (gxi >= 0 && gyi >= 0 && gxi < pw && gyi < ph && dropped[gyi * pw + gxi]) continue;
       sampleBilinear(gy > solidFrom && gy < solidTo ? solid : src, gx, gy, px);
-      put(i);
+      const a = px[3];
+      if (a <= 0.01) continue;
+      const o = i * 4;
+      if (a > layer.data[o + 3]) {
+        layer.data[o] = px[0];
+        layer.data[o + 1] = px[1];
+        layer.data[o + 2] = px[2];
+        layer.data[o + 3] = a;
+        maps.gx[i] = gx;
+        maps.gy[i] = gy;
+        maps.piece[i] = 1;
+      }
     }
   }
 
   // sleeves along the arms, in front of the panel
   for (const sleeve of shape.sleeves) {
-    drawSleeve(layer, sleeve, shape, body, near, src, sw);
+    drawSleeve(layer, sleeve, shape, body, near, src, sw, maps);
   }
   closeGaps(layer, arm, body.mask, Math.max(2, Math.round(0.08 * sw)));
-  return { oldTop };
+  matteLayer(layer, Math.max(2, 0.02 * sw));
+  return { oldTop, target, maps, fallback };
 }
 
 /**
@@ -392,7 +540,7 @@ function sleeveAt(sleeve: SleeveShape, t: number): { centre: number; half: numbe
  * is stretched to it. Drawn in front of the body panel (an arm is in front of the torso); only
  * face, hair and pixels away from the person are left out.
  */
-function drawSleeve(layer: Layer, sleeve: SleeveShape, shape: TopShape, body: PersonBody & { parts: Uint8Array }, near: Uint8Array, src: GarmentSource, sw: number): void {
+function drawSleeve(layer: Layer, sleeve: SleeveShape, shape: TopShape, body: PersonBody & { parts: Uint8Array }, near: Uint8Array, src: GarmentSource, sw: number, maps: WarpMaps): void {
   const { width: w, height: h } = layer;
   const { mask, parts } = body;
   const L = body.landmarks;
@@ -504,14 +652,20 @@ function drawSleeve(layer: Layer, sleeve: SleeveShape, shape: TopShape, body: Pe
       // the packshot: along the sleeve in proportion, across it from its middle to 0.9 of its half width
       const t = (u / uEnd) * sleeve.reach;
       const at = sleeveAt(sleeve, t);
-      const across = Math.max(-1, Math.min(1, v / e));
+      // near the shoulder the body panel, drawn already, stays in front: the sleeve joins it along the panel's smooth side
+      if (u < 0.3 * uEnd && layer.data[i * 4 + 3] > 0.5) continue;
+      // across the arm in proportion, not clamped (a clamp would smear the sleeve's edge column outwards)
+      const across = v / e;
       let s = at.centre + across * 0.9 * at.half;
       sampleBilinear(src, sleeve.start.x + sleeve.dir.x * t + nx * s, sleeve.start.y + sleeve.dir.y * t + ny * s, px);
-      if (px[3] < 0.3) {
+      if (px[3] < 0.3 && Math.abs(across) <= 1) {
         s = at.centre;
         sampleBilinear(src, sleeve.start.x + sleeve.dir.x * t + nx * s, sleeve.start.y + sleeve.dir.y * t + ny * s, px);
       }
       if (px[3] < 0.05) continue;
+      maps.gx[i] = sleeve.start.x + sleeve.dir.x * t + nx * s;
+      maps.gy[i] = sleeve.start.y + sleeve.dir.y * t + ny * s;
+      maps.piece[i] = sleeve.side < 0 ? 2 : 3;
       // opaque cloth in front of what the panel drew
       const o = i * 4;
       const k = 1 / px[3];
@@ -524,40 +678,165 @@ function drawSleeve(layer: Layer, sleeve: SleeveShape, shape: TopShape, body: Pe
 }
 
 /**
- * Repaints what stays visible of the person's own top after the new one is composited: with skin
- * near the neck and shoulders, elsewhere with the nearest background beside the body in its row.
+ * What stays visible of the person's own top after the new one is laid (straps, armholes, a
+ * higher neckline, a longer hem, the fringe under the new top's soft edge) is repainted: with the
+ * person's skin on the arms, neck, shoulders and within the new top's width below it, elsewhere
+ * (an old top wider than the new one) with the backdrop. Returns the fill map (1 skin, 2 background).
  */
-export function hideOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8Array, body: PersonBody & { parts: Uint8Array }, toLinear: ArrayLike<number>): void {
-  const { width: w, height: h } = layer;
-  const img = body.image;
+export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8Array, body: PersonBody & { parts: Uint8Array }): Uint8Array {
+  const { width: w, height: h, data } = layer;
+  const n = w * h;
   const parts = body.parts;
   const L = body.landmarks;
-  // skin: the neck's median colour (else the face's)
-  const skinIdx: number[] = [];
-  for (let i = 0; i < parts.length; i += 3) if (parts[i] === PERSON_PART.neck && !oldTop[i]) skinIdx.push(i);
-  if (skinIdx.length < 20) for (let i = 0; i < parts.length; i += 3) if (parts[i] === PERSON_PART.face) skinIdx.push(i);
-  const skin = [0, 1, 2].map((c) => toLinear[median(skinIdx.map((i) => img.data[i * 4 + c]))] ?? 0.5);
-  const chestY = L.chestLeft.y;
+  const sw = Math.hypot(L.leftShoulder.x - L.rightShoulder.x, L.leftShoulder.y - L.rightShoulder.y);
+  const covered = (i: number) => data[i * 4 + 3] >= 0.99;
+  // the old top's own outline pixels (mixed colours) go too: the region grows by 2 px on the person
+  const grown = dilate(oldTop, w, h, 2);
+  const fill = new Uint8Array(n);
+  // the new top's extent per row, and at its lowest row (its hem)
+  const left = new Int32Array(h).fill(-1);
+  const right = new Int32Array(h).fill(-1);
+  let hemRow = -1;
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
+      if (data[(y * w + x) * 4 + 3] < 0.5) continue;
+      if (left[y] < 0) left[y] = x;
+      right[y] = x;
+    }
+    if (left[y] >= 0) hemRow = y;
+  }
+  const chestY = L.chestLeft.y;
+  let bx0 = w;
+  let by0 = h;
+  let bx1 = -1;
+  let by1 = -1;
+  for (let y = 0; y < h; y++) {
+    const row = left[y] >= 0 ? y : hemRow;
+    for (let x = 0; x < w; x++) {
       const i = y * w + x;
-      if (!oldTop[i] || layer.data[i * 4 + 3] > 0.5) continue;
-      let fill: number[] | null = null;
-      if (y < chestY || parts[i] === PERSON_PART.arm) fill = skin;
-      else {
-        // the nearest pixel outside the person in this row
-        for (let d = 1; d < w; d++) {
-          const xl = x - d;
-          const xr = x + d;
-          const k = xl >= 0 && !body.mask[y * w + xl] ? y * w + xl : xr < w && !body.mask[y * w + xr] ? y * w + xr : -1;
-          if (k >= 0) {
-            fill = [0, 1, 2].map((c) => canvas[k * 3 + c]);
-            break;
-          }
-        }
-      }
-      if (!fill) continue;
-      for (let c = 0; c < 3; c++) canvas[i * 3 + c] = fill[c];
+      if (!grown[i] || covered(i) || !body.mask[i]) continue;
+      if (x < bx0) bx0 = x;
+      if (x > bx1) bx1 = x;
+      if (y < by0) by0 = y;
+      if (y > by1) by1 = y;
+      const p = parts[i];
+      if (p === PERSON_PART.face || p === PERSON_PART.hair || p === PERSON_PART.legs || p === PERSON_PART.feet || p === PERSON_PART.background) continue;
+      // a grown pixel that is not the old top counts only where it is not plainly skin already
+      if (!oldTop[i] && isSkin(body.image.data[i * 4], body.image.data[i * 4 + 1], body.image.data[i * 4 + 2])) continue;
+      const within = row >= 0 && x >= left[row] && x <= right[row];
+      fill[i] = p === PERSON_PART.arm || p === PERSON_PART.neck || y < chestY || within ? 1 : 2;
+    }
+  }
+  // the person's visible skin the fill is grown from
+  const skinSource = new Uint8Array(n);
+  const skin = skinColour(body, SRGB_TO_LINEAR, oldTop);
+  // (only as far around the fill as the synthesis looks)
+  const pad = Math.round(Math.max(w, h) * 0.06);
+  const img = body.image.data;
+  const ref = skin?.srgb;
+  for (let y = Math.max(0, by0 - pad); y < Math.min(h, by1 + 1 + pad); y++) {
+    for (let x = Math.max(0, bx0 - pad); x < Math.min(w, bx1 + 1 + pad); x++) {
+      const i = y * w + x;
+      const p = parts[i];
+      if (!(p === PERSON_PART.arm || p === PERSON_PART.neck || p === PERSON_PART.face || p === PERSON_PART.torso) || grown[i] || fill[i]) continue;
+      const r = img[i * 4];
+      const g = img[i * 4 + 1];
+      const b = img[i * 4 + 2];
+      // near the person's skin colour (a cheap RGB distance), or skin-like at all
+      if ((ref && Math.abs(r - ref[0]) + Math.abs(g - ref[1]) + Math.abs(b - ref[2]) < 60) || isSkin(r, g, b)) skinSource[i] = 1;
+    }
+  }
+  // how deep each pixel lies inside the person (for the limb's shading), in the fill's box only
+  const depth = new Float32Array(n);
+  if (bx1 >= 0) {
+    const cx0 = Math.max(0, bx0 - pad);
+    const cy0 = Math.max(0, by0 - pad);
+    const cw = Math.min(w, bx1 + 1 + pad) - cx0;
+    const ch = Math.min(h, by1 + 1 + pad) - cy0;
+    const crop = new Uint8Array(cw * ch);
+    for (let y = 0; y < ch; y++) for (let x = 0; x < cw; x++) crop[y * cw + x] = body.mask[(y + cy0) * w + x + cx0];
+    const d = distanceTransform(crop, cw, ch, 'unset');
+    for (let y = 0; y < ch; y++) for (let x = 0; x < cw; x++) depth[(y + cy0) * w + x + cx0] = d[y * cw + x];
+  }
+  synthesiseFill(canvas, fill, body, skinSource, depth, 0.06 * sw);
+  return fill;
+}
+
+/**
+ * The photo's light and folds on the new top (luminance transfer): where the person's own top lay,
+ * its local luminance over its smoothed mean (fine folds, clamped; print and seams, which differ
+ * too much, left out) and, at half strength, that mean over the top's median (the light across
+ * the body) multiply the new cloth.
+ */
+export function transferShading(layer: Layer, oldTop: Uint8Array, body: PersonBody, sw: number): void {
+  const { width: w, height: h, data } = layer;
+  const img = body.image.data;
+  const R = Math.max(4, Math.round(0.06 * sw));
+  // the work stays in the garment's box (plus the blur's reach)
+  let x0 = w;
+  let y0 = h;
+  let x1 = -1;
+  let y1 = -1;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      if (data[(y * w + x) * 4 + 3] <= 0) continue;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
+    }
+  }
+  if (x1 < 0) return;
+  x0 = Math.max(0, x0 - R);
+  y0 = Math.max(0, y0 - R);
+  x1 = Math.min(w - 1, x1 + R);
+  y1 = Math.min(h - 1, y1 + R);
+  const cw = x1 - x0 + 1;
+  const ch = y1 - y0 + 1;
+  const cn = cw * ch;
+  const Y = new Float32Array(cn);
+  const m = new Float32Array(cn);
+  for (let y = 0; y < ch; y++) {
+    for (let x = 0; x < cw; x++) {
+      const i = (y + y0) * w + x + x0;
+      if (!oldTop[i]) continue;
+      const k = y * cw + x;
+      Y[k] = 0.2126 * SRGB_TO_LINEAR[img[i * 4]] + 0.7152 * SRGB_TO_LINEAR[img[i * 4 + 1]] + 0.0722 * SRGB_TO_LINEAR[img[i * 4 + 2]];
+      m[k] = 1;
+    }
+  }
+  const bigY = boxBlur(Y, cw, ch, R);
+  const bigM = boxBlur(m, cw, ch, R);
+  const mean = new Float32Array(cn);
+  const vals: number[] = [];
+  for (let k = 0; k < cn; k++) {
+    mean[k] = bigM[k] > 0.05 ? bigY[k] / bigM[k] : 0;
+    if (m[k] && k % 7 === 0) vals.push(mean[k]);
+  }
+  const med = median(vals) || 1;
+  // fine: pixels within 30 % of the mean only (folds, not print)
+  const fy = new Float32Array(cn);
+  const fm = new Float32Array(cn);
+  for (let k = 0; k < cn; k++) {
+    if (!m[k] || mean[k] <= 0) continue;
+    const r = Y[k] / mean[k];
+    if (r > 0.7 && r < 1.3) {
+      fy[k] = r;
+      fm[k] = 1;
+    }
+  }
+  const sy = boxBlur(fy, cw, ch, 2);
+  const sm = boxBlur(fm, cw, ch, 2);
+  for (let y = 0; y < ch; y++) {
+    for (let x = 0; x < cw; x++) {
+      const k = y * cw + x;
+      const i = (y + y0) * w + x + x0;
+      const a = data[i * 4 + 3];
+      if (a <= 0 || sm[k] < 0.05) continue;
+      const fold = Math.max(0.8, Math.min(1.15, sy[k] / sm[k]));
+      const light = Math.max(0.85, Math.min(1.1, mean[k] / med));
+      const f = (1 + (fold - 1) * 0.8 * sm[k]) * (1 + (light - 1) * 0.5 * sm[k]);
+      for (let c = 0; c < 3; c++) data[i * 4 + c] *= f;
     }
   }
 }

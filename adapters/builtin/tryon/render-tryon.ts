@@ -16,11 +16,12 @@ import { shadingMap } from './lighting.ts';
 import { scaleBody } from './scale-body.ts';
 import { studioBackdrop } from './studio-background.ts';
 import { createLayer, drawPiece, type Layer } from './warp-piece.ts';
-import { drawPhotoTop, hideOldTop } from './photo-top.ts';
+import { drawPhotoTop, transferShading, uncoverOldTop } from './photo-top.ts';
 import { drawPhotoDress } from './photo-dress.ts';
 import { drawPhotoShoes } from './photo-shoes.ts';
 import { PERSON_PART } from '../../../core/ports/person-analyzer.ts';
-import type { TryOnDiagnostics } from './diagnostics.ts';
+import type { LayerDiagnostics, TryOnDiagnostics } from './diagnostics.ts';
+import { warpStats } from './warp-quality.ts';
 
 export interface TryOnGarments {
   top?: RasterImage;
@@ -95,6 +96,41 @@ function drapeShade(shade: Float32Array, frame: BodyFrame): Float32Array {
   return out;
 }
 
+/**
+ * Face and hair in front of the garment: their pixels clear it, and the garment fades over the
+ * pixel beside them, so strands and the jaw line keep a soft edge.
+ */
+function occlude(layer: Layer, parts: Uint8Array): void {
+  const { width: w, height: h, data } = layer;
+  // only the garment's rows matter
+  let y0 = h;
+  let y1 = -1;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      if (data[(y * w + x) * 4 + 3] <= 0) continue;
+      if (y < y0) y0 = y;
+      y1 = y;
+      break;
+    }
+  }
+  if (y1 < 0) return;
+  y0 = Math.max(0, y0 - 1);
+  y1 = Math.min(h - 1, y1 + 1);
+  const rows = y1 - y0 + 1;
+  const front = new Float32Array(rows * w);
+  for (let k = 0; k < rows * w; k++) {
+    const p = parts[y0 * w + k];
+    if (p === PERSON_PART.face || p === PERSON_PART.hair) front[k] = 1;
+  }
+  const soft = boxBlur(front, w, rows, 1, 1);
+  for (let k = 0; k < rows * w; k++) {
+    const f = 1 - Math.max(front[k], soft[k]);
+    if (f >= 1) continue;
+    const i = y0 * w + k;
+    for (let c = 0; c < 4; c++) data[i * 4 + c] *= f;
+  }
+}
+
 export function renderTryOn(input: RenderTryOnInput): RasterImage {
   const { signal } = input;
   const src = input.body;
@@ -148,10 +184,17 @@ export function renderTryOn(input: RenderTryOnInput): RasterImage {
       const cut = cutOut(image, category);
       const layer = createLayer(outW, outH);
       const parts = body.parts;
+      let diag: LayerDiagnostics | undefined;
       if (parts && category === 'top') {
-        // a person photo with its parsing: the top is fitted to the torso and arms, the old top hidden
-        const { oldTop } = drawPhotoTop(layer, cut, image, { ...body, parts });
-        hideOldTop(canvas, layer, oldTop, { ...body, parts }, SRGB_TO_LINEAR);
+        // a person photo with its parsing: the top is fitted to the torso and arms, carries the
+        // old top's folds, and what stays of the old top is repainted
+        const withParts = { ...body, parts };
+        const fit = drawPhotoTop(layer, cut, image, withParts);
+        const L = body.landmarks;
+        transferShading(layer, fit.oldTop, body, Math.hypot(L.leftShoulder.x - L.rightShoulder.x, L.leftShoulder.y - L.rightShoulder.y));
+        occlude(layer, parts);
+        const fill = uncoverOldTop(canvas, layer, fit.oldTop, withParts);
+        diag = { category, width: outW, height: outH, oldGarment: fit.oldTop, target: fit.target, fill, warp: { ...warpStats(fit.maps, outW, outH), ...(fit.fallback ? { fallback: fit.fallback } : {}) } };
       } else if (parts && category === 'full-body') {
         drawPhotoDress(layer, canvas, cut, image, { ...body, parts }, SRGB_TO_LINEAR);
       } else if (parts && category === 'shoe') {
@@ -159,8 +202,17 @@ export function renderTryOn(input: RenderTryOnInput): RasterImage {
       } else {
         for (const piece of garmentPieces(cut, category, frame)) drawPiece(layer, piece, frame, filter);
       }
-      // on a person photo the face and hair stay in front of every garment
-      if (parts) for (let i = 0; i < n; i++) if (parts[i] === PERSON_PART.face || parts[i] === PERSON_PART.hair) layer.data.fill(0, i * 4, i * 4 + 4);
+      if (parts) {
+        // on a person photo the face and hair stay in front of every garment
+        if (!diag) occlude(layer, parts);
+        if (input.diagnostics) {
+          diag ??= { category, width: outW, height: outH };
+          const alpha = new Float32Array(n);
+          for (let i = 0; i < n; i++) alpha[i] = layer.data[i * 4 + 3];
+          diag.alpha = alpha;
+          input.diagnostics.layers.push(diag);
+        }
+      }
       const hangs = category === 'bottom' || category === 'full-body';
       if (hangs) drape ??= drapeShade(shade, frame);
       compositeLayer(canvas, layer, hangs ? drape! : shade, frame);

@@ -1,0 +1,299 @@
+/**
+ * Realism measures of a try-on result on a person photo (issue 26, point 7), beside the box
+ * figures of tryon-metrics.ts:
+ * - skinRealism: repainted skin has the texture (local 5x5 luminance std, 0.5-2x) and colour
+ *   (median, ΔE76 <= 8) of the person's own visible skin;
+ * - streakRatio: inside the garment, horizontal over vertical gradient energy, relative to the
+ *   packshot's own ratio (within 1/1.5 .. 1.5; smears and shredding drive it off);
+ * - edgeRatio: the garment outline's length over that of a smoothed outline (<= 1.15);
+ * - oldGarmentShowing: share of the person's own top still showing, unchanged, outside the new
+ *   garment (<= 3 %).
+ */
+import type { RasterImage } from '../../core/images.ts';
+import { deltaE76, srgbToLab } from '../../adapters/builtin/tryon/color.ts';
+import type { LayerDiagnostics } from '../../adapters/builtin/tryon/diagnostics.ts';
+import { isSkin } from '../../adapters/builtin/body/face.ts';
+import { PERSON_PART } from '../../core/ports/person-analyzer.ts';
+
+export const REALISM_TARGETS = {
+  stdRatio: [0.5, 2] as [number, number],
+  deltaE: 8,
+  streak: [1 / 1.5, 1.5] as [number, number],
+  edgeRatio: 1.15,
+  oldShowing: 0.03,
+};
+
+/** A mask or coverage field: pixels count as inside where the value is >= `level`. */
+type Field = ArrayLike<number>;
+
+const lum = (img: RasterImage, i: number) => 0.299 * img.data[i * 4] + 0.587 * img.data[i * 4 + 1] + 0.114 * img.data[i * 4 + 2];
+
+const medianOf = (v: number[] | Float64Array) => {
+  const s = Float64Array.from(v).sort();
+  return s.length ? s[s.length >> 1] : NaN;
+};
+
+/** Median over the masked pixels of the 5x5 luminance std (window pixels in the mask only). */
+function localStd(img: RasterImage, mask: Field): { std: number; lab: number[]; count: number } {
+  const { width: w, height: h } = img;
+  const stds: number[] = [];
+  const L: number[] = [];
+  const A: number[] = [];
+  const B: number[] = [];
+  const lab = [0, 0, 0];
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const i = y * w + x;
+      if (!mask[i]) continue;
+      srgbToLab(img.data[i * 4], img.data[i * 4 + 1], img.data[i * 4 + 2], lab);
+      L.push(lab[0]);
+      A.push(lab[1]);
+      B.push(lab[2]);
+      let s = 0;
+      let s2 = 0;
+      let c = 0;
+      for (let dy = -2; dy <= 2; dy++) {
+        const yy = y + dy;
+        if (yy < 0 || yy >= h) continue;
+        for (let dx = -2; dx <= 2; dx++) {
+          const xx = x + dx;
+          if (xx < 0 || xx >= w || !mask[yy * w + xx]) continue;
+          const v = lum(img, yy * w + xx);
+          s += v;
+          s2 += v * v;
+          c++;
+        }
+      }
+      if (c >= 9) stds.push(Math.sqrt(Math.max(0, s2 / c - (s / c) ** 2)));
+    }
+  }
+  return { std: medianOf(stds), lab: [medianOf(L), medianOf(A), medianOf(B)], count: L.length };
+}
+
+/**
+ * Repainted skin (`fillMask` set) against the person's own visible skin (`personSkinMask` on
+ * `person`): the ratio of their median local 5x5 luminance std and the ΔE76 of their median
+ * colours. Nothing repainted: ratio 1, ΔE 0.
+ */
+export function skinRealism(result: RasterImage, person: RasterImage, fillMask: Field, personSkinMask: Field): { stdRatio: number; deltaE: number; count: number } {
+  const fill = localStd(result, fillMask);
+  if (!fill.count) return { stdRatio: 1, deltaE: 0, count: 0 };
+  const own = localStd(person, personSkinMask);
+  return { stdRatio: fill.std / Math.max(1e-6, own.std), deltaE: deltaE76(fill.lab, own.lab), count: fill.count };
+}
+
+/** Horizontal and vertical gradient energy of the luminance over pixels whose 5x5 neighbourhood is inside. */
+function gradientEnergy(img: RasterImage, mask: Field, level: number): { gx: number; gy: number } {
+  const { width: w, height: h } = img;
+  const inside = (x: number, y: number) => x >= 0 && y >= 0 && x < w && y < h && mask[y * w + x] >= level;
+  let gx = 0;
+  let gy = 0;
+  for (let y = 2; y < h - 2; y++) {
+    for (let x = 2; x < w - 2; x++) {
+      if (!inside(x, y) || !inside(x - 2, y) || !inside(x + 2, y) || !inside(x, y - 2) || !inside(x, y + 2)) continue;
+      const i = y * w + x;
+      const dx = lum(img, i + 1) - lum(img, i - 1);
+      const dy = lum(img, i + w) - lum(img, i - w);
+      gx += dx * dx;
+      gy += dy * dy;
+    }
+  }
+  return { gx, gy };
+}
+
+/**
+ * Horizontal over vertical gradient energy inside the garment on the result, divided by the same
+ * ratio inside the packshot's garment (1 = the garment's own structure; vertical smears of a warp
+ * drive it up, horizontal bands down). Masks count where >= 0.5 (coverage) or >= 128 (bytes): pass
+ * `level` for another threshold.
+ */
+export function streakRatio(result: RasterImage, garmentMask: Field, packshot: RasterImage, packshotMask: Field, level = 0.5): number {
+  const r = gradientEnergy(result, garmentMask, level);
+  const p = gradientEnergy(packshot, packshotMask, level);
+  const eps = 1e-6;
+  return (r.gx + eps) / (r.gy + eps) / ((p.gx + eps) / (p.gy + eps));
+}
+
+/**
+ * The outlines of the field's `level` set, by marching squares (edge crossings interpolated, so a
+ * soft matte's outline is sub-pixel), as closed polylines.
+ */
+export function outlines(field: Field, width: number, height: number, level = 0.5): number[][] {
+  // padded by one unset pixel all round so every outline closes
+  const W = width + 2;
+  const H = height + 2;
+  const v = (x: number, y: number) => (x <= 0 || y <= 0 || x > width || y > height ? 0 : field[(y - 1) * width + (x - 1)]);
+  // crossing point on an edge: horizontal edge (x,y)-(x+1,y) id 2*(y*W+x), vertical (x,y)-(x,y+1) id +1
+  const point = (id: number): [number, number] => {
+    const e = id >> 1;
+    const x = e % W;
+    const y = (e - x) / W;
+    const a = v(x, y);
+    const b = id & 1 ? v(x, y + 1) : v(x + 1, y);
+    const t = Math.max(0, Math.min(1, (level - a) / (b - a || 1e-9)));
+    return id & 1 ? [x, y + t] : [x + t, y];
+  };
+  const next = new Map<number, number>();
+  for (let y = 0; y < H - 1; y++) {
+    for (let x = 0; x < W - 1; x++) {
+      const tl = v(x, y) >= level ? 1 : 0;
+      const tr = v(x + 1, y) >= level ? 1 : 0;
+      const br = v(x + 1, y + 1) >= level ? 1 : 0;
+      const bl = v(x, y + 1) >= level ? 1 : 0;
+      const c = tl * 8 + tr * 4 + br * 2 + bl;
+      if (c === 0 || c === 15) continue;
+      const top = 2 * (y * W + x);
+      const bottom = 2 * ((y + 1) * W + x);
+      const left = 2 * (y * W + x) + 1;
+      const right = 2 * (y * W + x + 1) + 1;
+      // segments oriented with the inside on the right, so each crossing has one successor
+      const segs: [number, number][] = {
+        1: [[bottom, left]], 2: [[right, bottom]], 3: [[right, left]], 4: [[top, right]], 5: [[top, left], [bottom, right]],
+        6: [[top, bottom]], 7: [[top, left]], 8: [[left, top]], 9: [[bottom, top]], 10: [[left, bottom], [right, top]],
+        11: [[right, top]], 12: [[left, right]], 13: [[bottom, right]], 14: [[left, bottom]],
+      }[c] as [number, number][];
+      for (const [a, b] of segs) next.set(a, b);
+    }
+  }
+  const loops: number[][] = [];
+  const seen = new Set<number>();
+  for (const start of next.keys()) {
+    if (seen.has(start)) continue;
+    const loop: number[] = [];
+    let id = start;
+    while (!seen.has(id)) {
+      seen.add(id);
+      const [x, y] = point(id);
+      loop.push(x - 1, y - 1);
+      const n = next.get(id);
+      if (n === undefined) break;
+      id = n;
+    }
+    loops.push(loop);
+  }
+  return loops;
+}
+
+function loopLength(p: ArrayLike<number>): number {
+  let len = 0;
+  const n = p.length / 2;
+  for (let k = 0; k < n; k++) {
+    const j = (k + 1) % n;
+    len += Math.hypot(p[j * 2] - p[k * 2], p[j * 2 + 1] - p[k * 2 + 1]);
+  }
+  return len;
+}
+
+/**
+ * Outline length of the garment (`level` set of its mask or coverage) over the length of the same
+ * outline smoothed (resampled every pixel, then a moving average over `window` pixels of arc): 1
+ * for a clean contour, up for stair-steps, jags and specks.
+ */
+export function edgeRatio(garmentMask: Field, width: number, height: number, level = 0.5, window = 17): number {
+  let raw = 0;
+  let smooth = 0;
+  for (const loop of outlines(garmentMask, width, height, level)) {
+    const len = loopLength(loop);
+    raw += len;
+    const n = Math.floor(len);
+    if (n < window) continue; // a speck: nothing of it survives smoothing
+    // resample at unit arc length
+    const rs = new Float64Array(n * 2);
+    const m = loop.length / 2;
+    let k = 0;
+    let acc = 0;
+    let segStart = 0;
+    for (let s = 0; s < n; s++) {
+      const target = (s * len) / n;
+      while (k < m) {
+        const j = (k + 1) % m;
+        const seg = Math.hypot(loop[j * 2] - loop[k * 2], loop[j * 2 + 1] - loop[k * 2 + 1]);
+        if (acc + seg >= target) {
+          segStart = seg;
+          break;
+        }
+        acc += seg;
+        k++;
+      }
+      const j = (k + 1) % m;
+      const t = segStart > 0 ? (target - acc) / segStart : 0;
+      rs[s * 2] = loop[k * 2] + (loop[j * 2] - loop[k * 2]) * t;
+      rs[s * 2 + 1] = loop[k * 2 + 1] + (loop[j * 2 + 1] - loop[k * 2 + 1]) * t;
+    }
+    const half = window >> 1;
+    const sm = new Float64Array(n * 2);
+    for (let s = 0; s < n; s++) {
+      let sx = 0;
+      let sy = 0;
+      for (let d = -half; d <= half; d++) {
+        const q = (s + d + n) % n;
+        sx += rs[q * 2];
+        sy += rs[q * 2 + 1];
+      }
+      sm[s * 2] = sx / window;
+      sm[s * 2 + 1] = sy / window;
+    }
+    smooth += loopLength(sm);
+  }
+  return raw / Math.max(1e-6, smooth);
+}
+
+/**
+ * Share of the person's own top (`oldGarmentMask` set) still showing as it was (ΔE76 < 8 between
+ * result and photo) where the new garment does not cover it (`newGarmentAlpha` < 0.5).
+ */
+export function oldGarmentShowing(result: RasterImage, person: RasterImage, oldGarmentMask: Field, newGarmentAlpha: Field): number {
+  const a = [0, 0, 0];
+  const b = [0, 0, 0];
+  let total = 0;
+  let showing = 0;
+  const n = person.width * person.height;
+  for (let i = 0; i < n; i++) {
+    if (!oldGarmentMask[i]) continue;
+    total++;
+    if (newGarmentAlpha[i] >= 0.5) continue;
+    srgbToLab(result.data[i * 4], result.data[i * 4 + 1], result.data[i * 4 + 2], a);
+    srgbToLab(person.data[i * 4], person.data[i * 4 + 1], person.data[i * 4 + 2], b);
+    if (deltaE76(a, b) < 8) showing++;
+  }
+  return total ? showing / total : 0;
+}
+
+/** The four figures of one garment layer, as the tests and the bench report them. */
+export interface RealismFigures {
+  stdRatio: number;
+  deltaE: number;
+  skinFilled: number;
+  streak: number;
+  edge: number;
+  oldShowing: number;
+}
+
+/**
+ * The figures for a top laid on a person photo, from the renderer's diagnostics of that layer:
+ * the repainted skin against the person's own visible skin (arms, neck, face: skin-coloured
+ * pixels outside the old top), the garment's inside (coverage >= 0.99) against the packshot's
+ * garment (`packshotMask`), the garment's outline (coverage 0.5) and the old top left showing.
+ */
+export function realismOfLayer(result: RasterImage, person: RasterImage, packshot: RasterImage, packshotMask: Field, layer: LayerDiagnostics, parts: Uint8Array): RealismFigures {
+  const { width: w, height: h } = result;
+  const n = w * h;
+  const alpha = layer.alpha ?? new Float32Array(n);
+  const old = layer.oldGarment ?? new Uint8Array(n);
+  const fillSkin = new Uint8Array(n);
+  if (layer.fill) for (let i = 0; i < n; i++) if (layer.fill[i] === 1 && alpha[i] < 0.5) fillSkin[i] = 1;
+  const ownSkin = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const p = parts[i];
+    if ((p === PERSON_PART.arm || p === PERSON_PART.neck || p === PERSON_PART.face) && !old[i] && isSkin(person.data[i * 4], person.data[i * 4 + 1], person.data[i * 4 + 2])) ownSkin[i] = 1;
+  }
+  const skin = skinRealism(result, person, fillSkin, ownSkin);
+  return {
+    stdRatio: skin.stdRatio,
+    deltaE: skin.deltaE,
+    skinFilled: skin.count,
+    streak: streakRatio(result, alpha, packshot, packshotMask, 0.99),
+    edge: edgeRatio(alpha, w, h),
+    oldShowing: oldGarmentShowing(result, person, old, alpha),
+  };
+}
