@@ -40,7 +40,8 @@ beforeAll(async () => {
     }));
     sleeves.push({ pair: `${sp.person} + ${sp.longSleeve} / ${sp.shortSleeve}`, long, short });
   }
-}, 300_000);
+  // 13 analyses and 26 fits: minutes on a loaded 2-core machine
+}, 900_000);
 
 describe('tops on real person photos', () => {
   it('every pair is informative (the garment does not share the colours of the person own top)', () => {

