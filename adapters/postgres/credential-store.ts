@@ -37,6 +37,7 @@ const toRecord = (r: Row): ApiKeyRecord => ({
 });
 
 const CACHE_TTL_MS = 60_000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CACHE_MAX = 10_000;
 
 export class PostgresCredentialStore implements CredentialStore {
@@ -74,6 +75,8 @@ export class PostgresCredentialStore implements CredentialStore {
     return toRecord(r.rows[0]);
   }
   async get(id: string) {
+    // Callers without a key record carry other ids (`ar-session:<account>`): not found, not a uuid cast error.
+    if (!UUID.test(id)) return null;
     const r = await this.pool.query<Row>('select * from api_keys where id = $1', [id]);
     return r.rows[0] ? toRecord(r.rows[0]) : null;
   }
@@ -94,6 +97,7 @@ export class PostgresCredentialStore implements CredentialStore {
     return r.rows.map(toRecord);
   }
   async revoke(id: string, at: Date) {
+    if (!UUID.test(id)) return null;
     const r = await this.pool.query<Row>('update api_keys set is_active = false, revoked_at = coalesce(revoked_at, $2) where id = $1 returning *', [id, at]);
     if (!r.rows[0]) return null;
     // Other processes drop it on the change notification; this one at once.

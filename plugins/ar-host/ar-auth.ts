@@ -16,7 +16,10 @@ export interface ArPrincipal {
   libraryId: string | null;
   group: string | null;
   admin: boolean;
-  /** Recorded as createdBy / modifiedBy. */
+  /**
+   * Recorded as createdBy / modifiedBy and compared by canModify: built from identities only
+   * (`key:<credential id>`, `user:<account id>`), never from a key's prefix, which keys may share.
+   */
   label: string;
 }
 
@@ -64,7 +67,7 @@ export class ArAuth {
       libraryId: checked.record.accountId ? null : checked.record.id,
       group: null,
       admin: false,
-      label: `key:${checked.record.prefix}`,
+      label: `key:${checked.record.id}`,
     };
     this.principals.set(caller, p);
     return p;

@@ -6,6 +6,7 @@
  */
 import type { FitroomConfig } from '../../core/config.ts';
 import type { Caller } from '../../core/credentials.ts';
+import { monthlyQuotaOf } from '../../core/credentials.ts';
 import { FitroomError, notFound } from '../../core/errors.ts';
 import type { FileService } from '../../core/files.ts';
 import type { ImageLoader } from '../../core/image-loader.ts';
@@ -103,8 +104,7 @@ export class TryOnService {
   /** The monthly AI quota of the caller's key (per account when it has one): 429 when used up. */
   async checkQuota(caller: Caller, now = new Date()): Promise<void> {
     if (!caller.countsAiQuota) return;
-    const key = await this.#d.credentialStore.get(caller.credentialId);
-    const limit = key?.monthlyQuota ?? null;
+    const limit = await monthlyQuotaOf(this.#d.credentialStore, caller, now);
     if (limit === null) return;
     const used = await this.#d.store.aiCallsSince({ accountId: caller.accountId, credentialId: caller.credentialId }, monthStart(now), AI_JOB_KINDS);
     if (used >= limit) throw new FitroomError('QUOTA_EXCEEDED', `The monthly AI quota of ${limit} call${limit === 1 ? '' : 's'} is used up; it renews on the first of next month (UTC)`);
