@@ -51,7 +51,12 @@ export interface FitroomConfig {
   maxJsonBytes: number;
   /** Outbound fetch bounds for user-supplied URLs. */
   fetch: { maxBytes: number; timeoutMs: number; maxRedirects: number };
-  webhook: { timeoutMs: number; maxAttempts: number };
+  /**
+   * Webhook deliveries: their own worker runner (`concurrency` attempts at once per worker process,
+   * never in job slots), connect and total timeouts of one attempt, and the per-receiver circuit
+   * breaker (`breakerThreshold` timeouts in a row pause a receiver for `breakerPauseMs`).
+   */
+  webhook: { timeoutMs: number; connectTimeoutMs: number; maxAttempts: number; concurrency: number; breakerThreshold: number; breakerPauseMs: number };
   /** How long result files stay downloadable. */
   resultTtlSeconds: number;
   twinTtlSeconds: number;
@@ -174,7 +179,14 @@ export function loadConfig(env: Env): FitroomConfig {
       timeoutMs: int(env, 'FETCH_TIMEOUT_MS', 15_000, 100),
       maxRedirects: int(env, 'FETCH_MAX_REDIRECTS', 3, 0, 10),
     },
-    webhook: { timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100), maxAttempts: 3 },
+    webhook: {
+      timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 5000, 100, 60_000),
+      connectTimeoutMs: int(env, 'WEBHOOK_CONNECT_TIMEOUT_MS', 2000, 100, 60_000),
+      maxAttempts: 3,
+      concurrency: int(env, 'WEBHOOK_CONCURRENCY', 8, 1, 256),
+      breakerThreshold: int(env, 'WEBHOOK_BREAKER_THRESHOLD', 3, 1, 1000),
+      breakerPauseMs: int(env, 'WEBHOOK_BREAKER_PAUSE_MS', 60_000, 100, 86_400_000),
+    },
     resultTtlSeconds: int(env, 'RESULT_TTL_SECONDS', 7 * 24 * 3600, 60),
     twinTtlSeconds: int(env, 'TWIN_TTL_SECONDS', 30 * 24 * 3600, 60),
     defaultPose: {

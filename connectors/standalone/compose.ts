@@ -151,7 +151,10 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
   await kernel.setup(opts.plugins);
 
   const servers: http.Server[] = [];
-  const webhooks = new WebhookSender(webhookStore, outbound, config.webhook.timeoutMs);
+  // Webhooks get their own outbound client: short connect and total timeouts, no redirects, and a
+  // connection pool apart from image fetches.
+  const webhookHttp = new SafeHttp({ allowedPrivateNetworks: config.allowedPrivateNetworks, maxBytes: 64 * 1024, maxRedirects: 0, timeoutMs: config.webhook.timeoutMs, connectTimeoutMs: config.webhook.connectTimeoutMs });
+  const webhooks = new WebhookSender(webhookStore, webhookHttp, { timeoutMs: config.webhook.timeoutMs, breaker: { threshold: config.webhook.breakerThreshold, pauseMs: config.webhook.breakerPauseMs } });
   const workers: WorkerHandle[] = [];
 
   const listenOn = (app: ReturnType<typeof createHttpApp>, port: number) =>
@@ -204,6 +207,7 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
         jobStore,
         webhooks,
         concurrency: o.concurrency ?? config.workerConcurrency,
+        webhookConcurrency: config.webhook.concurrency,
         pollInterval: o.pollInterval,
         deadAfterSeconds: config.workerDeadAfterSeconds,
         log,
@@ -219,6 +223,7 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
       await rateLimiter.close();
       await listener.close();
       await outbound.close();
+      await webhookHttp.close();
       if (blobs instanceof S3BlobStore) blobs.close();
       await pool.end();
     },
