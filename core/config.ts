@@ -40,7 +40,7 @@ export interface FitroomConfig {
    * every API and worker process shares).
    */
   blobStore: 'fs' | 's3';
-  s3: { endpoint: string | null; bucket: string; region: string; accessKeyId: string | null; secretAccessKey: string | null; forcePathStyle: boolean; sse: 'AES256' | 'aws:kms' | null; sseKmsKeyId: string | null; prefix: string };
+  s3: { endpoint: string | null; bucket: string; region: string; accessKeyId: string | null; secretAccessKey: string | null; forcePathStyle: boolean; sse: 'AES256' | 'aws:kms' | null; sseKmsKeyId: string | null; prefix: string; connectTimeoutMs: number; timeoutMs: number };
   /** DISCOVERY_TIMEOUT_MS: the time budget of one product discovery (synchronous route). */
   discoveryTimeoutMs: number;
   /** A worker whose heartbeat is older than this is considered gone; its jobs are released. */
@@ -262,6 +262,8 @@ function blobSettings(env: Env): Pick<FitroomConfig, 'blobStore' | 's3'> {
       sse: sse as 'AES256' | 'aws:kms' | null,
       sseKmsKeyId: str(env, 'S3_SSE_KMS_KEY_ID'),
       prefix,
+      connectTimeoutMs: int(env, 'S3_CONNECT_TIMEOUT_MS', 2000, 100, 60_000),
+      timeoutMs: int(env, 'S3_TIMEOUT_MS', 10_000, 100, 600_000),
     },
   };
 }

@@ -38,6 +38,8 @@ export const ERROR_CODES = {
   SERVICE_UNAVAILABLE: 503,
   /** The database cannot be reached right now; retry shortly (Retry-After). */
   DATABASE_UNAVAILABLE: 503,
+  /** The blob store (files, images, models) cannot be reached or did not answer in time; retry shortly. */
+  STORAGE_UNAVAILABLE: 503,
   /** A commerce platform (Shopify) refused or failed a call; the message says what it answered. */
   PLATFORM_ERROR: 502,
   /** The platform no longer accepts the shop's access token: the merchant reinstalls or reopens the app. */

@@ -169,7 +169,21 @@ export const CORE_SCHEMAS: Record<string, JsonSchema> = {
   HealthResponse: {
     type: 'object',
     required: ['status', 'timestamp', 'version'],
-    properties: { status: { const: 'ok' }, timestamp: { type: 'string', format: 'date-time' }, version: { type: 'string' } },
+    properties: {
+      status: { const: 'ok' },
+      timestamp: { type: 'string', format: 'date-time' },
+      version: { type: 'string' },
+      components: {
+        type: 'object',
+        description: 'Each dependency checked: the database and the blob store (files, images, models).',
+        properties: { database: ref('ComponentHealth'), storage: ref('ComponentHealth') },
+      },
+    },
+  },
+  ComponentHealth: {
+    type: 'object',
+    required: ['reachable', 'latencyMs'],
+    properties: { reachable: { type: 'boolean' }, latencyMs: { type: 'number' }, error: { type: 'string', description: 'Why it cannot be reached' } },
   },
   WarmupResponse: {
     type: 'object',

@@ -34,7 +34,7 @@ import { GraphileQueueProbe } from '../../adapters/graphile-worker/queue-probe.t
 import { startWorker, type WorkerHandle } from '../../adapters/graphile-worker/worker.ts';
 import { FilesystemBlobStore } from '../../adapters/fs/blob-store.ts';
 import { S3BlobStore } from '../../adapters/s3/blob-store.ts';
-import type { BlobStore } from '../../core/ports/blob-store.ts';
+import { BlobStoreUnavailableError, type BlobStore } from '../../core/ports/blob-store.ts';
 import { SafeHttp } from '../../adapters/http/safe-http.ts';
 import { SharpImageCodec } from '../../adapters/sharp/image-codec.ts';
 import { createHttpApp, type HttpDeps } from './http.ts';
@@ -99,6 +99,8 @@ async function openBlobStore(config: FitroomConfig): Promise<BlobStore> {
     ...(s3.sse ? { sse: s3.sse } : {}),
     ...(s3.sseKmsKeyId ? { sseKmsKeyId: s3.sseKmsKeyId } : {}),
     prefix: s3.prefix,
+    connectTimeoutMs: s3.connectTimeoutMs,
+    timeoutMs: s3.timeoutMs,
   });
   try {
     await store.probe();
@@ -179,8 +181,13 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
       kernel,
       rateLimiter,
       botCheck: services.has(TOKENS.botCheck) ? services.get(TOKENS.botCheck) : null,
-      // a database that cannot be reached is a 503 the client may retry, not an internal error
-      classifyError: (e) => (isDatabaseUnavailable(e) ? new FitroomError('DATABASE_UNAVAILABLE', 'The database cannot be reached right now; retry in a few seconds') : null),
+      // a blob store or database that cannot be reached is a 503 the client may retry, not an internal
+      // error; each is named by where the error came from (the store's adapter, the database pool)
+      classifyError: (e) => {
+        if (isStorageFault(e)) return new FitroomError('STORAGE_UNAVAILABLE', 'The file store cannot be reached right now; retry in a few seconds');
+        if (isDatabaseUnavailable(e)) return new FitroomError('DATABASE_UNAVAILABLE', 'The database cannot be reached right now; retry in a few seconds');
+        return null;
+      },
       logError: (requestId, op, e) => log.error({ reqId: requestId, op, err: e }, 'unexpected error'),
     });
 
@@ -228,6 +235,12 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
       await pool.end();
     },
   };
+}
+
+/** A blob-store failure, thrown directly or as the cause of another error. */
+function isStorageFault(e: unknown): boolean {
+  for (let c = e, depth = 0; c && depth < 5; c = (c as { cause?: unknown }).cause, depth++) if (c instanceof BlobStoreUnavailableError) return true;
+  return false;
 }
 
 /** The configured bot-verification backend (BOT_VERIFIER). */

@@ -10,7 +10,7 @@ import type { Logger } from '../../adapters/pino/logger.ts';
 import type { Operation, UploadSpec, UploadedFile } from '../../core/plugin.ts';
 import type { InboundRequest, OperationPipeline, OperationResponse } from '../../core/pipeline.ts';
 import { apiOrigin, restLinks } from '../../core/links.ts';
-import { BlobTooLargeError, type BlobStore } from '../../core/ports/blob-store.ts';
+import { BlobStoreUnavailableError, BlobTooLargeError, type BlobStore } from '../../core/ports/blob-store.ts';
 import { FitroomError, validationError } from '../../core/errors.ts';
 
 /** A submission's job id in its request line (the job's "queued" line: its worker lines carry the same request id). */
@@ -245,7 +245,10 @@ async function receiveUpload(ctx: Koa.Context, spec: UploadSpec, blobs: BlobStor
         },
         (e) => {
           stream.resume();
-          throw e instanceof BlobTooLargeError || streamError instanceof FitroomError ? tooLarge() : malformed();
+          if (e instanceof BlobTooLargeError || streamError instanceof FitroomError) throw tooLarge();
+          // the store failing is no fault of the client's body: 503 STORAGE_UNAVAILABLE, not "malformed"
+          if (e instanceof BlobStoreUnavailableError) throw e;
+          throw malformed();
         },
       );
       file.catch((e) => finish(e));
