@@ -14,6 +14,7 @@ import type { ImageModelProvider, ModelReference } from '../../core/ports/image-
 import type { PersonAnalysis, PersonAnalyzer } from '../../core/ports/person-analyzer.ts';
 import { checkGarmentPhoto, checkPersonPhoto, type PersonNeeds } from '../../core/tryon/photo-checks.ts';
 import type { TwinDirectory } from '../../core/ports/twin-store.ts';
+import { twinScope } from '../../core/ports/twin-store.ts';
 import { composeGarmentGrid, type GridCell } from '../../core/tryon/garment-grid.ts';
 import type { InlineTwins } from '../../core/tryon/inline-twins.ts';
 import { runModelChain } from '../../core/tryon/model-chain.ts';
@@ -116,13 +117,13 @@ export function tryOnJobKind(deps: TryOnJobDeps): JobKind<TryOnJobInput> {
         let body: BodyRender | null = null;
         let person: EncodedImage[];
         if (id.kind === 'twin') {
-          body = (await deps.twins()?.loadRender(id.twinId)) ?? null;
+          body = (await deps.twins()?.loadRender(id.twinId, twinScope(job.record))) ?? null;
           if (!body) throw new FitroomError('NOT_FOUND', 'The digital twin has expired or no longer exists; create it again');
           person = [await codec.encode(body.image, 'png')];
         } else if (id.kind === 'inline') {
           const inline = deps.inlineTwins();
           if (!inline) throw new FitroomError('SERVICE_UNAVAILABLE', 'Inline body sources are not available on this deployment');
-          body = await inline.ensure(id.handle, ownerHash, signal);
+          body = await inline.ensure(id.handle, job.record, signal);
           person = [await codec.encode(body.image, 'png')];
         } else {
           person = decoded.persons.map((p) => p.source);

@@ -15,6 +15,7 @@ import type { OperationResult } from '../../core/plugin.ts';
 import type { CredentialStore } from '../../core/ports/credential-store.ts';
 import type { ImageModelProvider, ModelTask, ProviderId, Quality } from '../../core/ports/image-model.ts';
 import type { TwinDirectory } from '../../core/ports/twin-store.ts';
+import { twinScope } from '../../core/ports/twin-store.ts';
 import { sha256Hex, tryOnCacheKey } from '../../core/tryon/cache-key.ts';
 import type { InlineTwins } from '../../core/tryon/inline-twins.ts';
 import { checkPinnedModel } from '../../core/tryon/model-chain.ts';
@@ -140,14 +141,14 @@ export class TryOnService {
     const id = plan.identity;
     if (id.kind === 'twin') {
       const twins = this.#d.twins();
-      if (!twins || !(await twins.find(id.twinId))) throw notFound('Unknown or expired digital twin');
+      if (!twins || !(await twins.find(id.twinId, twinScope(caller)))) throw notFound('Unknown or expired digital twin');
       twinId = id.twinId;
     } else if (id.kind === 'inline') {
       const inlineTwins = this.#d.inlineTwins();
       if (!inlineTwins) {
         throw new FitroomError('SERVICE_UNAVAILABLE', 'Inline body sources are not available on this deployment: create the twin with POST /api/v1/digital-twin and send its digitalTwinId');
       }
-      const identified = await inlineTwins.identify(id.request, caller.ownerHash);
+      const identified = await inlineTwins.identify(id.request, caller);
       twinId = identified.digitalTwinId;
       inline = { handle: identified.handle, cached: identified.cached };
     }
