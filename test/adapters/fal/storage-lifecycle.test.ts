@@ -27,7 +27,7 @@ beforeAll(async () => (images = await tryonImages()));
 async function runOnce(fal: FalImageModel) {
   const seen: { initiate: Record<string, string>; submit: Record<string, string> } = { initiate: {}, submit: {} };
   /** Header matchers that record the values they see (and accept any). */
-  const record = (into: Record<string, string>, names: string[]) => Object.fromEntries(names.map((n) => [n, (v: string) => ((into[n] = v), true)]));
+  const record = (into: Record<string, string>, names: string[]) => Object.fromEntries(names.map((n) => [n, (v: string | null) => ((into[n] = v ?? ''), v !== null)]));
   const LIFECYCLE = ['x-fal-object-lifecycle', 'x-fal-object-lifecycle-preference'];
   nock(STORAGE, { reqheaders: record(seen.initiate, LIFECYCLE) })
     .post('/storage/upload/initiate')
