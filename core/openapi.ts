@@ -116,8 +116,10 @@ function operationObject(op: Operation, opts: { arServerUrl?: string }, resolver
     const headers = { ...(op.rateLimit ? RATE_HEADERS : {}), ...(r.headers ?? {}) };
     responses[status] = { description: r.description, ...(content ? { content } : {}), ...(Object.keys(headers).length ? { headers } : {}) };
   }
-  if ((op.body || op.upload || op.params || op.query) && !responses['400']) responses['400'] = errorResponse('400', 'Invalid request (VALIDATION_ERROR with details)');
-  if (!op.auth.includes('none') && !responses['401']) responses['401'] = errorResponse('401', 'Missing or invalid credentials');
+  // every operation refuses NUL and control bytes in its path and query, whatever it declares
+  if (!responses['400']) responses['400'] = errorResponse('400', 'Invalid request (VALIDATION_ERROR with details)');
+  // a credential that is sent is checked, even where none is needed
+  if (op.auth.some((a) => a !== 'none') && !responses['401']) responses['401'] = errorResponse('401', op.auth.includes('none') ? 'A credential was sent and is not valid (none is needed)' : 'Missing or invalid credentials');
   if (op.browserProtected && !responses['403']) responses['403'] = errorResponse('403', 'BOT_VERIFICATION_REQUIRED: a storefront or browser request without a valid X-Challenge-Token or pass cookie; CREDENTIAL_NOT_ALLOWED: a credential this operation does not accept');
   else if (!op.auth.includes('none') && !responses['403']) responses['403'] = errorResponse('403', 'CREDENTIAL_NOT_ALLOWED: a credential this operation does not accept (a storefront token, or service headers without a service key)');
   if ((op.body || op.upload) && !responses['413'] && op.upload?.tooLarge?.status !== 400) responses['413'] = errorResponse('413', 'PAYLOAD_TOO_LARGE: the body (after its Content-Encoding is undone) or the file is larger than the limit');

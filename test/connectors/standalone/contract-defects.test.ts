@@ -24,14 +24,14 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => svc?.close());
 
-async function post(base: string, path: string, body: string | Buffer, headers: Record<string, string> = {}) {
+async function post(base: string, path: string, body: string | Uint8Array<ArrayBuffer>, headers: Record<string, string> = {}) {
   const res = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
   const text = await res.text();
   return { status: res.status, body: JSON.parse(text), headers: res.headers };
 }
 
 describe('request bodies', () => {
-  const sizeFitting = (body: string | Buffer, headers: Record<string, string>) => post(svc.api, '/api/v1/size-fitting', body, { 'x-api-key': key, ...headers });
+  const sizeFitting = (body: string | Uint8Array<ArrayBuffer>, headers: Record<string, string>) => post(svc.api, '/api/v1/size-fitting', body, { 'x-api-key': key, ...headers });
 
   it.each(['gzip', 'deflate', 'br'])('a body that is not %s data under that Content-Encoding answers 400, not 500', async (encoding) => {
     const r = await sizeFitting('{"digitalTwinId": "not compressed at all"}', { 'content-encoding': encoding });
@@ -41,7 +41,7 @@ describe('request bodies', () => {
   });
 
   it('a well-formed gzip or brotli body is read; an unknown encoding answers 415', async () => {
-    for (const [encoding, bytes] of [['gzip', gzipSync('{}')], ['br', brotliCompressSync('{}')]] as const) {
+    for (const [encoding, bytes] of [['gzip', new Uint8Array(gzipSync('{}'))], ['br', new Uint8Array(brotliCompressSync('{}'))]] as const) {
       const r = await sizeFitting(bytes, { 'content-encoding': encoding });
       expect(r.status).toBe(400);
       expect(r.body.error.details.map((d: { field: string }) => d.field)).toEqual(['digitalTwinId', 'products']);
@@ -107,7 +107,7 @@ describe('anonymous uploads', () => {
     const { makeShoeGlb } = await import('../../support/shoes.ts');
     const form = new FormData();
     form.append('token', key);
-    form.append('file', new Blob([await makeShoeGlb({ side: 'left' })]), 'shoe.glb');
+    form.append('file', new Blob([new Uint8Array(await makeShoeGlb({ side: 'left' }))]), 'shoe.glb');
     const r = await svc.arCall('POST', '/tryon/api/upload_shoe', { form });
     expect(r.status, r.text).toBe(200);
     expect(r.body.id).toMatch(/^[0-9a-f]+$/);
