@@ -11,6 +11,7 @@ import { VendorDiscoveryService } from '../../core/vendor-discovery.ts';
 import type { VendorCatalog } from '../../core/ports/vendor-catalog.ts';
 import { loadConfig } from '../../core/config.ts';
 import { checkVendors } from '../../connectors/standalone/doctor.ts';
+import { discoveryCron } from '../../connectors/standalone/compose.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { startTestService, type TestService } from '../support/harness.ts';
 import { png } from '../adapters/vendor-helpers.ts';
@@ -187,8 +188,8 @@ describe('discovery results in PostgreSQL', () => {
     await Promise.all([a.discovery.ensureFresh(10_000), b.discovery.ensureFresh(10_000)]);
     expect(list.isDone()).toBe(true);
     expect(unmatched).toEqual([]);
-    // the one that lost the claim reads what the other stored
-    await b.discovery.load();
+    // the one that lost the claim (either) reads what the other stored
+    await Promise.all([a.discovery.load(), b.discovery.load()]);
     for (const p of [a, b]) expect(p.registry.deprecation('gemini-3.1-flash-image')).toEqual({ provider: 'gemini', successor: 'gemini-3.2-flash-image' });
 
     // a restart: a new pool, a new registry, nothing in memory; the vendor is not asked again
@@ -197,6 +198,7 @@ describe('discovery results in PostgreSQL', () => {
     const found = await restarted.discovery.ensureFresh(10_000);
     expect(unmatched).toEqual([]);
     expect(found.map((r) => [r.provider, r.status, r.discoveredAt])).toEqual([['gemini', 'ok', a.discovery.discoveredAt()]]);
+    expect(b.discovery.discoveredAt()).toBe(a.discovery.discoveredAt());
     expect(restarted.registry.deprecation('gemini-3.1-flash-image')).toEqual({ provider: 'gemini', successor: 'gemini-3.2-flash-image' });
     expect(restarted.registry.target('gemini-flash-image-newest')).toBe('gemini-3.10-flash-image');
   });
@@ -227,6 +229,13 @@ describe('deprecations in the warm-up and in doctor', () => {
     expect(r.body.vendors.vendors[0].models.map((m: { id: string }) => m.id)).toEqual(['gemini-3.1-flash-image', 'gemini-3.10-flash-image']);
     const stored = await svc.fitroom.pool.query('select provider from vendor_discovery');
     expect(stored.rows).toEqual([{ provider: 'gemini' }]);
+  });
+
+  it('schedules the next reads as a graphile-worker cron item (run once for all workers)', async () => {
+    const known = await svc.fitroom.pool.query<{ identifier: string }>('select identifier from graphile_worker._private_known_crontabs');
+    expect(known.rows.map((r) => r.identifier)).toContain('fitroom_vendor_discovery');
+    expect(discoveryCron(6)).toBe('23 */6 * * *');
+    expect(discoveryCron(48)).toBe('23 4 */2 * *');
   });
 
   it('flags it in doctor with what to change', async () => {
