@@ -47,7 +47,7 @@ export class VendorDiscoveryService {
 
   /** Reads the stored results (another process's run) and applies them. */
   async load(): Promise<void> {
-    if (!this.#store) return;
+    if (!this.#store || !this.#d.catalogs().length) return;
     const stored = await this.#store.load();
     const providers = new Set(this.#d.catalogs().map((c) => c.provider));
     this.#apply(stored.filter((r) => providers.has(r.provider)));

@@ -2,6 +2,7 @@ import type { ImageModelProvider, VendorCheck } from './ports/image-model.ts';
 import type { ProductReconstructor } from './ports/product-reconstructor.ts';
 import type { Deprecation, FamilyState, ModelRegistry } from './tryon/models.ts';
 import type { VendorDiscoveryService } from './vendor-discovery.ts';
+import type { VendorDiscovery } from './ports/vendor-catalog.ts';
 
 export interface VendorReport {
   checkedAt: string;
@@ -53,7 +54,8 @@ export class VendorStatus {
    */
   async current(maxAgeMs: number, timeoutMs: number): Promise<VendorReport> {
     if (this.#last && Date.now() - Date.parse(this.#last.checkedAt) < maxAgeMs) {
-      await this.#d.discovery?.load().catch(() => undefined);
+      // bounded: a database outage must not hold the warm-up (it reports the outage itself)
+      if (this.#d.discovery) await Promise.race([this.#d.discovery.load().catch(() => undefined), new Promise((r) => setTimeout(r, 1000).unref())]);
       return this.#withRegistry(this.#last);
     }
     return this.refresh(timeoutMs);
@@ -83,7 +85,10 @@ export class VendorStatus {
     };
     // The model lists first: a deprecated or retired model leaves the chain and a family entry knows its
     // member before the per-model check below asks about the ids jobs will call.
-    const found = this.#d.discovery ? await this.#d.discovery.ensureFresh(timeoutMs).catch(() => this.#d.discovery!.results()) : [];
+    const discovery = this.#d.discovery;
+    const found = discovery
+      ? await Promise.race([discovery.ensureFresh(timeoutMs).catch(() => discovery.results()), new Promise<readonly VendorDiscovery[]>((r) => setTimeout(() => r(discovery.results()), timeoutMs).unref())])
+      : [];
     const checks: Promise<VendorCheck>[] = [];
     for (const p of this.#d.imageModels()) {
       if (!p.check) continue;
