@@ -91,8 +91,13 @@ describe('discovery from the vendors\' model lists', () => {
   it('flags a model Gemini lists as deprecated and the chain passes it over before any call; the family follows the newest GA model', async () => {
     listModels();
     const registry = new ModelRegistry();
-    const discovery = new VendorDiscoveryService({ catalogs: geminiOnly, registry, intervalMs: 3_600_000 });
+    const logs: string[] = [];
+    const discovery = new VendorDiscoveryService({ catalogs: geminiOnly, registry, intervalMs: 3_600_000, log: (l) => logs.push(l) });
     const [gemini] = await discovery.refresh();
+    expect(logs).toEqual([
+      'AI vendor gemini: gemini-3.1-flash-image is DEPRECATED (successor: gemini-3.2-flash-image); the model chain passes it over from now on',
+      'model family gemini-flash-image-newest (gemini-*-flash-image) calls gemini-3.10-flash-image',
+    ]);
     expect(gemini).toMatchObject({ provider: 'gemini', status: 'ok', coverage: 'complete' });
     expect(gemini.models).toHaveLength(7);
     expect(registry.deprecation('gemini-3.1-flash-image')).toEqual({ provider: 'gemini', successor: 'gemini-3.2-flash-image' });
