@@ -1,5 +1,5 @@
 import { ConfigError } from '../../core/config.ts';
-import type { FitroomConfig } from '../../core/config.ts';
+import type { FitroomConfig, Vendor3dSettings } from '../../core/config.ts';
 import type { ServiceContainer } from '../../core/kernel.ts';
 import { TOKENS } from '../../core/tokens.ts';
 import type { ImageModelProvider } from '../../core/ports/image-model.ts';
@@ -33,9 +33,9 @@ export function registerAiProviders(config: FitroomConfig, services: ServiceCont
   else missing.push('gemini (GEMINI_API_KEY)');
   if (ai.falKey) imageModels.push(new FalImageModel({ apiKey: ai.falKey }));
   else missing.push('fal (FAL_KEY)');
-  if (ai.meshyApiKey) reconstructors.push(new MeshyProductReconstructor({ apiKey: ai.meshyApiKey, aiModel: ai.meshyAiModel }));
+  if (ai.meshyApiKey) reconstructors.push(new MeshyProductReconstructor({ apiKey: ai.meshyApiKey, aiModel: ai.meshyAiModel, ...vendor3dOptions(ai.meshy) }));
   else missing.push('meshy (MESHY_API_KEY)');
-  if (ai.tripoApiKey) reconstructors.push(new TripoProductReconstructor({ apiKey: ai.tripoApiKey, modelVersion: ai.tripoModelVersion }));
+  if (ai.tripoApiKey) reconstructors.push(new TripoProductReconstructor({ apiKey: ai.tripoApiKey, modelVersion: ai.tripoModelVersion, ...vendor3dOptions(ai.tripo) }));
   else missing.push('tripo (TRIPO_API_KEY)');
   // said once: the all-in-one service's worker process runs with the same settings
   if (missing.length > 0 && !process.env.FITROOM_WORKER_CHILD) log(`AI vendors without credentials, left out: ${missing.join(', ')}`);
@@ -60,6 +60,15 @@ export function registerAiProviders(config: FitroomConfig, services: ServiceCont
       else log(`AI vendor ${v.provider}: ${v.status.replace('_', ' ')}${v.message ? `: ${v.message}` : ''}${v.status === 'unreachable' ? ' (carrying on; jobs fall back along the chain)' : ''}`);
     },
   }));
+}
+
+/** MESHY_* / TRIPO_* settings as adapter options (unset ones keep the adapter's defaults). */
+function vendor3dOptions(v: Vendor3dSettings) {
+  return {
+    taskTimeoutMs: v.taskTimeoutMs,
+    ...(v.baseUrl ? { baseUrl: v.baseUrl } : {}),
+    ...(v.pollIntervalMs !== null ? { pollIntervalMs: v.pollIntervalMs, maxPollIntervalMs: Math.max(v.pollIntervalMs, 1) * 6 } : {}),
+  };
 }
 
 /** A model found retired while running is said once, loudly: it is a configuration error to fix. */
