@@ -74,6 +74,10 @@ export interface FitroomConfig {
     /** The 3D vendors' endpoints and time budgets: MESHY_* and TRIPO_* (BASE_URL, TASK_TIMEOUT_SECONDS, POLL_INTERVAL_MS). */
     meshy: Vendor3dSettings;
     tripo: Vendor3dSettings;
+    /** FITROOM_VENDOR_DISCOVERY_HOURS: how often the vendors' model lists are read (0: only at start). */
+    discoveryHours: number;
+    /** FAL_OBJECT_TTL_SECONDS: lifetime asked of fal storage for uploaded references and generated files. */
+    falObjectTtlSeconds: number;
   };
   /** Multiplier for development keys and loopback clients (development only). */
   devRateMultiplier: number;
@@ -216,6 +220,8 @@ export function loadConfig(env: Env): FitroomConfig {
       tripoModelVersion: str(env, 'TRIPO_MODEL_VERSION') ?? 'v3.1-20260211',
       meshy: vendor3d(env, 'MESHY'),
       tripo: vendor3d(env, 'TRIPO'),
+      discoveryHours: int(env, 'FITROOM_VENDOR_DISCOVERY_HOURS', 6, 0, 168),
+      falObjectTtlSeconds: int(env, 'FAL_OBJECT_TTL_SECONDS', 3600, 1, 30 * 86_400),
     },
     devRateMultiplier: mode === 'development' ? 10 : 1,
     http: {
