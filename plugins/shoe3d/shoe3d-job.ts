@@ -49,7 +49,7 @@ export const VENDOR_TASK = 'vendorTask';
 export interface StoredVendorTask extends VendorTask {
   reconstructor: string;
   /** Set once the job is done with it: `failed` is never resumed. */
-  outcome?: 'succeeded' | 'failed' | 'abandoned';
+  outcome?: 'succeeded' | 'failed';
 }
 
 /** Where an input lives: a URL fetched in the job, or a file stashed at submission (data URLs). */
