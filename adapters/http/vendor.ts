@@ -128,9 +128,6 @@ export async function vendorRequest(provider: string, url: string, req: VendorRe
   }
 }
 
-/** Statuses that say the thing asked for does not exist (a task id, a file): asking again cannot find it. */
-export const FINAL_STATUSES: ReadonlySet<number> = new Set([404]);
-
 /** Statuses about the deployment's account (key, permission, credits): no retry helps until an operator acts. */
 export const ACCOUNT_STATUSES: ReadonlySet<number> = new Set([401, 402, 403]);
 
@@ -156,7 +153,7 @@ export async function requestJson(provider: string, url: string, req: VendorRequ
 /**
  * The error for a failed answer: `HTTP {status}[ {tag}]: {message}`, the message read from the body by
  * `read` (else the body's first 300 characters). Retryable unless `read` or INPUT_STATUSES say the
- * request itself is at fault, or the answer is final (404: the task or file does not exist). Retry-After (seconds or an HTTP date) is kept for the poller.
+ * request itself is at fault. Retry-After (seconds or an HTTP date) is kept for the poller.
  */
 export function httpError(provider: string, res: VendorResponse, read?: ErrorReader): VendorHttpError {
   let body: unknown;
@@ -171,7 +168,7 @@ export function httpError(provider: string, res: VendorResponse, read?: ErrorRea
   const account = !modelUnavailable && (said.account ?? ACCOUNT_STATUSES.has(res.status));
   const inputProblem = !modelUnavailable && !account && (said.inputProblem ?? INPUT_STATUSES.has(res.status));
   return new VendorHttpError(provider, `HTTP ${res.status}${said.tag ? ` ${said.tag}` : ''}: ${message}`, {
-    retryable: !inputProblem && !account && !modelUnavailable && !FINAL_STATUSES.has(res.status),
+    retryable: !inputProblem && !account && !modelUnavailable,
     status: res.status,
     retryAfterMs: said.retryAfterMs !== undefined ? Math.min(Math.max(said.retryAfterMs, 0), MAX_RETRY_AFTER_MS) : retryAfterMs(res.headers.get('retry-after')),
     code: modelUnavailable ? 'MODEL_UNAVAILABLE' : account ? 'PROVIDER_ACCOUNT' : undefined,

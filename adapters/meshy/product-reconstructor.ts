@@ -153,9 +153,10 @@ export class MeshyProductReconstructor implements ProductReconstructor {
 
 /**
  * Meshy errors: `{message}`. 401 (key), 402 (no credits) and 403 are the deployment's account and
- * never retried (vendor.ts ACCOUNT_STATUSES); 400 and 422 describe the request; 429 and 5xx are retried.
+ * never retried (vendor.ts ACCOUNT_STATUSES); 400 and 422 describe the request, and so does 404 (the
+ * task does not exist: asking again cannot find it); 429 and 5xx are retried.
  */
-const readError: ErrorReader = (body: { message?: string } | undefined) => ({ message: body?.message });
+const readError: ErrorReader = (body: { message?: string } | undefined, status) => ({ message: body?.message, ...(status === 404 ? { inputProblem: true } : {}) });
 
 /**
  * Up to `max` views covering the object best: with known angles, greedily the view farthest (in azimuth)

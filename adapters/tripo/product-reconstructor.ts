@@ -216,7 +216,7 @@ const readError: ErrorReader = (env: TripoEnvelope<unknown> | undefined, status)
     account: (code !== undefined && ACCOUNT.has(code)) || status === 401 || status === 403,
     modelUnavailable: code !== undefined && VERSION_GONE.has(code),
     // any other code names a fault of the request: sending it again unchanged cannot succeed
-    inputProblem: (code !== undefined && (NOT_FOUND.has(code) || !known)) || (code === undefined && (status === 400 || status === 413 || status === 422)),
+    inputProblem: (code !== undefined && (NOT_FOUND.has(code) || !known)) || (code === undefined && (status === 400 || status === 404 || status === 413 || status === 422)),
   };
 };
 
