@@ -90,6 +90,7 @@ export const JOB_ERROR_CODES: Readonly<Record<string, string>> = {
   invalid_user_id: 'shoe-3d upload: fix the owner id and resubmit',
   attribution_conflict: 'shoe-3d upload: use one ownership method',
   file_too_large: 'shoe-3d upload: the GLB is above 20 MB after compression',
+  STORAGE_UNAVAILABLE: 'the file store could not be reached (temporary; retrying may help)',
   CANCELLED: 'the submitter cancelled the job (its status is then `failed` with `cancelled: true`)',
   INTERNAL_ERROR: 'unexpected; retrying may help',
 };
