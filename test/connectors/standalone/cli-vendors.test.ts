@@ -1,4 +1,5 @@
 import nock from 'nock';
+import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { vendorsCommand } from '../../../connectors/standalone/cli-vendors.ts';
 import { checkVendors } from '../../../connectors/standalone/doctor.ts';
@@ -154,6 +155,30 @@ describe('fitroom vendors check --live on the dedicated try-on vendors', () => {
     const d = capture();
     expect(await vendorsCommand('check', ['--live'], { FITROOM_COG_URL: COG }, d.out)).toBe(1);
     expect(d.text()).toMatch(/^FAIL {2}cog {5}cog-tryon: cog: cog-tryon succeeded without an image output/m);
+  });
+});
+
+describe('fitroom vendors check --live on Vertex AI Virtual Try-On', () => {
+  /*
+   * Vertex fixtures: Google's OAuth token endpoint (`POST https://oauth2.googleapis.com/token`, as
+   * google-auth-library asks it for a service-account key) and `POST .../publishers/google/models/
+   * virtual-try-on-001:predict` → `{predictions: [{mimeType, bytesBase64Encoded}]}`
+   * (cloud.google.com/vertex-ai/generative-ai/docs/model-reference/virtual-try-on-api).
+   */
+  it('one sample at the fewest steps the catalogue uses (16), the image read from the answer, the price hint as the cost', async () => {
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+    const key = JSON.stringify({ type: 'service_account', project_id: 'shop', private_key_id: 'k1', private_key: privateKey, client_email: 'fitroom@shop.iam.gserviceaccount.com' });
+    const image = await png(24, 32, [20, 60, 200]);
+    let body: any;
+    nock('https://oauth2.googleapis.com').post('/token').reply(200, { access_token: 'ya29.live', expires_in: 3599, token_type: 'Bearer' });
+    nock('https://europe-west4-aiplatform.googleapis.com', { reqheaders: { authorization: 'Bearer ya29.live' } })
+      .post('/v1/projects/shop/locations/europe-west4/publishers/google/models/virtual-try-on-001:predict', (b) => ((body = b), true))
+      .reply(200, { predictions: [{ mimeType: 'image/png', bytesBase64Encoded: Buffer.from(image).toString('base64') }] });
+    const c = capture();
+    expect(await vendorsCommand('check', ['--live'], { VERTEX_PROJECT: 'shop', VERTEX_LOCATION: 'europe-west4', VERTEX_CREDENTIALS_JSON: key }, c.out)).toBe(0);
+    expect(body.parameters).toMatchObject({ sampleCount: 1, baseSteps: 16 });
+    expect(body.instances[0].productImages).toHaveLength(1);
+    expect(c.text()).toMatch(/^ok {4}vertex {2}virtual-try-on-001 answered a 24x32 png image; \d+ ms; cost: Vertex AI Imagen pricing .*\(catalogue price hint\)$/m);
   });
 });
 
