@@ -141,6 +141,14 @@ describe('fitroom vendors check --live on the dedicated try-on vendors', () => {
     expect(e.text()).toMatch(/FAIL {2}fashn {3}tryon-v1\.6: fashn: tryon-v1\.6 PoseError/);
   });
 
+  it('without a network the try-on vendors say so and the command exits 1', async () => {
+    const c = capture();
+    expect(await vendorsCommand('check', ['--live'], { FASHN_API_KEY: 'k', FITROOM_COG_URL: COG }, c.out)).toBe(1);
+    expect(c.text()).toMatch(/^FAIL {2}fashn {3}tryon-v1\.6: fashn: network error/m);
+    expect(c.text()).toMatch(/^FAIL {2}cog {5}cog-tryon: cog: network error/m);
+    expect(c.text()).toMatch(/^No network: no vendor could be reached/m);
+  });
+
   it('Cog: one synchronous prediction with the mapped fields; the price hint as the cost; an output that is not an image fails the shape', async () => {
     const image = await png(24, 32, [20, 60, 200]);
     let body: any;
