@@ -71,6 +71,9 @@ export interface FitroomConfig {
     meshyAiModel: string;
     /** TRIPO_MODEL_VERSION: the pinned Tripo model version. */
     tripoModelVersion: string;
+    /** The 3D vendors' endpoints and time budgets: MESHY_* and TRIPO_* (BASE_URL, TASK_TIMEOUT_SECONDS, POLL_INTERVAL_MS). */
+    meshy: Vendor3dSettings;
+    tripo: Vendor3dSettings;
     /** FITROOM_VENDOR_DISCOVERY_HOURS: how often the vendors' model lists are read (0: only at start). */
     discoveryHours: number;
     /** FAL_OBJECT_TTL_SECONDS: lifetime asked of fal storage for uploaded references and generated files. */
@@ -114,6 +117,24 @@ export function autoConcurrency(totalMemBytes: number): number {
   const perProcess = Math.floor((1536 - 350) / 550);
   const byMachine = Math.floor((mb * 0.5 - 350) / 550);
   return Math.max(1, Math.min(perProcess, byMachine));
+}
+
+/** One 3D vendor's settings: its API base (a regional or stand-in endpoint), task timeout, poll cadence. */
+export interface Vendor3dSettings {
+  baseUrl: string | null;
+  /** How long a job waits for one vendor task, from its creation (default 600 s: vendors document 1-5 min). */
+  taskTimeoutMs: number;
+  /** First wait between status reads; null = the adapter's own default. */
+  pollIntervalMs: number | null;
+}
+
+function vendor3d(env: Env, prefix: 'MESHY' | 'TRIPO'): Vendor3dSettings {
+  const poll = str(env, `${prefix}_POLL_INTERVAL_MS`);
+  return {
+    baseUrl: url(env, `${prefix}_BASE_URL`),
+    taskTimeoutMs: int(env, `${prefix}_TASK_TIMEOUT_SECONDS`, 600, 10, 24 * 3600) * 1000,
+    pollIntervalMs: poll === null ? null : int(env, `${prefix}_POLL_INTERVAL_MS`, 0, 1, 600_000),
+  };
 }
 
 export class ConfigError extends Error {
@@ -209,7 +230,9 @@ export function loadConfig(env: Env): FitroomConfig {
       models: str(env, 'FITROOM_MODELS'),
       modelsFile: str(env, 'FITROOM_MODELS_FILE'),
       meshyAiModel: str(env, 'MESHY_AI_MODEL') ?? 'meshy-6',
-      tripoModelVersion: str(env, 'TRIPO_MODEL_VERSION') ?? 'v2.5-20250123',
+      tripoModelVersion: str(env, 'TRIPO_MODEL_VERSION') ?? 'v3.1-20260211',
+      meshy: vendor3d(env, 'MESHY'),
+      tripo: vendor3d(env, 'TRIPO'),
       discoveryHours: int(env, 'FITROOM_VENDOR_DISCOVERY_HOURS', 6, 0, 168),
       falObjectTtlSeconds: int(env, 'FAL_OBJECT_TTL_SECONDS', 3600, 1, 30 * 86_400),
       tryOn: {

@@ -1,5 +1,5 @@
 import { ConfigError } from '../../core/config.ts';
-import type { FitroomConfig } from '../../core/config.ts';
+import type { FitroomConfig, Vendor3dSettings } from '../../core/config.ts';
 import type { ServiceContainer } from '../../core/kernel.ts';
 import { TOKENS } from '../../core/tokens.ts';
 import type { ImageModelProvider } from '../../core/ports/image-model.ts';
@@ -41,9 +41,9 @@ export function registerAiProviders(config: FitroomConfig, services: ServiceCont
   else missing.push('gemini (GEMINI_API_KEY)');
   if (ai.falKey) imageModels.push(new FalImageModel({ apiKey: ai.falKey, objectTtlSeconds: ai.falObjectTtlSeconds }));
   else missing.push('fal (FAL_KEY)');
-  if (ai.meshyApiKey) reconstructors.push(new MeshyProductReconstructor({ apiKey: ai.meshyApiKey, aiModel: ai.meshyAiModel }));
+  if (ai.meshyApiKey) reconstructors.push(new MeshyProductReconstructor({ apiKey: ai.meshyApiKey, aiModel: ai.meshyAiModel, ...vendor3dOptions(ai.meshy) }));
   else missing.push('meshy (MESHY_API_KEY)');
-  if (ai.tripoApiKey) reconstructors.push(new TripoProductReconstructor({ apiKey: ai.tripoApiKey, modelVersion: ai.tripoModelVersion }));
+  if (ai.tripoApiKey) reconstructors.push(new TripoProductReconstructor({ apiKey: ai.tripoApiKey, modelVersion: ai.tripoModelVersion, ...vendor3dOptions(ai.tripo) }));
   else missing.push('tripo (TRIPO_API_KEY)');
   // dedicated try-on models (FASHN, Vertex, a Cog container, Replicate); result URLs of a Cog container go through the safe client
   imageModels.push(...tryOnProviders(config, services.has(TOKENS.outboundHttp) ? services.get(TOKENS.outboundHttp) : new SafeHttp({ allowedPrivateNetworks: config.allowedPrivateNetworks, ...config.fetch })));
@@ -62,8 +62,8 @@ export function registerAiProviders(config: FitroomConfig, services: ServiceCont
   const catalogs: VendorCatalog[] = [];
   if (ai.geminiApiKey) catalogs.push(new GeminiCatalog({ apiKey: ai.geminiApiKey }));
   if (ai.falKey) catalogs.push(new FalCatalog({ apiKey: ai.falKey }));
-  if (ai.meshyApiKey) catalogs.push(new MeshyCatalog({ apiKey: ai.meshyApiKey, aiModel: ai.meshyAiModel }));
-  if (ai.tripoApiKey) catalogs.push(new TripoCatalog({ apiKey: ai.tripoApiKey, modelVersion: ai.tripoModelVersion }));
+  if (ai.meshyApiKey) catalogs.push(new MeshyCatalog({ apiKey: ai.meshyApiKey, aiModel: ai.meshyAiModel, ...(ai.meshy.baseUrl ? { baseUrl: ai.meshy.baseUrl } : {}) }));
+  if (ai.tripoApiKey) catalogs.push(new TripoCatalog({ apiKey: ai.tripoApiKey, modelVersion: ai.tripoModelVersion, ...(ai.tripo.baseUrl ? { baseUrl: ai.tripo.baseUrl } : {}) }));
   const discovery = new VendorDiscoveryService({
     catalogs: () => catalogs,
     registry: modelRegistry,
@@ -85,6 +85,15 @@ export function registerAiProviders(config: FitroomConfig, services: ServiceCont
       else log(`AI vendor ${v.provider}: ${v.status.replace('_', ' ')}${v.message ? `: ${v.message}` : ''}${v.status === 'unreachable' ? ' (carrying on; jobs fall back along the chain)' : ''}`);
     },
   }));
+}
+
+/** MESHY_* / TRIPO_* settings as adapter options (unset ones keep the adapter's defaults). */
+function vendor3dOptions(v: Vendor3dSettings) {
+  return {
+    taskTimeoutMs: v.taskTimeoutMs,
+    ...(v.baseUrl ? { baseUrl: v.baseUrl } : {}),
+    ...(v.pollIntervalMs !== null ? { pollIntervalMs: v.pollIntervalMs, maxPollIntervalMs: Math.max(v.pollIntervalMs, 1) * 6 } : {}),
+  };
 }
 
 /** A model found retired while running is said once, loudly: it is a configuration error to fix. */

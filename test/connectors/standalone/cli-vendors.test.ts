@@ -84,7 +84,7 @@ describe('the key check of Meshy and Tripo asks the vendor', () => {
     expect(meshy.isDone() && tripo.isDone()).toBe(true);
     expect(c.level).toBe('ok');
     expect(c.detail).toContain('meshy: ok (meshy-6 pinned, not verifiable (no model list)), 40 credits');
-    expect(c.detail).toContain('tripo: ok (v2.5-20250123 pinned, not verifiable (no model list)), 300 credits');
+    expect(c.detail).toContain('tripo: ok (v3.1-20260211 pinned, not verifiable (no model list)), 300 credits');
     expect(c.detail).not.toMatch(/present/);
   });
 
