@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { EncodedImage } from '../../core/images.ts';
 import { ProviderError } from '../../core/ports/image-model.ts';
-import type { ImageModelProvider, ModelCall, ModelSpec } from '../../core/ports/image-model.ts';
+import type { ImageModelProvider, ModelCall, ModelSpec, VendorCheck } from '../../core/ports/image-model.ts';
 import { OutboundError, type OutboundHttp } from '../../core/ports/outbound-http.ts';
 import { modelsForProvider } from '../../core/tryon/models.ts';
-import { checkBaseUrl, dataUri, downloadCapped, pollUntil, positiveOption, requestJson, vendorRequest } from '../http/vendor.ts';
+import { checkBaseUrl, checkRequest, dataUri, downloadCapped, pollUntil, positiveOption, requestJson, vendorRequest } from '../http/vendor.ts';
 import type { ErrorReader, VendorSettings } from '../http/vendor.ts';
 import { FASHN_CATEGORY, fashnGarment, fromDataUri, tryOnInputs } from '../http/tryon-inputs.ts';
 
@@ -138,6 +138,54 @@ export class CogImageModel implements ImageModelProvider {
     return images;
   }
 
+  /**
+   * Live check, free (no prediction runs). A Cog container: `GET /health-check` (READY or BUSY; STARTING
+   * while setup() runs; SETUP_FAILED, DEFUNCT, UNHEALTHY are errors), then `GET /openapi.json`, whose
+   * `Input` schema must hold the fields the input mapping names. Replicate: `GET /v1/account` (the
+   * token), then the model (`GET /v1/models/{owner}/{name}`, or its version) and the same input fields
+   * in its `openapi_schema`. A mapping the model does not accept takes the model out of the chain.
+   */
+  async check(modelIds: readonly string[], signal: AbortSignal): Promise<VendorCheck> {
+    const req = { headers: this.#headers(), signal, timeoutMs: Math.min(this.#http.timeoutMs, 10_000) };
+    const base = this.#http.baseUrl;
+    let schema: unknown;
+    let note: string | undefined;
+    if (this.id === 'cog') {
+      const health = await checkRequest(this.id, `${base}/health-check`, req, readError);
+      if (!health.ok) return health.check;
+      const status = String(health.body?.status ?? '');
+      if (!['READY', 'BUSY', 'STARTING'].includes(status)) {
+        const why = health.body?.user_healthcheck_error ?? (status === 'SETUP_FAILED' ? String(health.body?.setup?.logs ?? '').slice(-300) : '');
+        return { provider: this.id, status: 'error', message: `the container reports ${status || 'no status'}${why ? `: ${why}` : ''}` };
+      }
+      if (status === 'STARTING') note = 'the model is still in setup()';
+      const api = await checkRequest(this.id, `${base}/openapi.json`, req, readError);
+      if (!api.ok) return api.check;
+      schema = api.body;
+    } else {
+      const account = await checkRequest(this.id, `${base}/account`, req, readError);
+      if (!account.ok) return account.check;
+      const [name, version] = this.#model!.includes('/') ? this.#model!.split(':') : [undefined, this.#model];
+      if (!name) {
+        // a bare version id: Replicate has no read for it without the model's name
+        return { provider: this.id, status: 'ok', message: `account ${account.body?.username ?? ''}`.trim(), models: modelIds.map((id) => ({ id, available: true, unverified: true, detail: `version ${version} (name it owner/name:version to have it checked)` })) };
+      }
+      const found = await checkRequest(this.id, version ? `${base}/models/${name}/versions/${version}` : `${base}/models/${name}`, req, readError);
+      if (!found.ok) {
+        if (found.check.status !== 'model_missing') return found.check;
+        return { provider: this.id, status: 'model_missing', message: `${this.#model} not found on Replicate`, models: modelIds.map((id) => ({ id, available: false, detail: `${this.#model}: ${found.check.message ?? 'not found'}` })) };
+      }
+      schema = version ? found.body?.openapi_schema : found.body?.latest_version?.openapi_schema;
+    }
+    const problems = inputProblems(schema, this.#inputs);
+    const target = this.id === 'cog' ? base : this.#model!;
+    if (problems.length) {
+      const detail = `${target} does not take ${problems.join('; ')} (set ${this.id === 'cog' ? 'FITROOM_COG_INPUTS' : 'REPLICATE_INPUTS'})`;
+      return { provider: this.id, status: 'model_missing', message: detail, models: modelIds.map((id) => ({ id, available: false, detail })) };
+    }
+    return { provider: this.id, status: 'ok', ...(note ? { message: note } : {}), models: modelIds.map((id) => ({ id, available: true, detail: `${target}: input fields match` })) };
+  }
+
   /** The model's input: the person and the garment under the mapped names, category and photo type if it takes them. */
   async #input(call: ModelCall): Promise<Record<string, unknown>> {
     const { person, garment } = tryOnInputs(this.id, call);
@@ -239,6 +287,29 @@ function failure(provider: string, model: string, p: Prediction): ProviderError 
   const said = error ? `: ${error.slice(0, 300)}` : '';
   if (p.status === 'failed' && CONTENT_REFUSED.test(error)) return new ProviderError(provider, `${model} refused the content${said}`, { retryable: false });
   return new ProviderError(provider, `${model} prediction ${p.status ?? 'without a status'}${said}`, { retryable: true });
+}
+
+/**
+ * What the model's OpenAPI `Input` schema (Cog derives it from run()'s arguments) does not accept of
+ * the mapping: a field it lacks, or a category value outside its choices (an enum, inline or by $ref).
+ */
+export function inputProblems(schema: unknown, map: CogInputMap): string[] {
+  const components = (schema as { components?: { schemas?: Record<string, { properties?: Record<string, any>; enum?: unknown[] }> } } | undefined)?.components?.schemas;
+  const props = components?.Input?.properties;
+  if (!props) return ['any input (its OpenAPI schema has no Input)'];
+  const problems: string[] = [];
+  for (const field of [map.person, map.garment, map.category, map.photoType, ...Object.keys(map.extra ?? {})]) {
+    if (field && !(field in props)) problems.push(`the input "${field}"`);
+  }
+  if (map.category && props[map.category]) {
+    const p = props[map.category];
+    const ref = String(p.$ref ?? p.allOf?.[0]?.$ref ?? '').split('/').pop();
+    const choices = Array.isArray(p.enum) ? p.enum : ref ? components?.[ref]?.enum : undefined;
+    const used = Object.values(map.categories ?? FASHN_CATEGORY).filter((v) => map.categories || v !== 'auto');
+    const outside = Array.isArray(choices) ? used.filter((v) => !choices.includes(v)) : [];
+    if (outside.length) problems.push(`${map.category} ${outside.map((v) => JSON.stringify(v)).join(', ')} (choices: ${choices!.join(', ')})`);
+  }
+  return problems;
 }
 
 function checkInputMap(provider: string, map: CogInputMap): CogInputMap {

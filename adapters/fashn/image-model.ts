@@ -1,8 +1,8 @@
 import type { EncodedImage } from '../../core/images.ts';
 import { ProviderError } from '../../core/ports/image-model.ts';
-import type { ImageModelProvider, ModelCall, ModelSpec } from '../../core/ports/image-model.ts';
+import type { ImageModelProvider, ModelCall, ModelSpec, VendorCheck } from '../../core/ports/image-model.ts';
 import { modelsForProvider } from '../../core/tryon/models.ts';
-import { dataUri, downloadCapped, pollUntil, positiveOption, requestJson, vendorRequest, httpError, vendorSettings } from '../http/vendor.ts';
+import { checkRequest, dataUri, downloadCapped, pollUntil, positiveOption, requestJson, vendorRequest, httpError, vendorSettings } from '../http/vendor.ts';
 import type { ErrorReader, VendorOptions, VendorSettings } from '../http/vendor.ts';
 import { FASHN_CATEGORY, fashnGarment, fromDataUri, tryOnInputs } from '../http/tryon-inputs.ts';
 
@@ -111,6 +111,23 @@ export class FashnImageModel implements ImageModelProvider {
     const images: EncodedImage[] = [];
     for (const out of outputs) images.push(await this.#image(out, call.signal));
     return images;
+  }
+
+  /**
+   * Live check, free: `GET /v1/credits` (docs.fashn.ai/utility-endpoints/credits) proves the key and
+   * reads the balance; no credits left is the account (every run would answer 429 OutOfCredits).
+   * FASHN publishes no model list: its model names are fixed in its API reference, so the ids are
+   * reported as not verifiable (a wrong one answers 400 at the first run).
+   */
+  async check(modelIds: readonly string[], signal: AbortSignal): Promise<VendorCheck> {
+    const { apiKey, baseUrl, timeoutMs } = this.#http;
+    const r = await checkRequest('fashn', `${baseUrl}/credits`, { headers: { authorization: `Bearer ${apiKey}`, accept: 'application/json' }, signal, timeoutMs: Math.min(timeoutMs, 10_000) }, readError);
+    if (!r.ok) return r.check;
+    const total = (r.body as { credits?: { total?: unknown } } | undefined)?.credits?.total;
+    if (typeof total !== 'number') return { provider: 'fashn', status: 'error', message: 'the credits answer has no credits.total' };
+    const models = modelIds.map((id) => ({ id, available: true, unverified: true, detail: 'FASHN publishes no model list: the first run checks the model name' }));
+    if (total <= 0) return { provider: 'fashn', status: 'account_refused', balance: total, message: 'no FASHN credits left: every run would be refused (OutOfCredits)', models };
+    return { provider: 'fashn', status: 'ok', balance: total, models };
   }
 
   /** A result: base64 (what we ask for) or a CDN URL (kept 72 h by FASHN). */

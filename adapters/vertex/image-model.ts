@@ -1,9 +1,9 @@
 import { GoogleAuth, JWT } from 'google-auth-library';
 import type { EncodedImage } from '../../core/images.ts';
 import { ProviderError } from '../../core/ports/image-model.ts';
-import type { ImageModelProvider, ModelCall, ModelSpec } from '../../core/ports/image-model.ts';
+import type { ImageModelProvider, ModelCall, ModelSpec, VendorCheck } from '../../core/ports/image-model.ts';
 import { modelsForProvider } from '../../core/tryon/models.ts';
-import { checkBaseUrl, positiveOption, requestJson, sleep } from '../http/vendor.ts';
+import { checkBaseUrl, checkRequest, positiveOption, requestJson, sleep } from '../http/vendor.ts';
 import type { ErrorReader } from '../http/vendor.ts';
 import { tryOnInputs } from '../http/tryon-inputs.ts';
 
@@ -109,6 +109,32 @@ export class VertexImageModel implements ImageModelProvider {
       json = (await send()) as typeof json;
     }
     return imagesFrom(call.model, json.predictions ?? []);
+  }
+
+  /**
+   * Live check, free: an access token from google-auth-library (the service account or ADC works), then
+   * `GET /v1/publishers/google/models/{model}` per model (publishers.models.get, Vertex AI REST v1: a
+   * metadata read, not billed) with that token, which proves the Vertex AI API answers it and the model
+   * exists (404 NOT_FOUND: a retired or mistyped id).
+   */
+  async check(modelIds: readonly string[], signal: AbortSignal): Promise<VendorCheck> {
+    let authorization: string;
+    try {
+      authorization = await this.#token(signal);
+    } catch (e) {
+      if (signal.aborted || !(e instanceof ProviderError)) throw e;
+      return { provider: 'vertex', status: e.code === 'PROVIDER_ACCOUNT' ? 'account_refused' : 'unreachable', message: e.message };
+    }
+    const models: NonNullable<VendorCheck['models']> = [];
+    for (const id of modelIds) {
+      const r = await checkRequest('vertex', `${this.#baseUrl}/v1/publishers/google/models/${encodeURIComponent(id)}`, { headers: { authorization }, signal, timeoutMs: Math.min(this.#timeoutMs, 10_000) }, readError);
+      if (!r.ok) {
+        if (r.check.status !== 'model_missing') return { ...r.check, models };
+        models.push({ id, available: false, detail: r.check.message });
+      } else models.push({ id, available: true, ...(typeof r.body?.launchStage === 'string' ? { detail: `launch stage ${r.body.launchStage}` } : {}) });
+    }
+    const missing = models.filter((m) => !m.available);
+    return { provider: 'vertex', status: missing.length ? 'model_missing' : 'ok', models, ...(missing.length ? { message: `not found: ${missing.map((m) => m.id).join(', ')}` } : {}) };
   }
 
   /** `Bearer <token>` from google-auth-library; a rejected key is the account, an unreachable token server is not. */

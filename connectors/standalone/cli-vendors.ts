@@ -6,18 +6,22 @@ import type { Token } from '../../core/plugin.ts';
 import { TOKENS } from '../../core/tokens.ts';
 import { createRaster } from '../../core/images.ts';
 import { ProviderError, type ImageModelProvider, type ModelSpec } from '../../core/ports/image-model.ts';
+import type { EncodedImage } from '../../core/images.ts';
 import type { ProductReconstructor } from '../../core/ports/product-reconstructor.ts';
 import type { VendorDiscovery } from '../../core/ports/vendor-catalog.ts';
 import { DEFAULT_MODEL_CHAIN, modelRegistry } from '../../core/tryon/models.ts';
 import { registerAiProviders } from './providers.ts';
-import { checkVendors, formatChecks } from './doctor.ts';
+import { checkVendors, configuredVendors, formatChecks } from './doctor.ts';
+import { FashnImageModel } from '../../adapters/fashn/image-model.ts';
 
 /**
  * `fitroom vendors check [--live] [--3d]`: without --live, the free check of `doctor` (keys, model
  * lists, credits). With --live, the smallest real call per configured vendor: a tiny generated image
  * through the image model the chain would use (draft quality), its answer checked the way the adapter
- * reads it (an image that decodes), with latency and cost; Meshy and Tripo answer their balance (a 3D
- * task costs credits and minutes: only with --3d). It spends a little money: never run it in CI.
+ * reads it (an image that decodes), with latency and cost; a dedicated try-on model (FASHN, Vertex, fal's
+ * try-on endpoints, Cog, Replicate) gets a small generated person and garment in its cheapest mode;
+ * Meshy and Tripo answer their balance (a 3D task costs credits and minutes: only with --3d). It spends
+ * a little money: never run it in CI.
  */
 
 export const VENDORS_USAGE = `  fitroom vendors check          asks each configured AI vendor: key, model list, credits (free)
@@ -53,9 +57,8 @@ export async function vendorsCommand(command: string | undefined, args: string[]
   const { values } = parseArgs({ args, options: { live: { type: 'boolean' }, '3d': { type: 'boolean' } }, allowPositionals: false });
   const config = loadConfig(env);
   const { ai } = config;
-  const configured = [ai.geminiApiKey && 'gemini', ai.falKey && 'fal', ai.meshyApiKey && 'meshy', ai.tripoApiKey && 'tripo'].filter((x): x is string => Boolean(x));
-  if (!configured.length) {
-    out.log('No AI vendor is configured (GEMINI_API_KEY, FAL_KEY, MESHY_API_KEY, TRIPO_API_KEY): nothing to check. Every capability runs on the builtin engines.');
+  if (!configuredVendors(ai).length) {
+    out.log('No AI vendor is configured (GEMINI_API_KEY, FAL_KEY, FASHN_API_KEY, VERTEX_PROJECT, FITROOM_COG_URL, REPLICATE_API_TOKEN, MESHY_API_KEY, TRIPO_API_KEY): nothing to check. Every capability runs on the builtin engines.');
     return 0;
   }
   if (!values.live) {
@@ -71,9 +74,19 @@ export async function vendorsCommand(command: string | undefined, args: string[]
   const discovered = await services.get(TOKENS.vendorDiscovery).refresh(20_000);
   const chain = ai.modelChain ?? DEFAULT_MODEL_CHAIN;
   const results: LiveResult[] = [];
-  for (const provider of services.get(TOKENS.imageModels)) {
-    if (provider.id === 'builtin') continue;
-    results.push(await liveImage(provider, chain, provider.id === 'fal' ? ai.falKey! : null));
+  // FASHN reports the credits a run used in a header: the live check's FASHN client is told them
+  let fashnCredits: number | undefined;
+  for (const configured of services.get(TOKENS.imageModels)) {
+    if (configured.id === 'builtin') continue;
+    const provider = configured.id === 'fashn' ? new FashnImageModel({ apiKey: ai.tryOn.fashnApiKey!, onCredits: (c) => (fashnCredits = c.credits) }) : configured;
+    const edit = pickModel(provider, chain);
+    const tryOn = pickTryOn(provider, chain);
+    if (edit) results.push(await liveImage(provider, edit, provider.id === 'fal' ? ai.falKey! : null));
+    if (tryOn) {
+      fashnCredits = undefined;
+      results.push(await liveTryOn(provider, tryOn, async () => (fashnCredits !== undefined ? `${fashnCredits} FASHN credit${fashnCredits === 1 ? '' : 's'} (x-fashn-credits-used)` : provider.id === 'fal' ? priceOf('fal', tryOn.id, ai.falKey!, tryOn.priceHint) : `${tryOn.priceHint ?? 'not reported'} (catalogue price hint)`)));
+    }
+    if (!edit && !tryOn) results.push({ provider: provider.id, outcome: 'failed', detail: 'no usable model of this vendor in the catalogue (all retired or deprecated)' });
   }
   for (const r of services.get(TOKENS.reconstructors)) {
     if (r.id === 'builtin') continue;
@@ -106,37 +119,83 @@ function pickModel(provider: ImageModelProvider, chain: readonly string[]): Mode
   return undefined;
 }
 
-async function liveImage(provider: ImageModelProvider, chain: readonly string[], falKey: string | null): Promise<LiveResult> {
-  const spec = pickModel(provider, chain);
-  if (!spec) return { provider: provider.id, outcome: 'failed', detail: 'no usable model of this vendor in the catalogue (all retired or deprecated)' };
+/** The dedicated try-on model of this provider the chain would call first (still offered), for a top. */
+function pickTryOn(provider: ImageModelProvider, chain: readonly string[]): ModelSpec | undefined {
+  for (const id of [...chain, ...provider.models().map((m) => m.id)]) {
+    const target = modelRegistry.target(id);
+    const spec = target ? modelRegistry.get(target) : undefined;
+    if (spec?.provider === provider.id && spec.kind === 'tryon' && spec.slots?.includes('topGarment') && !modelRegistry.retiredReason(spec.id) && !modelRegistry.deprecation(spec.id)) return spec;
+  }
+  return undefined;
+}
+
+async function liveImage(provider: ImageModelProvider, spec: ModelSpec, falKey: string | null): Promise<LiveResult> {
   // a 32x32 two-colour square: the smallest input every edit model accepts
   const tiny = await sharp({ create: { width: 32, height: 32, channels: 3, background: { r: 230, g: 230, b: 230 } } })
     .composite([{ input: { create: { width: 16, height: 16, channels: 3, background: { r: 40, g: 90, b: 200 } } }, left: 8, top: 8 }])
     .png()
     .toBuffer();
-  const started = performance.now();
-  try {
-    const images = await provider.run({
+  return timed(provider.id, spec.id, () =>
+    provider.run({
       task: 'generate',
       model: spec.id,
       prompt: 'Return this image unchanged.',
       references: [{ role: 'input', image: { bytes: new Uint8Array(tiny), contentType: 'image/png' } }],
       quality: 'draft',
       signal: AbortSignal.timeout(180_000),
-    });
+    }), () => priceOf(provider.id, spec.id, falKey));
+}
+
+/**
+ * A dedicated try-on model dresses a small generated figure (a standing person, 192x288) in a flat-lay
+ * top, at draft quality: the cheapest mode (FASHN `performance`, Vertex 16 steps and one sample).
+ * A vendor may refuse the drawing as a person (FASHN PoseError): the line then says so as a refusal.
+ */
+async function liveTryOn(provider: ImageModelProvider, spec: ModelSpec, cost: () => Promise<string>): Promise<LiveResult> {
+  const { person, garment } = await testFigures();
+  return timed(provider.id, spec.id, () =>
+    provider.run({
+      task: 'tryon',
+      model: spec.id,
+      prompt: '',
+      references: [{ role: 'person', image: person }],
+      garments: [{ slot: 'topGarment', image: garment }],
+      quality: 'draft',
+      signal: AbortSignal.timeout(300_000),
+    }), cost);
+}
+
+/** A standing figure (head, grey shirt, dark trousers) and a blue T-shirt laid flat, drawn as SVG. */
+export async function testFigures(): Promise<{ person: EncodedImage; garment: EncodedImage }> {
+  const figure = `<svg xmlns="http://www.w3.org/2000/svg" width="192" height="288"><rect width="192" height="288" fill="#ecebe8"/>
+<ellipse cx="96" cy="38" rx="17" ry="21" fill="#d9a98a"/><rect x="88" y="56" width="16" height="10" fill="#d9a98a"/>
+<path d="M62 66 H130 L142 150 H126 L122 100 V160 H70 V100 L66 150 H50 Z" fill="#8a8f96"/>
+<rect x="50" y="150" width="14" height="34" rx="6" fill="#d9a98a"/><rect x="128" y="150" width="14" height="34" rx="6" fill="#d9a98a"/>
+<path d="M70 160 H122 L118 276 H100 L96 190 L92 276 H74 Z" fill="#2e3440"/></svg>`;
+  const shirt = `<svg xmlns="http://www.w3.org/2000/svg" width="128" height="128"><rect width="128" height="128" fill="#ffffff"/>
+<path d="M40 14 L52 10 Q64 22 76 10 L88 14 L116 36 L104 52 L92 44 V118 H36 V44 L24 52 L12 36 Z" fill="#2f5fc4"/></svg>`;
+  const png = async (svg: string) => ({ bytes: new Uint8Array(await sharp(Buffer.from(svg)).png().toBuffer()), contentType: 'image/png' });
+  return { person: await png(figure), garment: await png(shirt) };
+}
+
+/** One live call, timed: the answer must hold an image that decodes (what the adapter handed back). */
+async function timed(provider: string, model: string, call: () => Promise<EncodedImage[]>, cost: () => Promise<string>): Promise<LiveResult> {
+  const started = performance.now();
+  try {
+    const images = await call();
     const latencyMs = Math.round(performance.now() - started);
     const first = images[0];
-    if (!first) return { provider: provider.id, outcome: 'shape', detail: `${spec.id}: the answer held no image`, latencyMs };
+    if (!first) return { provider, outcome: 'shape', detail: `${model}: the answer held no image`, latencyMs };
     const meta = await sharp(Buffer.from(first.bytes)).metadata().catch(() => null);
-    if (!meta?.width || !meta.height) return { provider: provider.id, outcome: 'shape', detail: `${spec.id}: the answer's image does not decode (${first.contentType}, ${first.bytes.byteLength} bytes)`, latencyMs };
-    return { provider: provider.id, outcome: 'ok', detail: `${spec.id} answered a ${meta.width}x${meta.height} ${meta.format} image`, latencyMs, cost: await priceOf(provider.id, spec.id, falKey) };
+    if (!meta?.width || !meta.height) return { provider, outcome: 'shape', detail: `${model}: the answer's image does not decode (${first.contentType}, ${first.bytes.byteLength} bytes)`, latencyMs };
+    return { provider, outcome: 'ok', detail: `${model} answered a ${meta.width}x${meta.height} ${meta.format} image`, latencyMs, cost: await cost() };
   } catch (e) {
-    return { provider: provider.id, ...classify(e), latencyMs: Math.round(performance.now() - started), detail: `${spec.id}: ${(e as Error).message}` } as LiveResult;
+    return { provider, ...classify(e), latencyMs: Math.round(performance.now() - started), detail: `${model}: ${(e as Error).message}` } as LiveResult;
   }
 }
 
 /** fal publishes prices per endpoint (`GET /v1/models/pricing`); the others on their price pages. */
-async function priceOf(provider: string, model: string, falKey: string | null): Promise<string> {
+async function priceOf(provider: string, model: string, falKey: string | null, hint?: string): Promise<string> {
   if (provider === 'fal' && falKey) {
     try {
       const res = await fetch(`https://api.fal.ai/v1/models/pricing?endpoint_id=${encodeURIComponent(model)}`, { headers: { authorization: `Key ${falKey}` }, signal: AbortSignal.timeout(10_000) });
@@ -147,6 +206,7 @@ async function priceOf(provider: string, model: string, falKey: string | null): 
       // fall through to the price page
     }
   }
+  if (hint) return `${hint} (catalogue price hint)`;
   return `not reported in the answer; see ${PRICE_PAGES[provider] ?? 'the vendor\'s price list'}`;
 }
 
@@ -175,6 +235,8 @@ function classify(e: unknown): Pick<LiveResult, 'outcome'> {
   if (!(e instanceof ProviderError)) return { outcome: 'failed' };
   if (e.status === undefined && /network error|timed out|fetch failed|ENOTFOUND|ECONNREFUSED|EAI_AGAIN/i.test(e.message)) return { outcome: 'offline' };
   if (e.status !== undefined && e.status >= 400) return { outcome: 'refused' };
+  // a final refusal of the content by a vendor that answered (FASHN PoseError, a safety filter)
+  if (!e.retryable) return { outcome: 'refused' };
   // the vendor answered, but not in the shape the adapter reads (no candidates, no image, unreadable body)
   return { outcome: 'shape' };
 }

@@ -95,11 +95,15 @@ export async function checkBlobs(config: FitroomConfig): Promise<Check> {
   }
 }
 
+/** The AI vendors this configuration sets up (the dedicated try-on vendors included). */
+export function configuredVendors(ai: FitroomConfig['ai']): string[] {
+  const t = ai.tryOn;
+  return [ai.geminiApiKey && 'gemini', ai.falKey && 'fal', t.fashnApiKey && 'fashn', t.vertexProject && 'vertex', t.cogUrl && 'cog', t.replicateApiToken && 'replicate', ai.meshyApiKey && 'meshy', ai.tripoApiKey && 'tripo'].filter((x): x is string => Boolean(x));
+}
+
 /** The configured vendors asked live (the same check as at start): key, configured models, credits. */
 export async function checkVendors(config: FitroomConfig): Promise<Check> {
-  const { ai } = config;
-  const set = [ai.geminiApiKey && 'Gemini', ai.falKey && 'fal', ai.meshyApiKey && 'Meshy', ai.tripoApiKey && 'Tripo'].filter(Boolean);
-  if (!set.length) return { name: 'AI vendors', level: 'ok', detail: 'none configured: every capability runs on the builtin engines (classical, CPU)', fix: 'optional: GEMINI_API_KEY or FAL_KEY for AI try-on and generate/pose-transfer, MESHY_API_KEY or TRIPO_API_KEY for vendor 3D' };
+  if (!configuredVendors(config.ai).length) return { name: 'AI vendors', level: 'ok', detail: 'none configured: every capability runs on the builtin engines (classical, CPU)', fix: 'optional: GEMINI_API_KEY or FAL_KEY for AI try-on and generate/pose-transfer, FASHN_API_KEY, VERTEX_PROJECT, FITROOM_COG_URL or REPLICATE_API_TOKEN for dedicated try-on models, MESHY_API_KEY or TRIPO_API_KEY for vendor 3D' };
   const bound = new Map<symbol, unknown>();
   const services: ServiceContainer = { get: <T>(t: Token<T>) => bound.get(t.key) as T, has: (t) => bound.has(t.key), provide: (t, v) => void bound.set(t.key, v) };
   try {

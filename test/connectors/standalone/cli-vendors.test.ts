@@ -1,4 +1,5 @@
 import nock from 'nock';
+import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { vendorsCommand } from '../../../connectors/standalone/cli-vendors.ts';
 import { checkVendors } from '../../../connectors/standalone/doctor.ts';
@@ -92,5 +93,112 @@ describe('the key check of Meshy and Tripo asks the vendor', () => {
     const c = await checkVendors(loadConfig({ TRIPO_API_KEY: 't-key' }));
     expect(c.level).toBe('fail');
     expect(c.detail).toMatch(/tripo: account refused: HTTP 403 code 2010: You need more credits/);
+  });
+});
+
+/*
+ * The dedicated try-on vendors in the live check. FASHN fixtures: `POST /v1/run` → `{id, error}`,
+ * `GET /v1/status/{id}` → `{status: completed, output}` with `x-fashn-credits-used`, runtime errors
+ * `{name, message}` (docs.fashn.ai/api-overview/api-fundamentals, official SDK fashn-typescript-sdk).
+ * Cog fixtures: `PUT /predictions/{id}` → `{status: succeeded, output: "data:image/png;base64,…"}`
+ * (github replicate/cog docs/http.md).
+ */
+describe('fitroom vendors check --live on the dedicated try-on vendors', () => {
+  const FASHN = 'https://api.fashn.ai';
+  const COG = 'http://gpu.internal:5000';
+  const dataUrl = (b: Uint8Array) => `data:image/png;base64,${Buffer.from(b).toString('base64')}`;
+
+  it('FASHN: dresses a generated figure with tryon-v1.6 in performance mode and prints the credits the header reports', async () => {
+    const image = await png(24, 32, [20, 60, 200]);
+    let body: any;
+    nock(FASHN, { reqheaders: { authorization: 'Bearer live-fashn-key' } })
+      .post('/v1/run', (b) => ((body = b), true))
+      .reply(200, { id: 'p-live-1', error: null })
+      .get('/v1/status/p-live-1')
+      .reply(200, { id: 'p-live-1', status: 'completed', output: [dataUrl(image)], error: null }, { 'x-fashn-credits-used': '1' });
+    const c = capture();
+    expect(await vendorsCommand('check', ['--live'], { FASHN_API_KEY: 'live-fashn-key' }, c.out)).toBe(0);
+    expect(body.model_name).toBe('tryon-v1.6');
+    expect(body.inputs).toMatchObject({ mode: 'performance', category: 'tops', garment_photo_type: 'flat-lay', num_samples: 1 });
+    expect(body.inputs.model_image).toMatch(/^data:image\/png;base64,/);
+    expect(c.text()).toMatch(/^ok {4}fashn {3}tryon-v1\.6 answered a 24x32 png image; \d+ ms; cost: 1 FASHN credit \(x-fashn-credits-used\)$/m);
+  });
+
+  it('FASHN: an answer without an output, or one that does not decode, fails the shape; a PoseError is a refusal', async () => {
+    nock(FASHN).post('/v1/run').reply(200, { id: 'p-live-2', error: null }).get('/v1/status/p-live-2').reply(200, { id: 'p-live-2', status: 'completed', output: [], error: null });
+    const c = capture();
+    expect(await vendorsCommand('check', ['--live'], { FASHN_API_KEY: 'k' }, c.out)).toBe(1);
+    expect(c.text()).toMatch(/^FAIL {2}fashn {3}tryon-v1\.6: fashn: tryon-v1\.6 completed without an output/m);
+
+    nock(FASHN).post('/v1/run').reply(200, { id: 'p-live-3', error: null }).get('/v1/status/p-live-3').reply(200, { id: 'p-live-3', status: 'completed', output: ['data:image/png;base64,bm90IGFuIGltYWdl'], error: null });
+    const d = capture();
+    expect(await vendorsCommand('check', ['--live'], { FASHN_API_KEY: 'k' }, d.out)).toBe(1);
+    expect(d.text()).toMatch(/FAIL {2}fashn {3}tryon-v1\.6: the answer's image does not decode \(image\/png, 12 bytes\)/);
+
+    nock(FASHN).post('/v1/run').reply(200, { id: 'p-live-4', error: null }).get('/v1/status/p-live-4').reply(200, { id: 'p-live-4', status: 'failed', output: null, error: { name: 'PoseError', message: 'Unable to detect body pose in model image' } });
+    const e = capture();
+    expect(await vendorsCommand('check', ['--live'], { FASHN_API_KEY: 'k' }, e.out)).toBe(1);
+    expect(e.text()).toMatch(/FAIL {2}fashn {3}tryon-v1\.6: fashn: tryon-v1\.6 PoseError/);
+  });
+
+  it('without a network the try-on vendors say so and the command exits 1', async () => {
+    const c = capture();
+    expect(await vendorsCommand('check', ['--live'], { FASHN_API_KEY: 'k', FITROOM_COG_URL: COG }, c.out)).toBe(1);
+    expect(c.text()).toMatch(/^FAIL {2}fashn {3}tryon-v1\.6: fashn: network error/m);
+    expect(c.text()).toMatch(/^FAIL {2}cog {5}cog-tryon: cog: network error/m);
+    expect(c.text()).toMatch(/^No network: no vendor could be reached/m);
+  });
+
+  it('Cog: one synchronous prediction with the mapped fields; the price hint as the cost; an output that is not an image fails the shape', async () => {
+    const image = await png(24, 32, [20, 60, 200]);
+    let body: any;
+    nock(COG).put(/^\/predictions\/[0-9a-f]{32}$/, (b) => ((body = b), true)).reply(200, { status: 'succeeded', output: dataUrl(image), error: null, metrics: { predict_time: 3.1 } });
+    const c = capture();
+    expect(await vendorsCommand('check', ['--live'], { FITROOM_COG_URL: COG }, c.out)).toBe(0);
+    expect(Object.keys(body.input).sort()).toEqual(['category', 'garment_image', 'person_image']);
+    expect(body.input.category).toBe('tops');
+    expect(c.text()).toMatch(/^ok {4}cog {5}cog-tryon answered a 24x32 png image; \d+ ms; cost: your own GPU \(catalogue price hint\)$/m);
+
+    nock(COG).put(/^\/predictions\//).reply(200, { status: 'succeeded', output: { images: ['out.png'] }, error: null });
+    const d = capture();
+    expect(await vendorsCommand('check', ['--live'], { FITROOM_COG_URL: COG }, d.out)).toBe(1);
+    expect(d.text()).toMatch(/^FAIL {2}cog {5}cog-tryon: cog: cog-tryon succeeded without an image output/m);
+  });
+});
+
+describe('fitroom vendors check --live on Vertex AI Virtual Try-On', () => {
+  /*
+   * Vertex fixtures: Google's OAuth token endpoint (`POST https://oauth2.googleapis.com/token`, as
+   * google-auth-library asks it for a service-account key) and `POST .../publishers/google/models/
+   * virtual-try-on-001:predict` → `{predictions: [{mimeType, bytesBase64Encoded}]}`
+   * (cloud.google.com/vertex-ai/generative-ai/docs/model-reference/virtual-try-on-api).
+   */
+  it('one sample at the fewest steps the catalogue uses (16), the image read from the answer, the price hint as the cost', async () => {
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+    const key = JSON.stringify({ type: 'service_account', project_id: 'shop', private_key_id: 'k1', private_key: privateKey, client_email: 'fitroom@shop.iam.gserviceaccount.com' });
+    const image = await png(24, 32, [20, 60, 200]);
+    let body: any;
+    nock('https://oauth2.googleapis.com').post('/token').reply(200, { access_token: 'ya29.live', expires_in: 3599, token_type: 'Bearer' });
+    nock('https://europe-west4-aiplatform.googleapis.com', { reqheaders: { authorization: 'Bearer ya29.live' } })
+      .post('/v1/projects/shop/locations/europe-west4/publishers/google/models/virtual-try-on-001:predict', (b) => ((body = b), true))
+      .reply(200, { predictions: [{ mimeType: 'image/png', bytesBase64Encoded: Buffer.from(image).toString('base64') }] });
+    const c = capture();
+    expect(await vendorsCommand('check', ['--live'], { VERTEX_PROJECT: 'shop', VERTEX_LOCATION: 'europe-west4', VERTEX_CREDENTIALS_JSON: key }, c.out)).toBe(0);
+    expect(body.parameters).toMatchObject({ sampleCount: 1, baseSteps: 16 });
+    expect(body.instances[0].productImages).toHaveLength(1);
+    expect(c.text()).toMatch(/^ok {4}vertex {2}virtual-try-on-001 answered a 24x32 png image; \d+ ms; cost: Vertex AI Imagen pricing .*\(catalogue price hint\)$/m);
+  });
+});
+
+describe('the key check covers the dedicated try-on vendors', () => {
+  it('doctor asks FASHN for its credits and a Cog container for its health and schema', async () => {
+    nock('https://api.fashn.ai', { reqheaders: { authorization: 'Bearer d-key' } }).get('/v1/credits').reply(200, { credits: { total: 57, subscription: 50, on_demand: 7 } });
+    nock('http://gpu.internal:5000')
+      .get('/health-check').reply(200, { status: 'READY', setup: { status: 'succeeded' } })
+      .get('/openapi.json').reply(200, { components: { schemas: { Input: { properties: { person_image: {}, garment_image: {}, category: { enum: ['tops', 'bottoms', 'one-pieces'] } } } } } });
+    const c = await checkVendors(loadConfig({ FASHN_API_KEY: 'd-key', FITROOM_COG_URL: 'http://gpu.internal:5000' }));
+    expect(c.level).toBe('ok');
+    expect(c.detail).toContain('fashn: ok (tryon-v1.6 pinned, not verifiable (no model list), tryon-max pinned, not verifiable (no model list)), 57 credits');
+    expect(c.detail).toContain('cog: ok (cog-tryon present)');
   });
 });
