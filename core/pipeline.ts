@@ -113,7 +113,8 @@ export class OperationPipeline {
       err = this.#d.classifyError?.(raw) ?? new FitroomError('INTERNAL_ERROR', `Internal server error (request ${requestId})`);
       if (err.code === 'INTERNAL_ERROR') this.#d.logError?.(requestId, opId, raw);
     }
-    return { status: err.status, body: envelope(err), headers: { ...headers, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' }, cookies: [] };
+    const retry: Record<string, string> = err.retryAfterSeconds !== undefined ? { 'Retry-After': String(Math.max(1, Math.ceil(err.retryAfterSeconds))) } : {};
+    return { status: err.status, body: envelope(err), headers: { ...headers, ...retry, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' }, cookies: [] };
   }
 
   async #authenticate(op: Operation, req: InboundRequest): Promise<{ caller: Caller | null; scheme: string; resolver?: AuthResolver }> {

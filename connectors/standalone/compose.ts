@@ -37,6 +37,8 @@ import { S3BlobStore } from '../../adapters/s3/blob-store.ts';
 import type { BlobStore } from '../../core/ports/blob-store.ts';
 import { SafeHttp } from '../../adapters/http/safe-http.ts';
 import { SharpImageCodec } from '../../adapters/sharp/image-codec.ts';
+import { PiscinaCpuPool } from '../../adapters/piscina/cpu-pool.ts';
+import { CPU_POOL } from '../../core/ports/cpu-pool.ts';
 import { createHttpApp, type HttpDeps } from './http.ts';
 import type Router from '@koa/router';
 import { OperationPipeline } from '../../core/pipeline.ts';
@@ -118,6 +120,8 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
   const blobs = await openBlobStore(config);
   const outbound = new SafeHttp({ allowedPrivateNetworks: config.allowedPrivateNetworks, ...config.fetch });
   const codec = new SharpImageCodec();
+  // request-path CPU work (parsing untrusted text, pixel loops) runs here, never on the HTTP event loop
+  const cpuPool = new PiscinaCpuPool(config.cpuPool);
   const webhookStore = new PostgresWebhookStore(pool, config.webhook.maxAttempts);
   const rateLimiter = new PostgresRateLimiter(pool);
   const listener = new PgListener(opts.databaseUrl);
@@ -133,6 +137,7 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
   services.provide(TOKENS.blobStore, blobs);
   services.provide(TOKENS.outboundHttp, outbound);
   services.provide(TOKENS.imageCodec, codec);
+  services.provide(CPU_POOL, cpuPool);
   services.provide(TOKENS.rateLimiter, rateLimiter);
   services.provide(TOKENS.queueProbe, new GraphileQueueProbe(pool));
   services.provide(DATABASE_HEALTH, new PoolHealth(pool));
@@ -189,10 +194,10 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
     async listen() {
       const pipeline = createPipeline();
       let arPort: number | undefined;
-      const apiUrl = await listenOn(createHttpApp({ kernel, pipeline, blobs, host: 'api', log, arPort: () => arPort, extraRoutes: (r, d) => (docsRoutes(r), opts.mounts?.forEach((m) => m(r, d))) }), config.port);
+      const apiUrl = await listenOn(createHttpApp({ kernel, pipeline, blobs, cpuPool, host: 'api', log, arPort: () => arPort, extraRoutes: (r, d) => (docsRoutes(r), opts.mounts?.forEach((m) => m(r, d))) }), config.port);
       const apiPort = Number(new URL(apiUrl).port);
       const hasAr = kernel.operations.some((o) => o.host === 'ar');
-      const arUrl = hasAr ? await listenOn(createHttpApp({ kernel, pipeline, blobs, host: 'ar', log, apiPort: () => apiPort }), config.arPort) : null;
+      const arUrl = hasAr ? await listenOn(createHttpApp({ kernel, pipeline, blobs, cpuPool, host: 'ar', log, apiPort: () => apiPort }), config.arPort) : null;
       if (arUrl) arPort = Number(new URL(arUrl).port);
       return { apiUrl, arUrl };
     },
@@ -219,6 +224,7 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
       await rateLimiter.close();
       await listener.close();
       await outbound.close();
+      await cpuPool.close();
       if (blobs instanceof S3BlobStore) blobs.close();
       await pool.end();
     },
