@@ -32,11 +32,11 @@ export class PiscinaCpuPool implements CpuPool {
     this.#o = o;
     this.#pool = new Piscina({
       filename: new URL('./worker.ts', import.meta.url).href,
-      // threads start on first use (a worker process never needs them) and stay a while: starting
-      // one costs tens of milliseconds plus the task modules' imports
+      // threads start on first use or `warm()` (a worker process never needs them) and then stay:
+      // a cold thread costs its start and the task modules' imports, over a second on a busy machine
       minThreads: 0,
       maxThreads: o.threads,
-      idleTimeout: 10 * 60_000,
+      idleTimeout: 2 ** 31 - 1,
       concurrentTasksPerWorker: 1,
     });
   }
@@ -85,6 +85,11 @@ export class PiscinaCpuPool implements CpuPool {
     const next = this.#waiting.shift();
     if (next) next.go(); // the slot passes on
     else this.#running--;
+  }
+
+  /** Starts the threads and imports `modules` in them, so that the first requests find them ready. */
+  async warm(modules: string[]): Promise<void> {
+    await Promise.all(Array.from({ length: this.#o.threads }, () => this.#pool.run({ preload: modules }).catch(() => undefined)));
   }
 
   async close(): Promise<void> {

@@ -4,7 +4,11 @@ import { Piscina } from 'piscina';
  * The module every pool thread loads: imports the task's module (once per thread), runs the named
  * function and moves the typed arrays of its answer back instead of copying them.
  */
-export default async function dispatch(call: { module: string; name: string; input: unknown }): Promise<unknown> {
+export default async function dispatch(call: { module: string; name: string; input: unknown } | { preload: string[] }): Promise<unknown> {
+  if ('preload' in call) {
+    await Promise.all(call.preload.map((m) => import(m)));
+    return null;
+  }
   const mod = (await import(call.module)) as Record<string, unknown>;
   const fn = mod[call.name];
   if (typeof fn !== 'function') throw new Error(`${call.module} exports no function ${call.name}`);

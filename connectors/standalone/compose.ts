@@ -48,6 +48,15 @@ import { docsRoutes } from './docs.ts';
 import { registerAiProviders } from './providers.ts';
 import { bindPluginAdapters } from './adapters.ts';
 
+/** Task modules the API host's CPU pool threads import when they start (others load on first use). */
+const POOL_MODULES = [
+  './body-task.ts',
+  '../../plugins/discovery/tasks.ts',
+  '../../plugins/texture-painter/tasks.ts',
+  '../../adapters/builtin/texture-painter/task.ts',
+  '../../adapters/builtin/shoe3d/packshot-classifier-task.ts',
+].map((m) => new URL(m, import.meta.url).href);
+
 export interface Fitroom {
   config: FitroomConfig;
   kernel: Kernel;
@@ -193,6 +202,7 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
     get: (t) => services.get(t),
     async listen() {
       const pipeline = createPipeline();
+      await cpuPool.warm(POOL_MODULES);
       let arPort: number | undefined;
       const apiUrl = await listenOn(createHttpApp({ kernel, pipeline, blobs, cpuPool, host: 'api', log, arPort: () => arPort, extraRoutes: (r, d) => (docsRoutes(r), opts.mounts?.forEach((m) => m(r, d))) }), config.port);
       const apiPort = Number(new URL(apiUrl).port);
