@@ -25,6 +25,9 @@ export const LIMITS = {
   /** Enhancements running at once in one process; further requests wait in line, up to `maxWaiting`. */
   concurrent: 2,
   maxWaiting: 8,
+  /** Per client address: enhancements per minute and at once (besides the submission rate limit). */
+  perAddressPerMinute: 10,
+  perAddressConcurrent: 2,
   vendorTimeoutMs: 60_000,
 };
 

@@ -77,6 +77,7 @@ export const texturePainterPlugin = definePlugin({
       tags: ['Texture painter'],
       auth: ['none'],
       rateLimit: 'submission',
+      anonymousLimit: { perMinute: LIMITS.perAddressPerMinute, concurrent: LIMITS.concurrent + LIMITS.maxWaiting, perAddressConcurrent: LIMITS.perAddressConcurrent },
       body: 'TextureEnhanceRequest',
       example: { texture: EX.png, mask: EX.png, mode: 'blend', wrap: 'x', detail: 1 },
       maxBodyBytes: LIMITS.maxBodyBytes,
