@@ -85,8 +85,9 @@ export class SafeHttp implements OutboundHttp {
 
   async fetch(url: string, limits: FetchLimits = {}): Promise<FetchedResource> {
     const maxBytes = limits.maxBytes ?? this.opts.maxBytes;
-    let u = this.checkUrl(url, true);
-    if (u.protocol === 'data:') return decodeDataUrl(url, maxBytes, limits.accept);
+    // data URLs never reach the URL parser: it takes seconds on an image of 30 MB
+    if (/^data:/i.test(url)) return decodeDataUrl(url, maxBytes, limits.accept);
+    let u = this.checkUrl(url, false);
     const signal = AbortSignal.any([AbortSignal.timeout(limits.timeoutMs ?? this.opts.timeoutMs), ...(limits.signal ? [limits.signal] : [])]);
     for (let hop = 0; ; hop++) {
       const res = await this.send(u, { method: 'GET', headers: { accept: limits.accept?.map((a) => (a.endsWith('/') ? `${a}*` : a)).join(', ') || '*/*', 'user-agent': 'Fitroom/1.2' }, signal });
@@ -126,7 +127,7 @@ export class SafeHttp implements OutboundHttp {
       } catch (e) {
         throw e instanceof OutboundError ? e : mapError(e, signal);
       }
-      return { bytes: new Uint8Array(Buffer.concat(chunks)), contentType, finalUrl: u.toString() };
+      return { bytes: Buffer.concat(chunks), contentType, finalUrl: u.toString() };
     }
   }
 
@@ -169,7 +170,7 @@ function decodeDataUrl(url: string, maxBytes: number, accept?: string[]): Fetche
   if (Math.floor((payload.length * 3) / 4) > maxBytes + 3) throw new OutboundError('too_large', `larger than ${maxBytes} bytes`);
   const contentType = m[1].toLowerCase();
   if (accept?.length && !accept.some((a) => contentType.startsWith(a))) throw new OutboundError('unsupported_type', `unexpected content type ${contentType}`);
-  const bytes = new Uint8Array(Buffer.from(payload, 'base64'));
+  const bytes = Buffer.from(payload, 'base64'); // a Buffer is a Uint8Array: no copy (30 MB took 350 ms)
   if (bytes.length > maxBytes) throw new OutboundError('too_large', `larger than ${maxBytes} bytes`);
   return { bytes, contentType, finalUrl: 'data:' };
 }

@@ -87,7 +87,7 @@ export class S3BlobStore implements BlobStore {
 
   async get(key: string): Promise<Uint8Array | null> {
     const r = await this.#getObject(key);
-    return r ? new Uint8Array(await r.Body!.transformToByteArray()) : null;
+    return r ? await r.Body!.transformToByteArray() : null;
   }
 
   async stream(key: string, range?: BlobRange) {
