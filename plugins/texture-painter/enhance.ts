@@ -122,7 +122,12 @@ export class TextureEnhancer {
     this.#d = deps;
   }
 
-  async enhance(req: EnhanceRequest, signal: AbortSignal): Promise<EnhanceOutcome> {
+  /** Two at once from decoding to the answer (each holds tens of megabytes of pixels), the rest in line. */
+  enhance(req: EnhanceRequest, signal: AbortSignal): Promise<EnhanceOutcome> {
+    return this.#gate.run(() => this.#enhance(req, signal));
+  }
+
+  async #enhance(req: EnhanceRequest, signal: AbortSignal): Promise<EnhanceOutcome> {
     const textureIn = decodeDataUrl(req.texture, 'texture', LIMITS.maxTextureBytes);
     const maskIn = decodeDataUrl(req.mask, 'mask', LIMITS.maxMaskBytes);
     const limits = { maxPixels: LIMITS.maxPixels };
@@ -136,7 +141,7 @@ export class TextureEnhancer {
     if (!painted) throw validationError([{ field: 'mask', message: 'marks no painted pixel (white, opaque pixels mark the painted region)' }]);
     if (painted > LIMITS.maxPaintedPixels) throw new FitroomError('PAYLOAD_TOO_LARGE', `The mask marks ${painted} pixels; at most ${LIMITS.maxPaintedPixels} can be processed per request`);
     const mode = req.mode ?? 'blend', wrap = req.wrap ?? 'none';
-    return this.#gate.run(async () => {
+    {
       const vendors = this.#d.providers().filter((p) => p.id !== 'builtin');
       let fallbackReason: string | undefined;
       if (vendors.length) {
@@ -157,7 +162,7 @@ export class TextureEnhancer {
       const r = await this.#d.painter.enhance({ texture, mask, mode, wrap, detail: req.detail ?? 1, signal });
       const png = (await this.#d.codec.encode(r.texture, 'png')).bytes;
       return { png, width, height, mode, wrap, regions: r.regions, paintedPixels: painted, engine: { provider: 'builtin', model: 'builtin-texture-painter', ...(fallbackReason ? { fallbackReason } : {}) } };
-    });
+    }
   }
 
   async #decode(bytes: Uint8Array, field: string, limits: { maxPixels: number }): Promise<RasterImage> {
