@@ -6,6 +6,8 @@ import { keyView, type KeyKind } from './credentials.ts';
 import { FitroomError, validationError } from './errors.ts';
 import { registerAuthSchemes } from './auth-schemes.ts';
 import { DATABASE_HEALTH, type DatabaseHealth } from './ports/database-health.ts';
+import type { OperationResult } from './plugin.ts';
+import { StorageHealth, type ComponentHealth } from './storage-health.ts';
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { EX } from './examples.ts';
 
@@ -32,6 +34,7 @@ export const corePlugin = definePlugin({
     const probe = api.get(TOKENS.queueProbe);
     const kernel = api.get(TOKENS.kernel);
     const database: DatabaseHealth = api.has(DATABASE_HEALTH) ? api.get(DATABASE_HEALTH) : { check: async () => ({ ok: true, latencyMs: 0 }) };
+    const storage: { check(): Promise<ComponentHealth> } = api.has(TOKENS.blobStore) ? new StorageHealth(api.get(TOKENS.blobStore)) : { check: async () => ({ ok: true, latencyMs: 0 }) };
     const now = () => new Date().toISOString();
 
     registerAuthSchemes(api);
@@ -45,12 +48,20 @@ export const corePlugin = definePlugin({
         return { caller: null };
       },
       missing: () => new FitroomError('HTTP_ERROR', 'Missing admin key: send it in the X-Admin-Key header'),
+      openapi: {
+        security: [{ AdminKey: [] }],
+        schemes: { AdminKey: { type: 'apiKey', in: 'header', name: 'X-Admin-Key', description: 'API host, /admin/v1: the operator secret (ADMIN_KEY, or the generated DATA_DIR/admin-key of an embedded start).' } },
+      },
     });
     api.auth('signedUrl', {
       async resolve(req) {
         return req.query.token !== undefined || req.query.expires !== undefined ? { caller: null } : undefined;
       },
       missing: () => new FitroomError('HTTP_ERROR', 'Missing credentials: send X-API-Key or use a signed URL'),
+      openapi: {
+        security: [{ SignedUrl: [] }],
+        schemes: { SignedUrl: { type: 'apiKey', in: 'query', name: 'token', description: 'Signed download link: `token` together with `expires`.' } },
+      },
     });
 
     api.operation({
@@ -61,12 +72,23 @@ export const corePlugin = definePlugin({
       tags: ['Health'],
       auth: ['none'],
       rateLimit: 'health',
-      description: 'Answers 200 while the service and its database answer; 503 `DATABASE_UNAVAILABLE` while the database cannot be reached (load balancers take the instance out; it comes back by itself).',
-      responses: { 200: { description: 'The service is up', schema: 'HealthResponse', example: { status: 'ok', timestamp: EX.time, version: '1.2.0' } }, 503: { description: 'DATABASE_UNAVAILABLE', schema: 'ErrorEnvelope' } },
-      handler: async () => {
-        const db = await database.check();
-        if (!db.ok) throw new FitroomError('DATABASE_UNAVAILABLE', `The database cannot be reached (${db.error}); the service reconnects by itself`);
-        return { body: { status: 'ok', timestamp: now(), version: API_VERSION }, headers: { 'Cache-Control': 'no-store' } };
+      description:
+        'Answers 200 while the service, its database and its blob store answer, with each under `components`; 503 while either cannot be reached, in the error envelope with `DATABASE_UNAVAILABLE` or `STORAGE_UNAVAILABLE`, the component(s) down named in `error.details` (`components.database`, `components.storage`) and `components` beside it (load balancers take the instance out; it comes back by itself).',
+      responses: {
+        200: { description: 'The service is up', schema: 'HealthResponse', example: { status: 'ok', timestamp: EX.time, version: '1.2.0', components: { database: { reachable: true, latencyMs: 0.4 }, storage: { reachable: true, latencyMs: 1.2 } } } },
+        503: { description: 'DATABASE_UNAVAILABLE or STORAGE_UNAVAILABLE, naming the component', schema: 'ErrorEnvelope', example: { success: false, error: { code: 'STORAGE_UNAVAILABLE', message: 'Unavailable: storage; the service reconnects by itself', details: [{ field: 'components.storage', message: 'connect ECONNREFUSED 10.0.0.7:9000' }] }, components: { database: { reachable: true, latencyMs: 0.4 }, storage: { reachable: false, latencyMs: 3, error: 'connect ECONNREFUSED 10.0.0.7:9000' } } } },
+      },
+      handler: async (): Promise<OperationResult> => {
+        const [db, st] = await Promise.all([database.check(), storage.check()]);
+        const view = (c: ComponentHealth) => ({ reachable: c.ok, latencyMs: c.latencyMs, ...(c.error ? { error: c.error } : {}) });
+        const components = { database: view(db), storage: view(st) };
+        const down = (Object.entries({ database: db, storage: st }) as [string, ComponentHealth][]).filter(([, c]) => !c.ok);
+        if (down.length) {
+          const code = !db.ok ? 'DATABASE_UNAVAILABLE' : 'STORAGE_UNAVAILABLE';
+          const error = { code, message: `Unavailable: ${down.map(([n]) => n).join(' and ')}; the service reconnects by itself`, details: down.map(([n, c]) => ({ field: `components.${n}`, message: c.error ?? 'unreachable' })) };
+          return { status: 503, body: { success: false, error, components }, headers: { 'Cache-Control': 'no-store', 'Retry-After': '5' } };
+        }
+        return { body: { status: 'ok', timestamp: now(), version: API_VERSION, components }, headers: { 'Cache-Control': 'no-store' } };
       },
     });
 
@@ -75,7 +97,7 @@ export const corePlugin = definePlugin({
       method: 'GET',
       path: '/api/v1/warmup',
       summary: 'Warm up the AI backend and the job queue',
-      description: '`modal` reports the first provider of the configured model chain; `queue.warm` is a real round trip through the job queue (a worker must run a ping task within 5 s); `vendors` is the live check of the configured AI vendors (key accepted, configured models present, credits), refreshed when older than 10 minutes; models a vendor does not have are listed under `retiredModels` and left out of the chain.',
+      description: '`modal` reports the first provider of the configured model chain; `queue.warm` is a real round trip through the job queue (a worker must run a ping task within 5 s); `vendors` is the live check of the configured AI vendors (key accepted, configured models present, credits), refreshed when older than 10 minutes; models a vendor does not have are listed under `retiredModels` and left out of the chain; models a vendor\'s own list marks deprecated are under `deprecatedModels` (with the successor it names) and passed over by the chain; `families` shows which model each family entry calls (the lists are read at start and every FITROOM_VENDOR_DISCOVERY_HOURS).',
       tags: ['Health'],
       auth: ['apiKey'],
       rateLimit: 'health',

@@ -40,7 +40,7 @@ export interface FitroomConfig {
    * every API and worker process shares).
    */
   blobStore: 'fs' | 's3';
-  s3: { endpoint: string | null; bucket: string; region: string; accessKeyId: string | null; secretAccessKey: string | null; forcePathStyle: boolean; sse: 'AES256' | 'aws:kms' | null; sseKmsKeyId: string | null; prefix: string };
+  s3: { endpoint: string | null; bucket: string; region: string; accessKeyId: string | null; secretAccessKey: string | null; forcePathStyle: boolean; sse: 'AES256' | 'aws:kms' | null; sseKmsKeyId: string | null; prefix: string; connectTimeoutMs: number; timeoutMs: number };
   /** DISCOVERY_TIMEOUT_MS: the time budget of one product discovery (synchronous route). */
   discoveryTimeoutMs: number;
   /**
@@ -57,7 +57,12 @@ export interface FitroomConfig {
   maxJsonBytes: number;
   /** Outbound fetch bounds for user-supplied URLs. */
   fetch: { maxBytes: number; timeoutMs: number; maxRedirects: number };
-  webhook: { timeoutMs: number; maxAttempts: number };
+  /**
+   * Webhook deliveries: their own worker runner (`concurrency` attempts at once per worker process,
+   * never in job slots), connect and total timeouts of one attempt, and the per-receiver circuit
+   * breaker (`breakerThreshold` timeouts in a row pause a receiver for `breakerPauseMs`).
+   */
+  webhook: { timeoutMs: number; connectTimeoutMs: number; maxAttempts: number; concurrency: number; breakerThreshold: number; breakerPauseMs: number };
   /** How long result files stay downloadable. */
   resultTtlSeconds: number;
   twinTtlSeconds: number;
@@ -77,6 +82,26 @@ export interface FitroomConfig {
     meshyAiModel: string;
     /** TRIPO_MODEL_VERSION: the pinned Tripo model version. */
     tripoModelVersion: string;
+    /** The 3D vendors' endpoints and time budgets: MESHY_* and TRIPO_* (BASE_URL, TASK_TIMEOUT_SECONDS, POLL_INTERVAL_MS). */
+    meshy: Vendor3dSettings;
+    tripo: Vendor3dSettings;
+    /** FITROOM_VENDOR_DISCOVERY_HOURS: how often the vendors' model lists are read (0: only at start). */
+    discoveryHours: number;
+    /** FAL_OBJECT_TTL_SECONDS: lifetime asked of fal storage for uploaded references and generated files. */
+    falObjectTtlSeconds: number;
+    /** Dedicated try-on vendors: FASHN's API, Vertex AI (project, region, service-account key JSON), a Cog container, Replicate. */
+    tryOn: {
+      fashnApiKey: string | null;
+      vertexProject: string | null;
+      vertexLocation: string;
+      vertexCredentialsJson: string | null;
+      cogUrl: string | null;
+      cogToken: string | null;
+      cogInputs: string | null;
+      replicateApiToken: string | null;
+      replicateModel: string | null;
+      replicateInputs: string | null;
+    };
   };
   /** Multiplier for development keys and loopback clients (development only). */
   devRateMultiplier: number;
@@ -103,6 +128,24 @@ export function autoConcurrency(totalMemBytes: number): number {
   const perProcess = Math.floor((1536 - 350) / 550);
   const byMachine = Math.floor((mb * 0.5 - 350) / 550);
   return Math.max(1, Math.min(perProcess, byMachine));
+}
+
+/** One 3D vendor's settings: its API base (a regional or stand-in endpoint), task timeout, poll cadence. */
+export interface Vendor3dSettings {
+  baseUrl: string | null;
+  /** How long a job waits for one vendor task, from its creation (default 600 s: vendors document 1-5 min). */
+  taskTimeoutMs: number;
+  /** First wait between status reads; null = the adapter's own default. */
+  pollIntervalMs: number | null;
+}
+
+function vendor3d(env: Env, prefix: 'MESHY' | 'TRIPO'): Vendor3dSettings {
+  const poll = str(env, `${prefix}_POLL_INTERVAL_MS`);
+  return {
+    baseUrl: url(env, `${prefix}_BASE_URL`),
+    taskTimeoutMs: int(env, `${prefix}_TASK_TIMEOUT_SECONDS`, 600, 10, 24 * 3600) * 1000,
+    pollIntervalMs: poll === null ? null : int(env, `${prefix}_POLL_INTERVAL_MS`, 0, 1, 600_000),
+  };
 }
 
 export class ConfigError extends Error {
@@ -185,7 +228,14 @@ export function loadConfig(env: Env): FitroomConfig {
       timeoutMs: int(env, 'FETCH_TIMEOUT_MS', 15_000, 100),
       maxRedirects: int(env, 'FETCH_MAX_REDIRECTS', 3, 0, 10),
     },
-    webhook: { timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100), maxAttempts: 3 },
+    webhook: {
+      timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 5000, 100, 60_000),
+      connectTimeoutMs: int(env, 'WEBHOOK_CONNECT_TIMEOUT_MS', 2000, 100, 60_000),
+      maxAttempts: 3,
+      concurrency: int(env, 'WEBHOOK_CONCURRENCY', 8, 1, 256),
+      breakerThreshold: int(env, 'WEBHOOK_BREAKER_THRESHOLD', 3, 1, 1000),
+      breakerPauseMs: int(env, 'WEBHOOK_BREAKER_PAUSE_MS', 60_000, 100, 86_400_000),
+    },
     resultTtlSeconds: int(env, 'RESULT_TTL_SECONDS', 7 * 24 * 3600, 60),
     twinTtlSeconds: int(env, 'TWIN_TTL_SECONDS', 30 * 24 * 3600, 60),
     defaultPose: {
@@ -203,7 +253,23 @@ export function loadConfig(env: Env): FitroomConfig {
       models: str(env, 'FITROOM_MODELS'),
       modelsFile: str(env, 'FITROOM_MODELS_FILE'),
       meshyAiModel: str(env, 'MESHY_AI_MODEL') ?? 'meshy-6',
-      tripoModelVersion: str(env, 'TRIPO_MODEL_VERSION') ?? 'v2.5-20250123',
+      tripoModelVersion: str(env, 'TRIPO_MODEL_VERSION') ?? 'v3.1-20260211',
+      meshy: vendor3d(env, 'MESHY'),
+      tripo: vendor3d(env, 'TRIPO'),
+      discoveryHours: int(env, 'FITROOM_VENDOR_DISCOVERY_HOURS', 6, 0, 168),
+      falObjectTtlSeconds: int(env, 'FAL_OBJECT_TTL_SECONDS', 3600, 1, 30 * 86_400),
+      tryOn: {
+        fashnApiKey: str(env, 'FASHN_API_KEY'),
+        vertexProject: str(env, 'VERTEX_PROJECT'),
+        vertexLocation: str(env, 'VERTEX_LOCATION') ?? 'us-central1',
+        vertexCredentialsJson: str(env, 'VERTEX_CREDENTIALS_JSON'),
+        cogUrl: str(env, 'FITROOM_COG_URL'),
+        cogToken: str(env, 'FITROOM_COG_TOKEN'),
+        cogInputs: str(env, 'FITROOM_COG_INPUTS'),
+        replicateApiToken: str(env, 'REPLICATE_API_TOKEN'),
+        replicateModel: str(env, 'REPLICATE_MODEL'),
+        replicateInputs: str(env, 'REPLICATE_INPUTS'),
+      },
     },
     devRateMultiplier: mode === 'development' ? 10 : 1,
     http: {
@@ -261,6 +327,8 @@ function blobSettings(env: Env): Pick<FitroomConfig, 'blobStore' | 's3'> {
       sse: sse as 'AES256' | 'aws:kms' | null,
       sseKmsKeyId: str(env, 'S3_SSE_KMS_KEY_ID'),
       prefix,
+      connectTimeoutMs: int(env, 'S3_CONNECT_TIMEOUT_MS', 2000, 100, 60_000),
+      timeoutMs: int(env, 'S3_TIMEOUT_MS', 10_000, 100, 600_000),
     },
   };
 }

@@ -151,6 +151,23 @@ const REFUSAL_MESSAGES: Record<KeyRefusal, string> = {
   over_limit: 'This API key has reached its usage limit',
 };
 
+/**
+ * The monthly AI quota that applies to a caller (null: none). A caller backed by a key record (a key,
+ * or a token minted with one) has that key's quota. A caller with no key record behind it (a dashboard
+ * session, named by its account) has its account's: the smallest quota among the account's usable
+ * keys, so a session never allows more than the account's own keys would.
+ */
+export async function monthlyQuotaOf(store: CredentialStore, caller: Caller, now = new Date()): Promise<number | null> {
+  const key = await store.get(caller.credentialId);
+  if (key) return key.monthlyQuota;
+  if (caller.accountId === null) return null;
+  const t = now.getTime();
+  const quotas = (await store.list())
+    .filter((r) => r.accountId === caller.accountId && r.isActive && (!r.expiresAt || r.expiresAt.getTime() > t) && r.monthlyQuota !== null)
+    .map((r) => r.monthlyQuota!);
+  return quotas.length ? Math.min(...quotas) : null;
+}
+
 export function refusalMessage(r: KeyRefusal): string {
   return REFUSAL_MESSAGES[r];
 }

@@ -117,6 +117,12 @@ export interface JobKind<I = unknown> {
   /** Shown to clients as estimatedProcessingTime. */
   estimatedSeconds: number;
   run(job: RunningJob<I>): Promise<JobOutcome>;
+  /**
+   * Clean-up after a cancellation, called once the job is marked cancelled, whether a worker runs it
+   * or not: stopping work the job started elsewhere (a vendor task). Not awaited by the cancel
+   * request; its failures are ignored.
+   */
+  cancelled?(job: JobRecord): Promise<void>;
 }
 
 /** Thrown inside a running job when it was cancelled; never turns into a failure. */
@@ -275,6 +281,8 @@ export class JobService {
     }
     if (updated.charged) await this.store.markUncharged(id);
     await this.store.signalCancel(id);
+    const kind = this.kinds.get(job.kind);
+    if (kind?.cancelled) void kind.cancelled(updated).catch(() => undefined);
   }
 
   async trace(id: string, caller: Caller) {

@@ -119,27 +119,52 @@ export function buildBatchDelivery(batchId: string, ownerHash: string, url: stri
 
 import type { WebhookStore } from './ports/webhook-store.ts';
 import type { OutboundHttp } from './ports/outbound-http.ts';
+import { OutboundError } from './ports/outbound-http.ts';
 
-/** Sends one recorded delivery; throws while attempts remain so the queue retries with backoff. */
+export interface WebhookSenderOptions {
+  /** The whole attempt (connect, send, answer); the connect bound lives in the sender's OutboundHttp. */
+  timeoutMs: number;
+  /** Timeouts in a row after which a receiver is paused, and for how long. */
+  breaker: { threshold: number; pauseMs: number };
+}
+
+/**
+ * Sends one recorded delivery; throws while attempts remain so the queue retries with backoff.
+ * Deliveries run in their own worker runner (never in job slots), each attempt bounded in time. A
+ * receiver (host and port) that keeps timing out is paused by its circuit breaker: deliveries to it
+ * are not sent but recorded as paused attempts and queued again for the end of the pause, without
+ * using up an attempt; then one delivery probes it, and its outcome closes or reopens the breaker.
+ */
 export class WebhookSender {
   private readonly store: WebhookStore;
   private readonly http: OutboundHttp;
-  private readonly timeoutMs: number;
-  constructor(store: WebhookStore, http: OutboundHttp, timeoutMs: number) {
+  private readonly opts: WebhookSenderOptions;
+  constructor(store: WebhookStore, http: OutboundHttp, opts: WebhookSenderOptions) {
     this.store = store;
     this.http = http;
-    this.timeoutMs = timeoutMs;
+    this.opts = opts;
   }
 
   async deliver(id: string, attempt: number, maxAttempts: number): Promise<void> {
     const d = await this.store.get(id);
     if (!d || d.state !== 'pending') return;
+    // Paused entries are not attempts: the number counts deliveries actually tried.
+    const number = d.attempts.filter((a) => !a.paused).length + 1;
     const started = Date.now();
     let status: number | null = null;
     let error: string | null = null;
+    let timedOut = false;
     if (!d.url.startsWith('https://')) {
       error = 'webhook URLs must use https';
     } else {
+      const receiver = new URL(d.url).host;
+      const pausedUntil = await this.store.receiverPausedUntil(receiver, this.opts.timeoutMs + 5000);
+      if (pausedUntil) {
+        const message = `receiver ${receiver} paused until ${pausedUntil.toISOString()} after ${this.opts.breaker.threshold} timeouts in a row; retried then`;
+        await this.store.recordAttempt(id, { attempt: number, at: new Date(started), status: null, error: message, durationMs: 0, paused: true, retryAt: pausedUntil }, 'pending');
+        await this.store.retryAt(id, pausedUntil, maxAttempts - attempt + 1);
+        return;
+      }
       try {
         const res = await this.http.post(d.url, d.body, {
           'content-type': 'application/json',
@@ -148,16 +173,23 @@ export class WebhookSender {
           'x-webhook-timestamp': d.timestamp,
           'x-webhook-event': d.event,
           'x-webhook-id': d.id,
-        }, { timeoutMs: this.timeoutMs });
+        }, { timeoutMs: this.opts.timeoutMs });
         status = res.status;
         if (status < 200 || status >= 300) error = `receiver answered HTTP ${status}`;
       } catch (e) {
         error = (e as Error).message || 'delivery failed';
+        timedOut = isTimeout(e);
       }
+      if (status !== null || timedOut) await this.store.recordReceiver(receiver, timedOut ? 'timeout' : 'answered', this.opts.breaker);
     }
     const ok = error === null;
     const last = attempt >= maxAttempts || d.url.startsWith('https://') === false;
-    await this.store.recordAttempt(id, { attempt, at: new Date(started), status, error, durationMs: Date.now() - started }, ok ? 'delivered' : last ? 'failed' : 'pending');
-    if (!ok && !last) throw new Error(`Webhook delivery ${id} attempt ${attempt} failed: ${error}`);
+    await this.store.recordAttempt(id, { attempt: number, at: new Date(started), status, error, durationMs: Date.now() - started }, ok ? 'delivered' : last ? 'failed' : 'pending');
+    if (!ok && !last) throw new Error(`Webhook delivery ${id} attempt ${number} failed: ${error}`);
   }
+}
+
+/** Whether an outbound failure was a timeout (the breaker counts only those). */
+export function isTimeout(e: unknown): boolean {
+  return e instanceof OutboundError && e.reason === 'timeout';
 }

@@ -71,7 +71,7 @@ describe('README walkthrough', () => {
   const blocks = walkthroughBlocks(readFileSync(path.join(ROOT, 'README.md'), 'utf8'));
   // what each step's output shows (the README's "→" lines), and what it leaves behind
   const expectations: ((out: string, err: string) => void)[] = [
-    (out) => expect(out).toMatch(/^\{"status":"ok","timestamp":"[^"]+","version":"\d+\.\d+\.\d+"\}/),
+    (out) => expect(out).toMatch(/^\{"status":"ok","timestamp":"[^"]+","version":"\d+\.\d+\.\d+","components":\{"database":\{"reachable":true,[^}]*\},"storage":\{"reachable":true,[^}]*\}\}\}/),
     (out, err) => {
       expect(err).toMatch(/Created user key "walkthrough" \(id [0-9a-f-]+\)\. It is shown once/);
       expect(vars().KEY).toMatch(/^fr_live_/);

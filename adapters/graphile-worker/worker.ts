@@ -22,6 +22,8 @@ export interface WorkerOptions {
   jobStore: JobStore;
   webhooks: WebhookSender;
   concurrency: number;
+  /** Webhook attempts at once: they run in a runner of their own, so they never hold a job slot. */
+  webhookConcurrency: number;
   /** Extra cron tasks of the adapter layer (e.g. rate-limit counter purge). */
   extraCrons?: { task: string; pattern: string; run: () => Promise<void> }[];
   pollInterval?: number;
@@ -85,7 +87,7 @@ export interface WorkerHandle {
 }
 
 /**
- * Runs jobs, webhook deliveries, pings and cron tasks on graphile-worker. Each worker records a
+ * Runs jobs, pings and cron tasks on graphile-worker, and webhook deliveries in a runner of their own. Each worker records a
  * heartbeat; any worker releases the jobs of workers that stopped beating (SIGKILL, crash) instead
  * of waiting graphile-worker's 4 hours.
  */
@@ -108,9 +110,6 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
         aborters.set(id, abort);
         return () => aborters.delete(id);
       }, requestId ?? null);
-    },
-    [WEBHOOK_TASK]: async (payload, helpers) => {
-      await o.webhooks.deliver((payload as { deliveryId: string }).deliveryId, helpers.job.attempts, helpers.job.max_attempts);
     },
     [PING_TASK]: async (payload, helpers) => {
       await helpers.query('select pg_notify($1, $2)', [PING_CHANNEL, (payload as { pingId: string }).pingId]);
@@ -172,18 +171,30 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     return { unlocked: ids.length, failed: orphans.rows.length };
   };
 
+  // Webhook deliveries run in a second runner with its own concurrency: graphile-worker fetches only
+  // the tasks a runner knows, so a slow receiver holds webhook slots, never a job's.
+  const webhookTasks: TaskList = {
+    [WEBHOOK_TASK]: async (payload, helpers) => {
+      await o.webhooks.deliver((payload as { deliveryId: string }).deliveryId, helpers.job.attempts, helpers.job.max_attempts);
+    },
+  };
+
   let stopping = false;
-  const runner: Runner = await run({
+  const common = {
     pgPool: patientPool(o.pool, () => stopping),
-    concurrency: o.concurrency,
     noHandleSignals: true,
     pollInterval: o.pollInterval ?? 2000,
-    taskList,
-    parsedCronItems: parseCronItems(crons.map((c) => ({ task: c.task, match: c.pattern, options: { backfillPeriod: 0 } }))),
     logger: o.log ? queueLogger(o.log) : quietLogger(),
     events: events as never,
     gracefulShutdownAbortTimeout: 20_000,
+  };
+  const runner: Runner = await run({
+    ...common,
+    concurrency: o.concurrency,
+    taskList,
+    parsedCronItems: parseCronItems(crons.map((c) => ({ task: c.task, match: c.pattern, options: { backfillPeriod: 0 } }))),
   });
+  const webhookRunner: Runner = await run({ ...common, concurrency: o.webhookConcurrency, taskList: webhookTasks, parsedCronItems: [] });
 
   const beatTimer = setInterval(() => void beat(), Math.max(500, (o.deadAfterSeconds * 1000) / 6));
   const sweepTimer = setInterval(() => void sweep().catch((e) => console.error('[worker] sweep failed:', e.message)), Math.max(1000, (o.deadAfterSeconds * 1000) / 3));
@@ -198,7 +209,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       stopping = true;
       clearInterval(sweepTimer);
       // Keep beating while running jobs drain; otherwise another worker would release them mid-run.
-      await runner.stop();
+      await Promise.all([runner.stop(), webhookRunner.stop()]);
       clearInterval(beatTimer);
       await unlisten();
       if (workerIds.size) await o.pool.query('delete from worker_heartbeats where worker_id = any($1::text[])', [[...workerIds]]).catch(() => undefined);

@@ -90,7 +90,7 @@ export class VendorHttpError extends ProviderError {
 }
 
 export interface VendorRequest {
-  method?: 'GET' | 'POST' | 'PUT';
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Auth and vendor headers; content-type is added for `json`. */
   headers?: Record<string, string>;
   /** Sent as JSON. */

@@ -1,6 +1,6 @@
 import { ProviderError, type VendorCheck } from '../../core/ports/image-model.ts';
-import type { ProductReconstructor, ReconstructionRequest, ReconstructionResult, ReconstructionView } from '../../core/ports/product-reconstructor.ts';
-import { checkRequest, dataUri, downloadCapped, pollUntil, positiveOption, requestJson, requireGlb, vendorSettings } from '../http/vendor.ts';
+import type { ProductReconstructor, ReconstructionRequest, ReconstructionResult, ReconstructionView, VendorTask } from '../../core/ports/product-reconstructor.ts';
+import { checkRequest, dataUri, downloadCapped, pollUntil, positiveOption, requestJson, requireGlb, vendorRequest, vendorSettings } from '../http/vendor.ts';
 import type { ErrorReader, VendorOptions, VendorSettings } from '../http/vendor.ts';
 
 export interface MeshyOptions extends VendorOptions {
@@ -16,8 +16,8 @@ export interface MeshyOptions extends VendorOptions {
   maxGlbBytes?: number;
   /** `ai_model`, pinned: `latest` changes which model runs without notice. Default `meshy-6`. */
   aiModel?: string;
-  /** Give up on a task after this long (its own upper bound, whatever the stage timeout). Default 15 min. */
-  maxWaitMs?: number;
+  /** How long one task may take from its creation before the job gives up on it. Default 10 min (Meshy documents 1-5 min). */
+  taskTimeoutMs?: number;
 }
 
 interface MeshyTask {
@@ -36,31 +36,47 @@ const POLL_RETRIES = 4;
 /**
  * Meshy multi-image-to-3D: the cleaned views go as data URIs to `POST /openapi/v1/multi-image-to-3d`,
  * the task is polled until SUCCEEDED (progress 0-100 reported as 0-0.9) and the GLB is downloaded.
+ * Creation is never retried here: Meshy documents no idempotency key, so a retried job resumes the
+ * task it stored (`resume`). `cancel` deletes the task (`DELETE .../{id}`, the only stop Meshy documents).
  */
 export class MeshyProductReconstructor implements ProductReconstructor {
   readonly id = 'meshy' as const;
   readonly #http: VendorSettings;
   readonly #maxGlbBytes: number;
   readonly #aiModel: string;
-  readonly #maxWaitMs: number;
+  readonly taskTimeoutMs: number;
 
   constructor(options: MeshyOptions) {
     this.#http = vendorSettings('meshy', 'MESHY_API_KEY', options, { baseUrl: 'https://api.meshy.ai', timeoutMs: 30_000, pollIntervalMs: 5_000, maxPollIntervalMs: 30_000 });
     this.#maxGlbBytes = positiveOption('meshy', 'maxGlbBytes', options.maxGlbBytes ?? 200 * 1024 * 1024);
     this.#aiModel = options.aiModel ?? 'meshy-6';
-    this.#maxWaitMs = positiveOption('meshy', 'maxWaitMs', options.maxWaitMs ?? 15 * 60_000);
+    this.taskTimeoutMs = positiveOption('meshy', 'taskTimeoutMs', options.taskTimeoutMs ?? 10 * 60_000);
   }
 
   async reconstruct(req: ReconstructionRequest): Promise<ReconstructionResult> {
-    if (req.views.length === 0) throw new ProviderError('meshy', 'no views to reconstruct from', { retryable: false });
     const notes: string[] = [];
     const note = (m: string) => {
       notes.push(m);
       req.note?.(m);
     };
+    const task = req.resume ?? (await this.#create(req, note));
+    if (req.resume) note(`meshy: resuming task ${task.id} (created ${task.createdAt})`);
+    req.onProgress?.(0);
+
+    const done = await this.#waitSucceeded(task, req);
+    const glbUrl = done.model_urls?.glb;
+    if (!glbUrl) throw new ProviderError('meshy', `task ${task.id} succeeded without a GLB`, { retryable: false });
+    const file = await downloadCapped('meshy', glbUrl, { signal: req.signal, timeoutMs: this.#http.timeoutMs * 4, maxBytes: this.#maxGlbBytes, what: 'GLB', badUrlRetryable: false });
+    const glb = requireGlb('meshy', file.bytes);
+    req.onProgress?.(1);
+    return { glb, notes };
+  }
+
+  /** Creates the task; the job stores it (onTask) before the first status read. */
+  async #create(req: ReconstructionRequest, note: (m: string) => void): Promise<VendorTask> {
+    if (req.views.length === 0) throw new ProviderError('meshy', 'no views to reconstruct from', { retryable: false });
     const views = pickSpread(req.views, MAX_VIEWS);
     if (views.length < req.views.length) note(`meshy: used ${views.length} of ${req.views.length} views (Meshy takes at most ${MAX_VIEWS})`);
-
     const body = {
       image_urls: views.map((v) => dataUri(v.encoded)),
       ai_model: this.#aiModel,
@@ -72,27 +88,34 @@ export class MeshyProductReconstructor implements ProductReconstructor {
       symmetry_mode: 'auto',
     };
     const created = (await this.#request('POST', '/openapi/v1/multi-image-to-3d', req.signal, body)) as { result?: string };
-    const taskId = created.result;
-    if (!taskId) throw new ProviderError('meshy', 'task creation returned no id', { retryable: true });
-    note(`meshy: task ${taskId}`);
-    req.onProgress?.(0);
-
-    const task = await this.#waitSucceeded(taskId, req);
-    const glbUrl = task.model_urls?.glb;
-    if (!glbUrl) throw new ProviderError('meshy', `task ${taskId} succeeded without a GLB`, { retryable: false });
-    const file = await downloadCapped('meshy', glbUrl, { signal: req.signal, timeoutMs: this.#http.timeoutMs * 4, maxBytes: this.#maxGlbBytes, what: 'GLB', badUrlRetryable: false });
-    const glb = requireGlb('meshy', file.bytes);
-    req.onProgress?.(1);
-    return { glb, notes };
+    if (!created.result) throw new ProviderError('meshy', 'task creation returned no id', { retryable: false });
+    const task = { id: created.result, createdAt: new Date().toISOString() };
+    await req.onTask?.(task);
+    note(`meshy: task ${task.id}`);
+    return task;
   }
 
-  #waitSucceeded(taskId: string, req: ReconstructionRequest): Promise<MeshyTask> {
+  /** Deletes the task: Meshy documents no cancel, only `DELETE /openapi/v1/multi-image-to-3d/{id}`. */
+  async cancel(task: VendorTask, signal: AbortSignal): Promise<boolean> {
+    const { baseUrl, apiKey, timeoutMs } = this.#http;
+    try {
+      const res = await vendorRequest('meshy', `${baseUrl}/openapi/v1/multi-image-to-3d/${encodeURIComponent(task.id)}`, { method: 'DELETE', headers: { authorization: `Bearer ${apiKey}` }, signal, timeoutMs: Math.min(timeoutMs, 10_000) });
+      // 404: already gone
+      return (res.status >= 200 && res.status < 300) || res.status === 404;
+    } catch {
+      return false;
+    }
+  }
+
+  #waitSucceeded(task: VendorTask, req: ReconstructionRequest): Promise<MeshyTask> {
+    const taskId = task.id;
+    const elapsed = Date.now() - Date.parse(task.createdAt);
     return pollUntil<MeshyTask>(this.#http, {
       signal: req.signal,
       growth: 1.5,
       // The task keeps running on Meshy's side; a flaky status read is no reason to abandon it.
       retries: POLL_RETRIES,
-      maxWaitMs: this.#maxWaitMs,
+      maxWaitMs: Math.max(this.taskTimeoutMs - (Number.isFinite(elapsed) ? Math.max(elapsed, 0) : 0), 1),
       read: async () => (await this.#request('GET', `/openapi/v1/multi-image-to-3d/${encodeURIComponent(taskId)}`, req.signal)) as MeshyTask,
       done: (task) => {
         switch (task.status) {
@@ -130,9 +153,10 @@ export class MeshyProductReconstructor implements ProductReconstructor {
 
 /**
  * Meshy errors: `{message}`. 401 (key), 402 (no credits) and 403 are the deployment's account and
- * never retried (vendor.ts ACCOUNT_STATUSES); 400 and 422 describe the request; 429 and 5xx are retried.
+ * never retried (vendor.ts ACCOUNT_STATUSES); 400 and 422 describe the request, and so does 404 (the
+ * task does not exist: asking again cannot find it); 429 and 5xx are retried.
  */
-const readError: ErrorReader = (body: { message?: string } | undefined) => ({ message: body?.message });
+const readError: ErrorReader = (body: { message?: string } | undefined, status) => ({ message: body?.message, ...(status === 404 ? { inputProblem: true } : {}) });
 
 /**
  * Up to `max` views covering the object best: with known angles, greedily the view farthest (in azimuth)

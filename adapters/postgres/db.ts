@@ -18,18 +18,67 @@ export function createPool(connectionString: string, max = 10): Pool {
   // An idle client losing its connection must not crash the process; the pool replaces it.
   // (Once the pool is ending, the server shutting down its last connections is expected, not news.)
   pool.on('error', (err) => pool.ending || console.error('[postgres] idle client error:', err.message));
-  pool.on('connect', (client) => client.on('error', (err) => pool.ending || console.error('[postgres] client error:', err.message)));
+  pool.on('connect', (client) => {
+    client.on('error', (err) => pool.ending || console.error('[postgres] client error:', err.message));
+    markFailures(client, 'query');
+  });
+  markFailures(pool, 'query');
+  markFailures(pool, 'connect');
   return pool;
 }
 
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', '57P01', '57P02', '57P03', '53300']);
+const FROM_DATABASE = Symbol('fitroom.fromDatabase');
 
-/** Whether an error means the database cannot be reached right now (not that a query was wrong). */
+function mark(e: unknown): unknown {
+  if (e && typeof e === 'object') {
+    try {
+      (e as Record<symbol, boolean>)[FROM_DATABASE] = true;
+    } catch {
+      // a frozen error object stays unmarked
+    }
+  }
+  return e;
+}
+
+/**
+ * Marks every error a pool or client method fails with as the database's (promise and callback
+ * forms), so that a refused or reset connection elsewhere (the blob store, a vendor) is never
+ * taken for the database.
+ */
+function markFailures(target: object, method: 'query' | 'connect'): void {
+  const t = target as Record<string, (...args: unknown[]) => unknown>;
+  const original = t[method];
+  t[method] = function (this: unknown, ...args: unknown[]) {
+    const last = args.length - 1;
+    if (last >= 0 && typeof args[last] === 'function') {
+      const cb = args[last] as (err: unknown, ...rest: unknown[]) => void;
+      args[last] = (err: unknown, ...rest: unknown[]) => cb(err ? mark(err) : err, ...rest);
+      return original.apply(this, args);
+    }
+    const out = original.apply(this, args);
+    // submittables (cursors) are returned as they are; promises get the mark on rejection
+    return out instanceof Promise ? out.catch((e: unknown) => Promise.reject(mark(e))) : out;
+  };
+}
+
+/** Codes only PostgreSQL itself sends (shutdown, too many connections, connection exceptions). */
+const SERVER_CODES = new Set(['57P01', '57P02', '57P03', '53300']);
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+const NETWORK_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED|Query read timeout/i;
+
+/**
+ * Whether an error means the database cannot be reached right now (not that a query was wrong).
+ * PostgreSQL's own codes say so wherever they appear; network failures (refused, reset, timed out)
+ * only when the error came from the database's pool or clients (marked by createPool), in the error
+ * or its causes, so that the same failure of another service is not blamed on the database.
+ */
 export function isDatabaseUnavailable(e: unknown): boolean {
-  const err = e as { code?: string; message?: string } | null;
-  if (!err || typeof err !== 'object') return false;
-  if (err.code && (UNAVAILABLE_CODES.has(err.code) || err.code.startsWith('08'))) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connect ECONNREFUSED|Query read timeout/i.test(err.message ?? '');
+  for (let c = e, depth = 0; c && typeof c === 'object' && depth < 5; c = (c as { cause?: unknown }).cause, depth++) {
+    const err = c as { code?: string; message?: string; [FROM_DATABASE]?: boolean };
+    if (err.code && (SERVER_CODES.has(err.code) || /^08[0-9A-Z]{3}$/.test(err.code))) return true;
+    if (err[FROM_DATABASE] && ((err.code && NETWORK_CODES.has(err.code)) || NETWORK_MESSAGES.test(err.message ?? ''))) return true;
+  }
+  return false;
 }
 
 /** `select 1` with a short timeout, remembered for a second so health checks stay cheap. */

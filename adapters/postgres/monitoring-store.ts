@@ -36,9 +36,10 @@ export class PostgresMonitoringStore implements MonitoringStore {
         `select kind, coalesce(error_code, 'UNKNOWN') as reason, count(*) as count from jobs
           where status = 'failed' and finished_at >= $1 group by 1, 2 order by 3 desc, 1, 2`,
       ),
+      // attempts actually sent: entries recorded while the receiver's breaker paused it are not
       q<{ delivered: string; failed: string; pending: string; attempts: string }>(
         `select count(*) filter (where state = 'delivered') as delivered, count(*) filter (where state = 'failed') as failed,
-                count(*) filter (where state = 'pending') as pending, coalesce(sum(jsonb_array_length(attempts)), 0) as attempts
+                count(*) filter (where state = 'pending') as pending, coalesce(sum((select count(*) from jsonb_array_elements(attempts) a where not coalesce((a ->> 'paused')::boolean, false))), 0) as attempts
            from webhook_deliveries where created_at >= $1`,
       ),
       q<{ hour: Date; category: string; count: string }>(

@@ -12,6 +12,7 @@ interface Row {
   image_file_id: string;
   buffers_file_id: string;
   owner_hash: string;
+  scope: string;
   created_at: Date;
   expires_at: Date;
 }
@@ -26,6 +27,7 @@ const toTwin = (r: Row): TwinRecord => ({
   imageFileId: r.image_file_id,
   buffersFileId: r.buffers_file_id,
   ownerHash: r.owner_hash,
+  scope: r.scope,
   createdAt: r.created_at,
   expiresAt: r.expires_at,
 });
@@ -46,12 +48,12 @@ export class PostgresTwinStore implements TwinStore {
     return withTransaction(this.pool, async (c) => {
       const old = await c.query<Row>('select * from twins where id = $1 for update', [t.id]);
       await c.query(
-        `insert into twins (id, mode, pose, gender, profile, render, image_file_id, buffers_file_id, owner_hash, created_at, expires_at)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+        `insert into twins (id, mode, pose, gender, profile, render, image_file_id, buffers_file_id, owner_hash, created_at, expires_at, scope)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
          on conflict (id) do update set mode = excluded.mode, pose = excluded.pose, gender = excluded.gender, profile = excluded.profile,
            render = excluded.render, image_file_id = excluded.image_file_id, buffers_file_id = excluded.buffers_file_id,
-           owner_hash = excluded.owner_hash, created_at = excluded.created_at, expires_at = excluded.expires_at`,
-        [t.id, t.mode, t.pose, t.gender, t.profile === null ? null : JSON.stringify(t.profile), JSON.stringify(t.render), t.imageFileId, t.buffersFileId, t.ownerHash, t.createdAt, t.expiresAt],
+           owner_hash = excluded.owner_hash, created_at = excluded.created_at, expires_at = excluded.expires_at, scope = excluded.scope`,
+        [t.id, t.mode, t.pose, t.gender, t.profile === null ? null : JSON.stringify(t.profile), JSON.stringify(t.render), t.imageFileId, t.buffersFileId, t.ownerHash, t.createdAt, t.expiresAt, t.scope],
       );
       return old.rows[0] ? toTwin(old.rows[0]) : null;
     });

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { PassThrough, Readable } from 'node:stream';
+import { PassThrough, Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand, S3Client, S3ServiceException, type ServerSideEncryption } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { byteLimit, type BlobRange, type BlobStore } from '../../core/ports/blob-store.ts';
+import { BlobStoreUnavailableError, BlobTooLargeError, byteLimit, type BlobRange, type BlobStore } from '../../core/ports/blob-store.ts';
 
 export interface S3BlobStoreOptions {
   bucket: string;
@@ -21,6 +21,10 @@ export interface S3BlobStoreOptions {
   prefix?: string;
   /** Multipart part size for streamed uploads (at least 5 MiB, S3's minimum). */
   partSize?: number;
+  /** Connecting to the store (S3_CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs?: number;
+  /** One call, retries included, until the store answers; also the longest silence within a transfer (S3_TIMEOUT_MS). */
+  timeoutMs?: number;
 }
 
 /**
@@ -44,7 +48,27 @@ export class S3BlobStore implements BlobStore {
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
       maxAttempts: 3,
+      // a store that accepts connections and never answers fails the call instead of holding the request
+      requestHandler: { connectionTimeout: o.connectTimeoutMs ?? 2000, requestTimeout: this.#timeoutMs },
     });
+  }
+
+  get #timeoutMs(): number {
+    return this.#o.timeoutMs ?? 10_000;
+  }
+
+  /** One call to the store within the total timeout; every failure of the store becomes BlobStoreUnavailableError. */
+  async #send<T>(what: string, call: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(new Error(`no answer within ${this.#timeoutMs} ms`)), this.#timeoutMs);
+    try {
+      return await call(ac.signal);
+    } catch (e) {
+      if (isNotFound(e)) throw e;
+      throw storageFault(what, ac.signal.aborted ? ac.signal.reason : e);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   #key(key: string): string {
@@ -57,12 +81,14 @@ export class S3BlobStore implements BlobStore {
   }
 
   async put(key: string, bytes: Uint8Array, contentType: string) {
-    await this.#s3.send(new PutObjectCommand({ Bucket: this.#o.bucket, Key: this.#key(key), Body: bytes, ContentType: contentType, ContentLength: bytes.byteLength, ...this.#encryption() }));
+    const cmd = new PutObjectCommand({ Bucket: this.#o.bucket, Key: this.#key(key), Body: bytes, ContentType: contentType, ContentLength: bytes.byteLength, ...this.#encryption() });
+    await this.#send('write', (abortSignal) => this.#s3.send(cmd, { abortSignal }));
   }
 
   async putStream(key: string, stream: Readable, contentType: string, maxBytes: number): Promise<number> {
     const limit = byteLimit(maxBytes);
     const body = new PassThrough();
+    const abort = new AbortController();
     const upload = new Upload({
       client: this.#s3,
       params: { Bucket: this.#o.bucket, Key: this.#key(key), Body: body, ContentType: contentType, ...this.#encryption() },
@@ -70,24 +96,67 @@ export class S3BlobStore implements BlobStore {
       queueSize: 2,
       // a failed multipart upload is aborted, so no parts or object remain
       leavePartsOnError: false,
+      abortController: abort,
     });
+    // The store is stuck when it has not taken bytes for the timeout while it has some waiting (its
+    // buffer full) or the client has sent everything; a slow client alone is not the store's fault.
+    let lastProgress = Date.now();
+    let clientDone = false;
+    const progress = new Transform({
+      transform(chunk: Buffer, _enc, cb) {
+        lastProgress = Date.now();
+        cb(null, chunk);
+      },
+    });
+    const watchdog = setInterval(() => {
+      if (Date.now() - lastProgress > this.#timeoutMs && (clientDone || body.writableNeedDrain)) abort.abort(new Error(`no answer within ${this.#timeoutMs} ms`));
+    }, Math.max(50, Math.floor(this.#timeoutMs / 4)));
+    // Whose failure came first: the client's stream (cut, too large) or the store's. Each failure
+    // tears the other side down, so only the first one says whose fault it is.
+    let first: { side: 'client' | 'store'; error: unknown } | null = null;
+    stream.on('error', (e) => (first ??= { side: 'client', error: e }));
+    limit.stream.on('error', (e) => (first ??= { side: 'client', error: e }));
     const uploading = upload.done();
+    // A store that fails stops reading the body: end the stream at once rather than leave it waiting.
+    uploading.catch((e) => {
+      first ??= { side: 'store', error: abort.signal.aborted ? abort.signal.reason : e };
+      body.destroy(e as Error);
+    });
     try {
-      await pipeline(stream, limit.stream, body);
-      await uploading;
+      await Promise.all([
+        pipeline(stream, limit.stream, progress, body).then(() => {
+          clientDone = true;
+          lastProgress = Date.now();
+        }),
+        uploading,
+      ]);
       return limit.size();
     } catch (e) {
+      const cause = first as { side: 'client' | 'store'; error: unknown } | null;
+      if (cause?.side === 'store') {
+        // the store failed: clean up in the background, the answer does not wait for a store that hangs
+        void uploading.catch(() => undefined).then(() => this.delete(key)).catch(() => undefined);
+        throw storageFault('write', cause.error);
+      }
       await upload.abort().catch(() => undefined);
       await uploading.catch(() => undefined);
       // a single-part upload may have completed before the stream failed
       await this.delete(key).catch(() => undefined);
-      throw e;
+      // the client's stream failing first (cut, too large) is the client's fault
+      throw cause?.error instanceof BlobTooLargeError ? cause.error : e;
+    } finally {
+      clearInterval(watchdog);
     }
   }
 
   async get(key: string): Promise<Uint8Array | null> {
     const r = await this.#getObject(key);
-    return r ? await r.Body!.transformToByteArray() : null;
+    if (!r) return null;
+    try {
+      return await r.Body!.transformToByteArray(); // no copy of the bytes
+    } catch (e) {
+      throw storageFault('read', e);
+    }
   }
 
   async stream(key: string, range?: BlobRange) {
@@ -100,7 +169,8 @@ export class S3BlobStore implements BlobStore {
   }
 
   async delete(key: string) {
-    await this.#s3.send(new DeleteObjectCommand({ Bucket: this.#o.bucket, Key: this.#key(key) }));
+    const cmd = new DeleteObjectCommand({ Bucket: this.#o.bucket, Key: this.#key(key) });
+    await this.#send('delete', (abortSignal) => this.#s3.send(cmd, { abortSignal }));
   }
 
   /**
@@ -132,12 +202,25 @@ export class S3BlobStore implements BlobStore {
   }
 
   async #getObject(key: string, range?: BlobRange) {
+    const cmd = new GetObjectCommand({ Bucket: this.#o.bucket, Key: this.#key(key), ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) });
     try {
-      return await this.#s3.send(new GetObjectCommand({ Bucket: this.#o.bucket, Key: this.#key(key), ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}) }));
+      // the total timeout runs until the answer's headers; the body then streams, bounded by the socket timeout
+      return await this.#send('read', (abortSignal) => this.#s3.send(cmd, { abortSignal }));
     } catch (e) {
-      const err = e as S3ServiceException;
-      if (err.name === 'NoSuchKey' || err.name === 'NotFound' || err.$metadata?.httpStatusCode === 404) return null;
+      if (isNotFound(e)) return null;
       throw e;
     }
   }
+}
+
+function isNotFound(e: unknown): boolean {
+  const err = e as S3ServiceException;
+  return err?.name === 'NoSuchKey' || err?.name === 'NotFound' || err?.$metadata?.httpStatusCode === 404;
+}
+
+/** A failure of the store, saying what it answered (or that it did not). */
+function storageFault(what: string, e: unknown): BlobStoreUnavailableError {
+  const err = e as S3ServiceException & { code?: string };
+  const said = err?.$metadata?.httpStatusCode ? `${err.name} (HTTP ${err.$metadata.httpStatusCode}): ${err.message}` : `${err?.code ? `${err.code} ` : ''}${err?.message ?? String(e)}`;
+  return new BlobStoreUnavailableError(`the S3 store failed to ${what}: ${said}`, { cause: e });
 }

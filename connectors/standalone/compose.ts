@@ -34,7 +34,7 @@ import { GraphileQueueProbe } from '../../adapters/graphile-worker/queue-probe.t
 import { startWorker, type WorkerHandle } from '../../adapters/graphile-worker/worker.ts';
 import { FilesystemBlobStore } from '../../adapters/fs/blob-store.ts';
 import { S3BlobStore } from '../../adapters/s3/blob-store.ts';
-import type { BlobStore } from '../../core/ports/blob-store.ts';
+import { BlobStoreUnavailableError, type BlobStore } from '../../core/ports/blob-store.ts';
 import { SafeHttp } from '../../adapters/http/safe-http.ts';
 import { SharpImageCodec } from '../../adapters/sharp/image-codec.ts';
 import { PiscinaCpuPool } from '../../adapters/piscina/cpu-pool.ts';
@@ -47,6 +47,7 @@ import { PostgresUsageAttributionStore } from '../../adapters/postgres/usage-att
 import { docsRoutes } from './docs.ts';
 import { registerAiProviders } from './providers.ts';
 import { bindPluginAdapters } from './adapters.ts';
+import { DISCOVERY_CHANNEL, PostgresDiscoveryStore } from '../../adapters/postgres/vendor-discovery-store.ts';
 
 /** Task modules the API host's CPU pool threads import when they start (others load on first use). */
 const POOL_MODULES = [
@@ -110,6 +111,8 @@ async function openBlobStore(config: FitroomConfig): Promise<BlobStore> {
     ...(s3.sse ? { sse: s3.sse } : {}),
     ...(s3.sseKmsKeyId ? { sseKmsKeyId: s3.sseKmsKeyId } : {}),
     prefix: s3.prefix,
+    connectTimeoutMs: s3.connectTimeoutMs,
+    timeoutMs: s3.timeoutMs,
   });
   try {
     await store.probe();
@@ -160,12 +163,19 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
   services.provide(TOKENS.files, new FileService(blobs, services.get(TOKENS.fileStore), signingSecret));
   services.provide(TOKENS.images, new ImageLoader(outbound, codec, config.fetch.maxBytes));
   registerAiProviders(config, services);
+  // Discovery results are shared through PostgreSQL: a run in any process reaches the others by NOTIFY.
+  const discovery = services.get(TOKENS.vendorDiscovery);
+  discovery.useStore(new PostgresDiscoveryStore(pool));
+  await listener.on(DISCOVERY_CHANNEL, () => void discovery.load().catch(() => undefined));
   bindPluginAdapters({ config, pool, blobs, services });
 
   await kernel.setup(opts.plugins);
 
   const servers: http.Server[] = [];
-  const webhooks = new WebhookSender(webhookStore, outbound, config.webhook.timeoutMs);
+  // Webhooks get their own outbound client: short connect and total timeouts, no redirects, and a
+  // connection pool apart from image fetches.
+  const webhookHttp = new SafeHttp({ allowedPrivateNetworks: config.allowedPrivateNetworks, maxBytes: 64 * 1024, maxRedirects: 0, timeoutMs: config.webhook.timeoutMs, connectTimeoutMs: config.webhook.connectTimeoutMs });
+  const webhooks = new WebhookSender(webhookStore, webhookHttp, { timeoutMs: config.webhook.timeoutMs, breaker: { threshold: config.webhook.breakerThreshold, pauseMs: config.webhook.breakerPauseMs } });
   const workers: WorkerHandle[] = [];
 
   const listenOn = (app: ReturnType<typeof createHttpApp>, port: number) =>
@@ -190,8 +200,13 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
       kernel,
       rateLimiter,
       botCheck: services.has(TOKENS.botCheck) ? services.get(TOKENS.botCheck) : null,
-      // a database that cannot be reached is a 503 the client may retry, not an internal error
-      classifyError: (e) => (isDatabaseUnavailable(e) ? new FitroomError('DATABASE_UNAVAILABLE', 'The database cannot be reached right now; retry in a few seconds') : null),
+      // a blob store or database that cannot be reached is a 503 the client may retry, not an internal
+      // error; each is named by where the error came from (the store's adapter, the database pool)
+      classifyError: (e) => {
+        if (isStorageFault(e)) return new FitroomError('STORAGE_UNAVAILABLE', 'The file store cannot be reached right now; retry in a few seconds');
+        if (isDatabaseUnavailable(e)) return new FitroomError('DATABASE_UNAVAILABLE', 'The database cannot be reached right now; retry in a few seconds');
+        return null;
+      },
       logError: (requestId, op, e) => log.error({ reqId: requestId, op, err: e }, 'unexpected error'),
     });
 
@@ -219,10 +234,15 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
         jobStore,
         webhooks,
         concurrency: o.concurrency ?? config.workerConcurrency,
+        webhookConcurrency: config.webhook.concurrency,
         pollInterval: o.pollInterval,
         deadAfterSeconds: config.workerDeadAfterSeconds,
         log,
-        extraCrons: [{ task: 'fitroom_purge_rate_limits', pattern: '*/10 * * * *', run: () => rateLimiter.purge() }],
+        extraCrons: [
+          { task: 'fitroom_purge_rate_limits', pattern: '*/10 * * * *', run: () => rateLimiter.purge() },
+          // graphile-worker runs a cron item once however many workers share the database
+          ...(config.ai.discoveryHours > 0 ? [{ task: 'fitroom_vendor_discovery', pattern: discoveryCron(config.ai.discoveryHours), run: async () => void (await discovery.refresh()) }] : []),
+        ],
       });
       workers.push(w);
       return w;
@@ -235,10 +255,22 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
       await listener.close();
       await outbound.close();
       await cpuPool.close();
+      await webhookHttp.close();
       if (blobs instanceof S3BlobStore) blobs.close();
       await pool.end();
     },
   };
+}
+
+/** A blob-store failure, thrown directly or as the cause of another error. */
+function isStorageFault(e: unknown): boolean {
+  for (let c = e, depth = 0; c && depth < 5; c = (c as { cause?: unknown }).cause, depth++) if (c instanceof BlobStoreUnavailableError) return true;
+  return false;
+}
+
+/** FITROOM_VENDOR_DISCOVERY_HOURS as a crontab pattern: every N hours, or every N/24 days past a day. */
+export function discoveryCron(hours: number): string {
+  return hours < 24 ? `23 */${hours} * * *` : `23 4 */${Math.ceil(hours / 24)} * *`;
 }
 
 /** The configured bot-verification backend (BOT_VERIFIER). */

@@ -21,6 +21,15 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
 }
 
+/**
+ * The store failed (unreachable, no answer within its timeout, refused the request): the request was
+ * valid and may succeed later. Adapters throw this for every failure of the store itself, so that
+ * it is reported as STORAGE_UNAVAILABLE (503), never as a client or database error.
+ */
+export class BlobStoreUnavailableError extends Error {
+  override name = 'BlobStoreUnavailableError';
+}
+
 export class BlobTooLargeError extends Error {
   override name = 'BlobTooLargeError';
 }

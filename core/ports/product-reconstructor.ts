@@ -21,6 +21,24 @@ export interface ReconstructionRequest {
   onProgress?: (fraction: number) => void;
   /** Facts worth recording in the job's trace (assumptions, fallbacks). */
   note?: (message: string) => void;
+  /**
+   * A task this job already created at the vendor (an earlier attempt, before a restart or retry):
+   * the adapter polls it instead of creating another, so the job is billed once.
+   */
+  resume?: VendorTask;
+  /**
+   * Called with a new vendor task as soon as the vendor answered its creation, and awaited before
+   * the first status read: the job stores it so a retried or restarted attempt resumes it.
+   */
+  onTask?: (task: VendorTask) => Promise<void>;
+}
+
+/** A task running at a vendor on behalf of a job. */
+export interface VendorTask {
+  /** The vendor's task id. */
+  id: string;
+  /** ISO time the task was created (the job's time budget for it counts from here). */
+  createdAt: string;
 }
 
 export interface ReconstructionResult {
@@ -42,7 +60,17 @@ export interface ProductReconstructor {
    * in the trace (`skipped`). Stages marked `required` (validation) always run. Optional; default none.
    */
   readonly skipsStages?: readonly string[];
+  /**
+   * How long one job may wait for this reconstructor, from the creation of its vendor task: above
+   * the vendor's documented task duration. Absent for builtin (the job's stage timeouts apply).
+   */
+  readonly taskTimeoutMs?: number;
   reconstruct(req: ReconstructionRequest): Promise<ReconstructionResult>;
+  /**
+   * Stops a vendor task the job no longer wants (the job was cancelled, or gave up on it), where the
+   * vendor's API allows it. Resolves false when the vendor offers no way to; never throws.
+   */
+  cancel?(task: VendorTask, signal: AbortSignal): Promise<boolean>;
   /** Live check of the key (and the pinned model version) for vendor adapters. */
   check?(signal: AbortSignal): Promise<VendorCheck>;
 }

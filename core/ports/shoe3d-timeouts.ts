@@ -1,6 +1,9 @@
 import { token } from '../plugin.ts';
 
-/** Stage timeouts (ms) of the generation and texture passes per genaiQuality; spec: 3 and 5 minutes. */
+/**
+ * Stage timeouts (ms) of the builtin reconstruction and the texture passes per genaiQuality; spec: 3 and
+ * 5 minutes. A vendor reconstructor has its own task timeout (`ProductReconstructor.taskTimeoutMs`).
+ */
 export interface Shoe3dTimeouts {
   default: number;
   high: number;

@@ -31,6 +31,8 @@ export interface TwinRecord {
   buffersFileId: string;
   /** Credential hash that first generated it (files are stored under it). */
   ownerHash: string;
+  /** Who may use the twin id (twinScope): another scope gets 404 as for a twin that does not exist. */
+  scope: string;
   createdAt: Date;
   /** createdAt + the twin cache lifetime (30 days by default). */
   expiresAt: Date;
@@ -54,10 +56,25 @@ export const TWIN_STORE = token<TwinStore>('TwinStore');
  * published under TWINS by the twins plugin; resolve it in a plugin set up `after: ['twins']`.
  */
 export interface TwinDirectory {
-  /** The twin when it exists and has not expired. */
-  find(id: string): Promise<TwinRecord | null>;
-  /** The twin's full body render (image, mask, depth, landmarks) when it exists and has not expired. */
-  loadRender(id: string): Promise<BodyRender | null>;
+  /** The twin when it exists, has not expired and belongs to `scope` (twinScope of the caller). */
+  find(id: string, scope: string): Promise<TwinRecord | null>;
+  /** The twin's full body render (image, mask, depth, landmarks) on the same terms as find. */
+  loadRender(id: string, scope: string): Promise<BodyRender | null>;
+}
+
+/** Who made a twin or asks for one: a caller, or the record of the job acting for it. */
+export interface TwinOwner {
+  accountId: string | null;
+  ownerHash: string;
+}
+
+/**
+ * Twins are scoped to the account that made them (any key or token of the account), or to the
+ * credential when it has no account. A twin id of another scope answers as if it did not exist,
+ * so a guessed or leaked id reveals nobody's measurements.
+ */
+export function twinScope(o: TwinOwner): string {
+  return o.accountId ? `account:${o.accountId}` : o.ownerHash;
 }
 
 export const TWINS = token<TwinDirectory>('Twins');

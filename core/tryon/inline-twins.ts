@@ -5,6 +5,7 @@
  * is bound, virtual fitting answers that inline bodies are unavailable and asks for a twin id.
  */
 import { token } from '../plugin.ts';
+import type { TwinOwner } from '../ports/twin-store.ts';
 import type { BodyRender } from '../twins/body.ts';
 import type { Dimension, Gender, PoseId } from '../twins/body.ts';
 
@@ -29,9 +30,9 @@ export interface IdentifiedInlineTwin {
 
 export interface InlineTwins {
   /** Validates (VALIDATION_ERROR with details), fetches the images and derives the twin id. */
-  identify(req: InlineTwinRequest, ownerHash: string, signal?: AbortSignal): Promise<IdentifiedInlineTwin>;
+  identify(req: InlineTwinRequest, owner: TwinOwner, signal?: AbortSignal): Promise<IdentifiedInlineTwin>;
   /** Inside a job: the twin's render, generating and caching the twin first when it does not exist. */
-  ensure(handle: unknown, ownerHash: string, signal: AbortSignal): Promise<BodyRender>;
+  ensure(handle: unknown, owner: TwinOwner, signal: AbortSignal): Promise<BodyRender>;
 }
 
 export const INLINE_TWINS = token<InlineTwins>('InlineTwins');

@@ -36,6 +36,7 @@ export function canSeePrivate(o: ArObject, p: ArPrincipal | null): boolean {
   return !!p && (p.admin || owns(o, p) || sameGroup(o, p));
 }
 
+/** The creator may modify its object: compared by the credential's id (the label), never by a key prefix. */
 export function canModify(o: ArObject, p: ArPrincipal | null): boolean {
   return !!p && (canSeePrivate(o, p) || o.createdBy === p.label);
 }

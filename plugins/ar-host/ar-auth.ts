@@ -16,7 +16,10 @@ export interface ArPrincipal {
   libraryId: string | null;
   group: string | null;
   admin: boolean;
-  /** Recorded as createdBy / modifiedBy. */
+  /**
+   * Recorded as createdBy / modifiedBy and compared by canModify: built from identities only
+   * (`key:<credential id>`, `user:<account id>`), never from a key's prefix, which keys may share.
+   */
   label: string;
 }
 
@@ -64,7 +67,7 @@ export class ArAuth {
       libraryId: checked.record.accountId ? null : checked.record.id,
       group: null,
       admin: false,
-      label: `key:${checked.record.prefix}`,
+      label: `key:${checked.record.id}`,
     };
     this.principals.set(caller, p);
     return p;
@@ -105,6 +108,14 @@ export class ArAuth {
         return undefined;
       },
       missing: () => unauthorized(),
+      openapi: {
+        security: [{ Bearer: [] }, { DashboardSession: [] }, { LegacyToken: [] }],
+        schemes: {
+          Bearer: { type: 'http', scheme: 'bearer', description: 'AR host (the second server; operations marked x-host: ar): `Authorization: Bearer <API key>` (the same key the API host takes in X-API-Key), or a session token from POST /admin/v1/ar/sessions. Uploads without it answer 401 `unauthorized`, with an unknown key 401 `invalid_api_key`. Public reads (viewer pages, object properties, GLB and USDZ files) need no credentials.' },
+          DashboardSession: { type: 'apiKey', in: 'cookie', name: 'fitroom_session', description: 'AR host: signed dashboard session cookie issued by the admin API.' },
+          LegacyToken: { type: 'apiKey', in: 'query', name: 'token', description: 'AR host: legacy token query parameter (discouraged).' },
+        },
+      },
       onSuccess: async (caller) => {
         if (this.principal(caller)?.via === 'api_key') await this.credentials.countUsage(caller);
       },

@@ -21,7 +21,7 @@ import { shoe3dJobKind } from './shoe3d-job.ts';
  * single-shoe guard, product-type classifier; each optional), GlbIO and the model stages
  * (MODEL_STAGES, in order), all bound by the composition root, and the AR host's library
  * (AR_LIBRARY, optional: `uploadToService` needs it). SHOE3D_TIMEOUTS may override the 3 / 5
- * minute stage timeouts. Digitization batches (plugins/shoe3d/batches.ts) queue many shoe-3d items
+ * minute stage timeouts (builtin reconstruction, texture passes; vendors have their own task timeouts). Digitization batches (plugins/shoe3d/batches.ts) queue many shoe-3d items
  * at a lower priority through the BatchStore.
  */
 export function createShoe3dPlugin(): FitroomPlugin {

@@ -4,7 +4,8 @@ import { FitroomError, isFitroomError } from '../../core/errors.ts';
 import type { FileService } from '../../core/files.ts';
 import type { ImageLoader } from '../../core/image-loader.ts';
 import type { RasterImage } from '../../core/images.ts';
-import type { JobKind, RunningJob } from '../../core/jobs.ts';
+import { JobCancelled, type JobKind, type JobRecord, type RunningJob } from '../../core/jobs.ts';
+import { raceAbort } from '../../core/abort.ts';
 import { restLinks } from '../../core/links.ts';
 import type { ArLibrary, ArLibraryEntry } from '../../core/ports/ar-library.ts';
 import type { ArOwner } from '../../core/ports/ar-object-store.ts';
@@ -13,7 +14,7 @@ import type { DecodeLimits, ImageCodec } from '../../core/ports/image-codec.ts';
 import type { ModelDocument, ModelStage } from '../../core/ports/model-stage.ts';
 import type { PackshotCleaner, PackshotCleanup } from '../../core/ports/packshot-cleaner.ts';
 import type { PackshotCorrector } from '../../core/ports/packshot-corrector.ts';
-import type { ProductReconstructor } from '../../core/ports/product-reconstructor.ts';
+import type { ProductReconstructor, VendorTask } from '../../core/ports/product-reconstructor.ts';
 import type { ProductTypeClassifier } from '../../core/ports/product-type-classifier.ts';
 import type { Shoe3dTimeouts } from '../../core/ports/shoe3d-timeouts.ts';
 import type { PackshotSingleShoe, SingleShoeGuard } from '../../core/ports/single-shoe-guard.ts';
@@ -36,8 +37,20 @@ export const JOB_DECODED_PIXELS = 4 * 2048 * 2048;
 /** The job stages model stages run in (core/ports/model-stage.ts), in order; the last one also stores. */
 const MODEL_JOB_STAGES = ['enhance texture', 'refine logos', 'preview', 'store results'] as const;
 const STORE_RESULTS = 'store results';
-/** Job stages that run under the genaiQuality timeout. */
-const TIMED_STAGES = new Set(['reconstruct', 'enhance texture', 'refine logos']);
+/** Job stages that run under the genaiQuality timeout (reconstruct: each builtin attempt, see reconstructAlong). */
+const TIMED_STAGES = new Set(['enhance texture', 'refine logos']);
+/**
+ * The diagnostics key of the vendor task a job created: written before the first status read, so a
+ * retried or restarted attempt resumes that task instead of creating (and paying for) another.
+ */
+export const VENDOR_TASK = 'vendorTask';
+
+/** The vendor task a job created, as stored in its diagnostics. */
+export interface StoredVendorTask extends VendorTask {
+  reconstructor: string;
+  /** Set once the job is done with it: `failed` is never resumed. */
+  outcome?: 'succeeded' | 'failed';
+}
 
 /** Where an input lives: a URL fetched in the job, or a file stashed at submission (data URLs). */
 export interface StoredSource {
@@ -126,6 +139,8 @@ export function shoe3dJobKind(resolve: () => Shoe3dDeps): JobKind<Shoe3dJobInput
     estimatedSeconds: 120,
     recordDiagnostics: ['packshotCleanup', 'packshotSingleShoe'],
     run: (job) => runShoe3d(job, resolve()),
+    // A cancelled job stops its vendor task where the vendor allows it, even when no worker runs it now.
+    cancelled: (record) => cancelVendorTask(record, resolve().reconstructors),
   };
 }
 
@@ -171,9 +186,11 @@ async function runShoe3d(job: RunningJob<Shoe3dJobInput>, d: Shoe3dDeps) {
       await job.diagnostics({ productType: { requested: 'auto', decided: decision.productType, reason: decision.reason, features: decision.features } });
       return decision.productType;
     });
-    reconstructor = d.reconstructors[0] ?? null;
-    if (!reconstructor) throw new FitroomError('SERVICE_UNAVAILABLE', 'No product reconstructor is configured');
-    doc = await job.stage('reconstruct', (signal) => reconstruct(job, d, reconstructor!, images, productType, signal), { timeoutMs });
+    const chain = reconstructorChain(d.reconstructors);
+    if (chain.length === 0) throw new FitroomError('SERVICE_UNAVAILABLE', 'No product reconstructor is configured');
+    const built = await job.stage('reconstruct', (signal) => reconstructAlong(job, d, chain, images, productType, signal, timeoutMs));
+    doc = built.doc;
+    reconstructor = built.reconstructor;
   }
 
   // one document from here to storage: the model stages, then one write
@@ -287,8 +304,98 @@ async function preparePackshots(job: RunningJob<Shoe3dJobInput>, d: Shoe3dDeps, 
   return images;
 }
 
+/**
+ * The reconstructors a job tries, in order: the configured one (first in the list), then the builtin
+ * engine when the configured one is a vendor. Other vendors are not tried: their bills were not asked for.
+ */
+export function reconstructorChain(list: readonly ProductReconstructor[]): ProductReconstructor[] {
+  const first = list[0];
+  if (!first) return [];
+  const builtin = list.find((r) => r.id === 'builtin');
+  return builtin && builtin !== first ? [first, builtin] : [first];
+}
+
+/**
+ * Runs the chain: each vendor under its own task timeout (counted from its task's creation, so a
+ * resumed task does not get the whole budget again), the builtin engine under the genaiQuality
+ * timeout. A vendor failure or timeout moves on to the next reconstructor and is recorded in the
+ * trace ("tripo failed: ...; builtin used"); cancellation and worker shutdown are not failures and
+ * end the stage (a restarted attempt resumes the stored task).
+ */
+async function reconstructAlong(job: RunningJob<Shoe3dJobInput>, d: Shoe3dDeps, chain: ProductReconstructor[], images: RasterImage[], productType: 'shoe' | 'other', signal: AbortSignal, stageTimeoutMs: number): Promise<{ doc: ModelDocument; reconstructor: ProductReconstructor }> {
+  const stored = job.record.diagnostics?.[VENDOR_TASK] as StoredVendorTask | undefined;
+  const failures: string[] = [];
+  for (const [i, r] of chain.entries()) {
+    const last = i === chain.length - 1;
+    const earlier = stored?.reconstructor === r.id ? stored : undefined;
+    if (earlier?.outcome === 'failed' && !last) {
+      failures.push(`${r.id} failed in an earlier attempt (task ${earlier.id})`);
+      continue;
+    }
+    const resume = earlier && earlier.outcome !== 'failed' ? { id: earlier.id, createdAt: earlier.createdAt } : undefined;
+    const budget = r.taskTimeoutMs ?? stageTimeoutMs;
+    const spent = resume ? Math.max(0, Date.now() - Date.parse(resume.createdAt)) : 0;
+    // a resumed task gets what is left of its budget, and at least one more look (up to a minute)
+    const allowed = resume ? Math.max(budget - (Number.isFinite(spent) ? spent : 0), Math.min(budget, 60_000)) : budget;
+    const timer = AbortSignal.timeout(allowed);
+    const attempt = AbortSignal.any([signal, timer]);
+    let task: VendorTask | undefined = resume;
+    const record = (patch: Partial<StoredVendorTask>) => job.diagnostics({ [VENDOR_TASK]: { reconstructor: r.id, ...task, ...patch } });
+    try {
+      const doc = await raceAbort(
+        reconstruct(job, d, r, images, productType, attempt, {
+          resume,
+          onTask: async (t) => {
+            task = t;
+            await record({});
+          },
+        }),
+        attempt,
+      );
+      if (task) await record({ outcome: 'succeeded' });
+      if (failures.length) {
+        const fallback = `${failures.join('; ')}; ${r.id} used`;
+        job.note({ fallback });
+        await job.diagnostics({ reconstructionFallback: fallback });
+      }
+      return { doc, reconstructor: r };
+    } catch (err) {
+      if (signal.aborted) {
+        // cancelled: stop the vendor task too (the cancel request also tries); shutdown: keep it for the next attempt
+        if (signal.reason instanceof JobCancelled && task && r.cancel) await r.cancel(task, AbortSignal.timeout(10_000));
+        throw err;
+      }
+      const timedOut = timer.aborted;
+      if (last) {
+        if (timedOut) throw new FitroomError('SERVICE_UNAVAILABLE', `Stage "reconstruct" timed out after ${Math.round(allowed / 1000)} s${failures.length ? ` (${failures.join('; ')})` : ''}`, { retryable: false });
+        if (failures.length && err instanceof Error) err.message = `${err.message} (after ${failures.join('; ')})`;
+        throw err;
+      }
+      if (task) {
+        // given up on: never resumed; a task that may still run (not a final refusal) is stopped where the vendor allows it
+        await record({ outcome: 'failed' }).catch(() => undefined);
+        if (r.cancel && (timedOut || (err as { retryable?: boolean })?.retryable !== false)) await r.cancel(task, AbortSignal.timeout(10_000));
+      }
+      failures.push(`${r.id} failed: ${timedOut ? `no result after ${duration(allowed)}` : (err as Error)?.message ?? String(err)}`);
+    }
+  }
+  throw new FitroomError('SERVICE_UNAVAILABLE', `No product reconstructor succeeded (${failures.join('; ')})`);
+}
+
+function duration(ms: number): string {
+  return ms >= 10_000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`;
+}
+
+/** After a cancellation: the job's vendor task, if one is still wanted, is stopped where the vendor allows it. */
+async function cancelVendorTask(record: JobRecord, reconstructors: readonly ProductReconstructor[]): Promise<void> {
+  const task = record.diagnostics?.[VENDOR_TASK] as StoredVendorTask | undefined;
+  if (!task || task.outcome) return;
+  const r = reconstructors.find((x) => x.id === task.reconstructor);
+  if (r?.cancel) await r.cancel({ id: task.id, createdAt: task.createdAt }, AbortSignal.timeout(10_000));
+}
+
 /** The reconstructor's GLB, read once into the document the model stages share. */
-async function reconstruct(job: RunningJob<Shoe3dJobInput>, d: Shoe3dDeps, reconstructor: ProductReconstructor, images: RasterImage[], productType: 'shoe' | 'other', signal: AbortSignal): Promise<ModelDocument> {
+async function reconstruct(job: RunningJob<Shoe3dJobInput>, d: Shoe3dDeps, reconstructor: ProductReconstructor, images: RasterImage[], productType: 'shoe' | 'other', signal: AbortSignal, vendor: { resume?: VendorTask; onTask?: (t: VendorTask) => Promise<void> } = {}): Promise<ModelDocument> {
   const progress = monotonicProgress(job);
   const hints = job.input.options.views ?? [];
   const views = await Promise.all(images.map(async (image, i) => ({
@@ -305,6 +412,7 @@ async function reconstruct(job: RunningJob<Shoe3dJobInput>, d: Shoe3dDeps, recon
     signal,
     onProgress: (f) => progress.set(25 + 45 * Math.max(0, Math.min(1, f))),
     note: (m) => notes.push(m),
+    ...vendor,
   });
   await progress.flush();
   const said = out.notes.length ? out.notes : notes;

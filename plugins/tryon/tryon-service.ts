@@ -6,6 +6,7 @@
  */
 import type { FitroomConfig } from '../../core/config.ts';
 import type { Caller } from '../../core/credentials.ts';
+import { monthlyQuotaOf } from '../../core/credentials.ts';
 import { FitroomError, notFound } from '../../core/errors.ts';
 import type { FileService } from '../../core/files.ts';
 import type { ImageLoader } from '../../core/image-loader.ts';
@@ -14,10 +15,11 @@ import type { OperationResult } from '../../core/plugin.ts';
 import type { CredentialStore } from '../../core/ports/credential-store.ts';
 import type { ImageModelProvider, ModelTask, ProviderId, Quality } from '../../core/ports/image-model.ts';
 import type { TwinDirectory } from '../../core/ports/twin-store.ts';
+import { twinScope } from '../../core/ports/twin-store.ts';
 import { sha256Hex, tryOnCacheKey } from '../../core/tryon/cache-key.ts';
 import type { InlineTwins } from '../../core/tryon/inline-twins.ts';
 import { checkPinnedModel } from '../../core/tryon/model-chain.ts';
-import { DEFAULT_MODEL_CHAIN, modelRegistry } from '../../core/tryon/models.ts';
+import { DEFAULT_MODEL_CHAIN, modelRegistry, type ModelRegistry } from '../../core/tryon/models.ts';
 import type { TryOnStore } from '../../core/tryon/tryon-store.ts';
 import type { GarmentSlot } from '../../core/tryon/tryon-input.ts';
 import type { Links } from '../../core/links.ts';
@@ -94,7 +96,7 @@ export class TryOnService {
     const chain = this.#d.config.ai.modelChain ?? DEFAULT_MODEL_CHAIN;
     const usable = chain
       .map((id) => this.#registry.get(id) ?? providers.flatMap((p) => p.models()).find((m) => m.id === id))
-      .some((m) => m && !this.#registry.retiredReason(m.id) && configured.has(m.provider) && m.tasks.includes(task) && (!provider || m.provider === provider) && m.maxReferences >= references && m.qualities.includes(quality));
+      .some((m) => m && usableTarget(this.#registry, m.id) && configured.has(m.provider) && m.tasks.includes(task) && (!provider || m.provider === provider) && m.maxReferences >= references && m.qualities.includes(quality));
     if (!usable) {
       throw new FitroomError('SERVICE_UNAVAILABLE', `No configured model can run ${task}${provider ? ` on provider ${provider}` : ''} with ${references} reference image${references === 1 ? '' : 's'} on this deployment`);
     }
@@ -103,8 +105,7 @@ export class TryOnService {
   /** The monthly AI quota of the caller's key (per account when it has one): 429 when used up. */
   async checkQuota(caller: Caller, now = new Date()): Promise<void> {
     if (!caller.countsAiQuota) return;
-    const key = await this.#d.credentialStore.get(caller.credentialId);
-    const limit = key?.monthlyQuota ?? null;
+    const limit = await monthlyQuotaOf(this.#d.credentialStore, caller, now);
     if (limit === null) return;
     const used = await this.#d.store.aiCallsSince({ accountId: caller.accountId, credentialId: caller.credentialId }, monthStart(now), AI_JOB_KINDS);
     if (used >= limit) throw new FitroomError('QUOTA_EXCEEDED', `The monthly AI quota of ${limit} call${limit === 1 ? '' : 's'} is used up; it renews on the first of next month (UTC)`);
@@ -140,14 +141,14 @@ export class TryOnService {
     const id = plan.identity;
     if (id.kind === 'twin') {
       const twins = this.#d.twins();
-      if (!twins || !(await twins.find(id.twinId))) throw notFound('Unknown or expired digital twin');
+      if (!twins || !(await twins.find(id.twinId, twinScope(caller)))) throw notFound('Unknown or expired digital twin');
       twinId = id.twinId;
     } else if (id.kind === 'inline') {
       const inlineTwins = this.#d.inlineTwins();
       if (!inlineTwins) {
         throw new FitroomError('SERVICE_UNAVAILABLE', 'Inline body sources are not available on this deployment: create the twin with POST /api/v1/digital-twin and send its digitalTwinId');
       }
-      const identified = await inlineTwins.identify(id.request, caller.ownerHash);
+      const identified = await inlineTwins.identify(id.request, caller);
       twinId = identified.digitalTwinId;
       inline = { handle: identified.handle, cached: identified.cached };
     }
@@ -214,4 +215,10 @@ export class TryOnService {
     // inline body data names the twin it creates or reuses at once
     return submissionAnswer(job.id, links, { estimatedProcessingTime: this.#d.estimatedSeconds, extra: inline ? digitalTwin : {} });
   }
+}
+
+/** A chain entry jobs can call: its model (a family's current member) neither retired nor deprecated. */
+function usableTarget(registry: ModelRegistry, id: string): boolean {
+  const target = registry.target(id);
+  return target !== undefined && !registry.retiredReason(target) && !registry.deprecation(target);
 }

@@ -7,6 +7,7 @@ import type { BodyRender } from '../../core/twins/body.ts';
 import type { ClothingSizeLabel } from '../../core/sizing/en13402.ts';
 import { resolveTwinRequest } from './twin-request.ts';
 import type { TwinService } from './twin-service.ts';
+import { twinScope, type TwinOwner } from '../../core/ports/twin-store.ts';
 import { loadTwinImages, resolveProfile, twinInputFor, type TwinJobInput } from './twin-job.ts';
 
 const RENDER_TIMEOUT_MS = 120_000;
@@ -28,7 +29,9 @@ export class TwinsInline implements InlineTwins {
     this.#config = config;
   }
 
-  async identify(req: InlineTwinRequest, ownerHash: string, signal?: AbortSignal): Promise<IdentifiedInlineTwin> {
+  async identify(req: InlineTwinRequest, owner: TwinOwner, signal?: AbortSignal): Promise<IdentifiedInlineTwin> {
+    const { ownerHash } = owner;
+    const scope = twinScope(owner);
     let resolved;
     try {
       resolved = resolveTwinRequest(
@@ -48,8 +51,8 @@ export class TwinsInline implements InlineTwins {
       if (isFitroomError(e) && e.details) throw new FitroomError(e.code, e.message, { details: e.details.map((d) => ({ ...d, field: d.field === 'bodyPhotoUrl' ? 'photoUrl' : d.field, message: d.message.replace('bodyPhotoUrl', 'photoUrl') })) });
       throw e;
     }
-    const identified = await this.#twins.identify(resolved, signal);
-    if (await this.#twins.find(identified.id)) return { digitalTwinId: identified.id, cached: true, handle: { twinId: identified.id } };
+    const identified = await this.#twins.identify(resolved, scope, signal);
+    if (await this.#twins.find(identified.id, scope)) return { digitalTwinId: identified.id, cached: true, handle: { twinId: identified.id } };
     const s = resolved.source;
     const handle: TwinJobInput = {
       twinId: identified.id,
@@ -64,15 +67,16 @@ export class TwinsInline implements InlineTwins {
     return { digitalTwinId: identified.id, cached: false, handle };
   }
 
-  async ensure(handle: unknown, ownerHash: string, signal: AbortSignal): Promise<BodyRender> {
+  async ensure(handle: unknown, owner: TwinOwner, signal: AbortSignal): Promise<BodyRender> {
     const input = handle as TwinJobInput;
-    const existing = await this.#twins.loadRender(input.twinId);
+    const scope = twinScope(owner);
+    const existing = await this.#twins.loadRender(input.twinId, scope);
     if (existing) return existing;
     if (!input.faceFileId) throw new FitroomError('NOT_FOUND', 'The digital twin has expired; resubmit the face image and body source');
     const images = await loadTwinImages(this.#twins, this.#codec, input);
     const profile = resolveProfile(input);
     const render = await this.#renderer().render(twinInputFor(input, images, profile), { signal: AbortSignal.any([signal, AbortSignal.timeout(RENDER_TIMEOUT_MS)]) });
-    await this.#twins.save({ id: input.twinId, mode: input.mode, pose: input.pose, gender: input.gender, profile, ownerHash }, render);
+    await this.#twins.save({ id: input.twinId, mode: input.mode, pose: input.pose, gender: input.gender, profile, ownerHash: owner.ownerHash, scope }, render);
     for (const id of [input.faceFileId, input.bodyFileId]) if (id) await this.#twins.deleteFile(id).catch(() => undefined);
     return render;
   }

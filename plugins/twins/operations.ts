@@ -12,6 +12,7 @@ import { resolveTwinRequest } from './twin-request.ts';
 import type { DigitalTwinRequest } from './twin-request.ts';
 import { submissionAnswer } from '../../core/jobs.ts';
 import type { TwinService } from './twin-service.ts';
+import { twinScope } from '../../core/ports/twin-store.ts';
 
 const TAGS = ['Digital twins'];
 
@@ -24,7 +25,7 @@ export function twinOperations(deps: { twins: TwinService; jobs: JobService; con
     path: '/api/v1/digital-twin',
     summary: 'Create a digital twin',
     description:
-      'A face image plus exactly one body source. The twin id is the SHA-256 of the face bytes, the body source and the resolved pose; an identical submission within 30 days answers `completed` with the `digitalTwinId` at once: its job is recorded as completed and no work runs.',
+      'A face image plus exactly one body source. The twin id is the SHA-256 of the face bytes, the body source, the resolved pose and the account it belongs to; an identical submission of the same account within 30 days answers `completed` with the `digitalTwinId` at once: its job is recorded as completed and no work runs. Twins are scoped to the account that made them (any key or token of the account; the key itself when it has no account): every operation taking a `digitalTwinId` answers 404, as for a twin that does not exist, to anyone else.',
     tags: TAGS,
     auth: ['apiKey'],
     rateLimit: 'submission',
@@ -39,9 +40,9 @@ export function twinOperations(deps: { twins: TwinService; jobs: JobService; con
     },
     async handler(ctx) {
       const req = resolveTwinRequest(ctx.body, config.defaultPose);
-      const identified = await twins.identify(req);
       const caller = ctx.caller!;
-      if (await twins.find(identified.id)) {
+      const identified = await twins.identify(req, twinScope(caller));
+      if (await twins.find(identified.id, twinScope(caller))) {
         // A cache hit still gets a job record (completed at once, no work queued) so its id, status
         // URL and webhook behave like any other submission.
         const hit = await jobs.recordCompleted({ kind: TWIN_JOB_KIND, input: { twinId: identified.id, mode: req.mode, cached: true }, caller, webhookUrl: ctx.body.webhookUrl, links: ctx.links, charged: caller.countsKeyUsage, outcome: { result: { digitalTwinId: identified.id } } });
@@ -67,6 +68,7 @@ export function twinOperations(deps: { twins: TwinService; jobs: JobService; con
     method: 'GET',
     path: '/api/v1/digital-twin/{id}',
     summary: 'Check that a digital twin is still valid',
+    description: 'Valid for the account that made the twin; 404 for anyone else, as for a twin that does not exist.',
     tags: TAGS,
     auth: ['apiKey'],
     rateLimit: 'status',
@@ -76,7 +78,7 @@ export function twinOperations(deps: { twins: TwinService; jobs: JobService; con
       404: { description: 'Unknown or expired twin', schema: 'ErrorEnvelope' },
     },
     async handler(ctx) {
-      if (!(await twins.find(ctx.params.id))) throw notFound('Digital twin not found or expired');
+      if (!(await twins.find(ctx.params.id, twinScope(ctx.caller!)))) throw notFound('Digital twin not found or expired');
       return { body: { valid: true }, headers: { 'Cache-Control': 'no-store' } };
     },
   };
@@ -87,7 +89,7 @@ export function twinOperations(deps: { twins: TwinService; jobs: JobService; con
     path: '/api/v1/size-fitting',
     summary: 'Estimate clothing sizes for a twin',
     description:
-      'Synchronous and non-billable. Evaluates each product\'s body-basis size chart (cm or inches) against the body profile behind a measurement or clothing-size twin. A fully known body gets the size whose ranges it misses by the fewest centimetres in total (an optional per-product `fitPreference` leans conflicts to the larger or smaller size); imputed values are integrated over their uncertainty, and `confidence` is the probability that the full body would get the recommended size. Each answer says which dimension decided (`decidedBy`) and why, in plain words (`reason`). Scores are estimates and can reveal the underlying measurements. Photo and direct twins answer `available: false`.',
+      'Synchronous and non-billable. Evaluates each product\'s body-basis size chart (cm or inches) against the body profile behind a measurement or clothing-size twin. A fully known body gets the size whose ranges it misses by the fewest centimetres in total (an optional per-product `fitPreference` leans conflicts to the larger or smaller size); imputed values are integrated over their uncertainty, and `confidence` is the probability that the full body would get the recommended size. Each answer says which dimension decided (`decidedBy`) and why, in plain words (`reason`). Scores are estimates and can reveal the underlying measurements, so only the account that made the twin may fit it: another account\'s twin id answers 404, as for a twin that does not exist. Photo and direct twins answer `available: false`.',
     tags: TAGS,
     auth: ['apiKey'],
     rateLimit: 'status',
@@ -113,7 +115,7 @@ export function twinOperations(deps: { twins: TwinService; jobs: JobService; con
     async handler(ctx) {
       const details = validateSizeFittingRequest(ctx.body);
       if (details.length) throw validationError(details);
-      const twin = await twins.find(ctx.body.digitalTwinId);
+      const twin = await twins.find(ctx.body.digitalTwinId, twinScope(ctx.caller!));
       if (!twin) throw notFound('Digital twin not found or expired');
       return { body: sizeFittingResponse(twin.id, twin.profile, ctx.body.products), headers: { 'Cache-Control': 'no-store' } };
     },

@@ -15,6 +15,8 @@ export interface TwinIdentity {
   body: TwinBodyIdentity;
   /** The resolved pose (never `default`); null for silhouettes, which ignore the pose. */
   pose: PoseId | null;
+  /** The twin's scope (twinScope): the same inputs give each account its own twin id. */
+  scope?: string;
 }
 
 /** Bumped if the meaning of a twin's inputs ever changes, so old and new twins never share an id. */

@@ -3,6 +3,7 @@ import type { RasterImage } from '../../core/images.ts';
 import type { ImageCodec } from '../../core/ports/image-codec.ts';
 import type { TwinInput, TwinRenderer } from '../../core/ports/twin-renderer.ts';
 import type { TwinMode } from '../../core/ports/twin-store.ts';
+import { twinScope } from '../../core/ports/twin-store.ts';
 import { profileFromClothingSize, profileFromMeasurements } from '../../core/sizing/body-profile.ts';
 import type { ClothingSizeLabel } from '../../core/sizing/en13402.ts';
 import type { EstimatedBodyProfile } from '../../core/sizing/estimated-profile.ts';
@@ -66,7 +67,7 @@ export function twinJobKind(deps: { twins: TwinService; renderer: () => TwinRend
       const result = { result: { digitalTwinId: input.twinId } };
       const images = await job.stage('validate inputs', async () => {
         // An identical submission may have finished while this one waited in the queue.
-        if (await twins.find(input.twinId)) return null;
+        if (await twins.find(input.twinId, twinScope(job.record))) return null;
         const { face, body } = await loadTwinImages(twins, codec, input);
         job.note({ face: `${face.width}x${face.height}`, ...(body ? { body: `${body.width}x${body.height}` } : {}) });
         return { face, body };
@@ -90,7 +91,7 @@ export function twinJobKind(deps: { twins: TwinService; renderer: () => TwinRend
         { timeoutMs: RENDER_TIMEOUT_MS },
       );
       await job.stage('store', async () => {
-        await twins.save({ id: input.twinId, mode: input.mode, pose: input.pose, gender: input.gender, profile, ownerHash: job.record.ownerHash }, render);
+        await twins.save({ id: input.twinId, mode: input.mode, pose: input.pose, gender: input.gender, profile, ownerHash: job.record.ownerHash, scope: twinScope(job.record) }, render);
         for (const id of [input.faceFileId, input.bodyFileId]) if (id) await twins.deleteFile(id).catch(() => undefined);
       });
       return result;

@@ -44,7 +44,7 @@ export class TwinService implements TwinDirectory {
   }
 
   /** Fetches the request's images (URL or data URL, with the outbound protections) and derives the twin id. */
-  async identify(req: ResolvedTwinRequest, signal?: AbortSignal): Promise<IdentifiedTwin> {
+  async identify(req: ResolvedTwinRequest, scope: string, signal?: AbortSignal): Promise<IdentifiedTwin> {
     const face = await this.#fetchImage(req.faceImage, 'faceImage', signal);
     let body: Uint8Array | null = null;
     let identity: TwinBodyIdentity;
@@ -57,7 +57,7 @@ export class TwinService implements TwinDirectory {
     } else {
       identity = { kind: 'clothing_size', gender: req.gender ?? 'female', height: s.clothingSize.height, size: s.clothingSize.size };
     }
-    return { id: twinId({ face: sha256Bytes(face), body: identity, pose: req.pose }), face, body };
+    return { id: twinId({ face: sha256Bytes(face), body: identity, pose: req.pose, scope }), face, body };
   }
 
   async #fetchImage(url: string, field: string, signal?: AbortSignal): Promise<Uint8Array> {
@@ -71,14 +71,14 @@ export class TwinService implements TwinDirectory {
     }
   }
 
-  async find(id: string, now = new Date()): Promise<TwinRecord | null> {
+  async find(id: string, scope: string, now = new Date()): Promise<TwinRecord | null> {
     if (!TWIN_ID_PATTERN.test(id)) return null;
     const rec = await this.#d.store.get(id);
-    return rec && rec.expiresAt.getTime() > now.getTime() ? rec : null;
+    return rec && rec.scope === scope && rec.expiresAt.getTime() > now.getTime() ? rec : null;
   }
 
-  async loadRender(id: string): Promise<BodyRender | null> {
-    const rec = await this.find(id);
+  async loadRender(id: string, scope: string): Promise<BodyRender | null> {
+    const rec = await this.find(id, scope);
     if (!rec) return null;
     const [imageFile, buffersFile] = await Promise.all([this.#d.files.get(rec.imageFileId), this.#d.files.get(rec.buffersFileId)]);
     if (!imageFile || !buffersFile) return null;
@@ -105,7 +105,7 @@ export class TwinService implements TwinDirectory {
 
   /** Stores a finished render as internal files and (re)records the twin for the cache lifetime. */
   async save(
-    twin: Pick<TwinRecord, 'id' | 'mode' | 'pose' | 'gender' | 'profile' | 'ownerHash'>,
+    twin: Pick<TwinRecord, 'id' | 'mode' | 'pose' | 'gender' | 'profile' | 'ownerHash' | 'scope'>,
     render: TwinRender,
     now = new Date(),
   ): Promise<TwinRecord> {

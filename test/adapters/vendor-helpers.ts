@@ -1,5 +1,7 @@
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import nock from 'nock';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { Document, NodeIO } from '@gltf-transform/core';
 import { createRaster } from '../../core/images.ts';
@@ -64,4 +66,26 @@ export async function tinyGlb(material: string, rgba: [number, number, number, n
 export async function productView(angleDeg: number | undefined, rgb: RGB): Promise<ReconstructionView> {
   const bytes = new Uint8Array(await sharp({ create: { width: 16, height: 8, channels: 4, background: { r: rgb[0], g: rgb[1], b: rgb[2], alpha: 1 } } }).png().toBuffer());
   return { image: createRaster(16, 8, [...rgb, 255]), encoded: { bytes, contentType: 'image/png' }, angleDeg };
+}
+
+/** A call for a dedicated try-on model: the person reference and one garment photo as sent (grid kept, as the job sends it). */
+export function dedicatedCall(images: { person: Uint8Array; garment: Uint8Array }, model: string, over: Partial<ModelCall> = {}, garment: Partial<NonNullable<ModelCall['garments']>[number]> = {}): ModelCall {
+  return tryonCall(images, { model, prompt: 'ignored by dedicated models' }, { garments: [{ slot: 'topGarment', image: { bytes: images.garment, contentType: 'image/png' }, ...garment }], ...over });
+}
+
+/**
+ * A loopback URL nothing listens on (a real ECONNREFUSED, for "vendor unreachable"); nock lets
+ * loopback through for the duration of `run`.
+ */
+export async function withClosedPort<T>(run: (url: string) => Promise<T>): Promise<T> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise<void>((r) => srv.close(() => r()));
+  nock.enableNetConnect('127.0.0.1');
+  try {
+    return await run(`http://127.0.0.1:${port}`);
+  } finally {
+    nock.disableNetConnect();
+  }
 }

@@ -167,7 +167,8 @@ describe('POST /api/v1/size-fitting', () => {
 
   it('publishes the twin render to other plugins (mask, depth, landmarks)', async () => {
     const twins = svc.fitroom.get(TWINS);
-    const render = await twins.loadRender(measured);
+    const scope = (await svc.fitroom.pool.query<{ scope: string }>('select scope from twins where id = $1', [measured])).rows[0].scope;
+    const render = await twins.loadRender(measured, scope);
     expect(render).not.toBeNull();
     const { image, mask, depth, landmarks, pose, pixelsPerCm } = render!;
     expect(pose).toBe('man_pose');
@@ -181,7 +182,9 @@ describe('POST /api/v1/size-fitting', () => {
     let agree = 0;
     for (let i = 0; i < mask.length; i++) if ((mask[i] > 0) === (depth[i] > 0)) agree++;
     expect(agree / mask.length).toBeGreaterThan(0.99);
-    expect(await twins.loadRender('f'.repeat(64))).toBeNull();
+    expect(await twins.loadRender('f'.repeat(64), scope)).toBeNull();
+    // another scope gets nothing, as for a twin that does not exist
+    expect(await twins.loadRender(measured, 'account:someone-else')).toBeNull();
   });
 
   it('still sizes twins stored before profiles carried their distribution', async () => {

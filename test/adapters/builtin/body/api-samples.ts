@@ -61,7 +61,8 @@ try {
     }
     if (job.status === 'failed') throw new Error(`${name}: ${JSON.stringify(job)}`);
     const id = job.result?.digitalTwinId ?? job.digitalTwinId;
-    const render = await fitroom.get(TWINS).loadRender(id);
+    const scope = (await fitroom.pool.query<{ scope: string }>('select scope from twins where id = $1', [id])).rows[0]?.scope ?? '';
+    const render = await fitroom.get(TWINS).loadRender(id, scope);
     if (!render) throw new Error(`${name}: twin ${id} not found`);
     await sharp(await png(render.image)).toFile(path.join(out, `${name}.png`));
     console.log(`${name}: ${render.image.width}x${render.image.height} pose=${render.pose} ppcm=${render.pixelsPerCm.toFixed(2)} ${(performance.now() - t0).toFixed(0)} ms`);
