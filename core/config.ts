@@ -43,6 +43,12 @@ export interface FitroomConfig {
   s3: { endpoint: string | null; bucket: string; region: string; accessKeyId: string | null; secretAccessKey: string | null; forcePathStyle: boolean; sse: 'AES256' | 'aws:kms' | null; sseKmsKeyId: string | null; prefix: string; connectTimeoutMs: number; timeoutMs: number };
   /** DISCOVERY_TIMEOUT_MS: the time budget of one product discovery (synchronous route). */
   discoveryTimeoutMs: number;
+  /**
+   * The worker threads that run request-path CPU work off the HTTP event loop (CPU_POOL_THREADS,
+   * CPU_POOL_QUEUE waiting calls beyond them; CPU_BUDGET_MS: the longest one call may run before its
+   * thread is terminated).
+   */
+  cpuPool: { threads: number; maxQueue: number; budgetMs: number };
   /** A worker whose heartbeat is older than this is considered gone; its jobs are released. */
   workerDeadAfterSeconds: number;
   /** Extra plugin modules to install (FITROOM_PLUGINS, comma-separated module paths). */
@@ -208,6 +214,11 @@ export function loadConfig(env: Env): FitroomConfig {
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', autoConcurrency(os.totalmem()), 1, 64),
     batchLanes: int(env, 'BATCH_LANES', 0, 0, 64),
     discoveryTimeoutMs: int(env, 'DISCOVERY_TIMEOUT_MS', 20_000, 500, 120_000),
+    cpuPool: {
+      threads: int(env, 'CPU_POOL_THREADS', Math.max(1, Math.min(4, os.availableParallelism() - 1)), 1, 64),
+      maxQueue: int(env, 'CPU_POOL_QUEUE', 32, 0, 10_000),
+      budgetMs: int(env, 'CPU_BUDGET_MS', 15_000, 100, 600_000),
+    },
     ...blobSettings(env),
     workerDeadAfterSeconds: int(env, 'WORKER_DEAD_AFTER_SECONDS', 30, 2, 3600),
     extraPlugins: list(env, 'FITROOM_PLUGINS') ?? [],

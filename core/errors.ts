@@ -30,6 +30,8 @@ export const ERROR_CODES = {
   /** Product discovery: the time budget ran out first. */
   DISCOVERY_TIMEOUT: 422,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  /** The input needs more CPU time than one request may use (its worker thread was stopped): send a smaller one. */
+  PROCESSING_TIMEOUT: 422,
   INPUT_REFERENCE_LIMIT: 422,
   QUOTA_EXCEEDED: 429,
   RATE_LIMITED: 429,
@@ -107,13 +109,16 @@ export class FitroomError extends Error {
   readonly status: number;
   /** Whether a job failing with this error may succeed when retried. */
   readonly retryable: boolean;
-  constructor(code: ErrorCode, message: string, opts: { details?: ErrorDetail[]; status?: number; retryable?: boolean; cause?: unknown } = {}) {
+  /** Seconds after which a retry may succeed (the Retry-After header of 429 and 503 answers). */
+  readonly retryAfterSeconds: number | undefined;
+  constructor(code: ErrorCode, message: string, opts: { details?: ErrorDetail[]; status?: number; retryable?: boolean; retryAfterSeconds?: number; cause?: unknown } = {}) {
     super(message, { cause: opts.cause });
     this.name = 'FitroomError';
     this.code = code;
     this.details = opts.details;
     this.status = opts.status ?? ERROR_CODES[code];
     this.retryable = opts.retryable ?? false;
+    this.retryAfterSeconds = opts.retryAfterSeconds;
   }
 }
 

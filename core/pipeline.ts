@@ -74,6 +74,8 @@ export interface PipelineDeps {
 export class OperationPipeline {
   readonly #d: PipelineDeps;
   readonly #byId = new Map<string, Operation>();
+  /** Anonymous calls in flight per operation, and per operation and address. */
+  readonly #inFlight = new Map<string, number>();
 
   constructor(deps: PipelineDeps) {
     this.#d = deps;
@@ -95,7 +97,14 @@ export class OperationPipeline {
       await this.#rateLimit(op, req, caller, headers);
       await this.#verifyBrowser(op, req, caller, headers, cookies);
       const context = await this.#context(op, req, caller, scheme);
-      const result = await withRequestId(req.requestId, () => op.handler(context));
+      // a valid request about to do the work takes its places (an invalid one costs little)
+      const release = op.anonymousLimit && !caller ? await this.#anonymousLimit(op, req) : null;
+      let result;
+      try {
+        result = await withRequestId(req.requestId, () => op.handler(context));
+      } finally {
+        release?.();
+      }
       const { usage, ...answer } = result;
       if (caller && resolver?.onSuccess) await resolver.onSuccess(caller, op, usage ?? 1);
       const out: OperationResponse = { ...answer, status: result.status ?? (result.body === undefined && !result.file && !result.text ? 204 : 200), headers: { 'X-Content-Type-Options': 'nosniff', ...headers, ...result.headers }, cookies, caller: caller?.kind ?? scheme };
@@ -115,7 +124,8 @@ export class OperationPipeline {
       err = this.#d.classifyError?.(raw) ?? new FitroomError('INTERNAL_ERROR', `Internal server error (request ${requestId})`);
       if (err.code === 'INTERNAL_ERROR') this.#d.logError?.(requestId, opId, raw);
     }
-    return { status: err.status, body: envelope(err), headers: { ...headers, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' }, cookies: [] };
+    const retry: Record<string, string> = err.retryAfterSeconds !== undefined ? { 'Retry-After': String(Math.max(1, Math.ceil(err.retryAfterSeconds))) } : {};
+    return { status: err.status, body: envelope(err), headers: { ...headers, ...retry, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' }, cookies: [] };
   }
 
   async #authenticate(op: Operation, req: InboundRequest): Promise<{ caller: Caller | null; scheme: string; resolver?: AuthResolver }> {
@@ -151,6 +161,29 @@ export class OperationPipeline {
       headers['Retry-After'] = String(Math.max(1, d.resetAt - Math.floor(Date.now() / 1000)));
       throw new FitroomError('RATE_LIMITED', `Rate limit of ${d.limit} requests per minute exceeded`);
     }
+  }
+
+  /**
+   * The own limits of CPU-heavy operations called without credentials: per address and minute, per
+   * address at once, per process at once. Returns the release of the places taken.
+   */
+  async #anonymousLimit(op: Operation, req: InboundRequest): Promise<() => void> {
+    const l = op.anonymousLimit!;
+    const d = await this.#d.rateLimiter.consume(`cpu:${op.id}:ip:${req.ip}`, l.perMinute * (req.loopback ? this.#d.kernel.config.devRateMultiplier : 1), 60);
+    if (!d.allowed) throw new FitroomError('RATE_LIMITED', `At most ${d.limit} ${op.id} requests per minute from one address without credentials`, { retryAfterSeconds: d.resetAt - Math.floor(Date.now() / 1000) });
+    const key = `${op.id} ${req.ip}`;
+    const fromAddress = this.#inFlight.get(key) ?? 0, all = this.#inFlight.get(op.id) ?? 0;
+    if (fromAddress >= l.perAddressConcurrent) throw new FitroomError('RATE_LIMITED', `At most ${l.perAddressConcurrent} ${op.id} requests at once from one address without credentials`, { retryAfterSeconds: 2 });
+    if (all >= l.concurrent) throw new FitroomError('SERVICE_UNAVAILABLE', `The service is busy with ${op.id} requests; retry in a few seconds`, { retryAfterSeconds: 5 });
+    this.#inFlight.set(key, fromAddress + 1);
+    this.#inFlight.set(op.id, all + 1);
+    return () => {
+      for (const k of [key, op.id]) {
+        const n = (this.#inFlight.get(k) ?? 1) - 1;
+        if (n > 0) this.#inFlight.set(k, n);
+        else this.#inFlight.delete(k);
+      }
+    };
   }
 
   /**

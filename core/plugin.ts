@@ -123,6 +123,12 @@ export interface Operation<I = any> {
   browserProtected?: boolean;
   /** Called from storefront pages on other origins: the connector answers CORS preflights for it. */
   cors?: boolean;
+  /**
+   * CPU-heavy work open to callers without credentials: besides `rateLimit`, such calls get their own
+   * budget per client address and minute (429 with Retry-After), at most `perAddressConcurrent` at
+   * once from one address (429) and `concurrent` at once in the process (503 with Retry-After).
+   */
+  anonymousLimit?: { perMinute: number; concurrent: number; perAddressConcurrent: number };
   params?: Record<string, JsonSchema>;
   query?: Record<string, { schema: JsonSchema; required?: boolean; description?: string }>;
   /** Name of a component schema (or inline schema) for a JSON body. */

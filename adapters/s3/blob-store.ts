@@ -153,7 +153,7 @@ export class S3BlobStore implements BlobStore {
     const r = await this.#getObject(key);
     if (!r) return null;
     try {
-      return new Uint8Array(await r.Body!.transformToByteArray());
+      return await r.Body!.transformToByteArray(); // no copy of the bytes
     } catch (e) {
       throw storageFault('read', e);
     }

@@ -40,7 +40,7 @@ export class SharpImageCodec implements ImageCodec {
     const s = sharp(image.data, { raw: { width: image.width, height: image.height, channels: 4 } });
     const out = format === 'png' ? s.png({ compressionLevel: 6 }) : format === 'jpeg' ? s.flatten({ background: '#ffffff' }).jpeg({ quality }) : s.webp({ quality });
     const buf = await out.toBuffer();
-    return { bytes: new Uint8Array(buf), contentType: `image/${format}` };
+    return { bytes: new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength), contentType: `image/${format}` }; // a view, no copy
   }
 
   async resize(image: RasterImage, width: number, height: number): Promise<RasterImage> {

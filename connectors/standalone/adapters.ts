@@ -36,11 +36,12 @@ import { PostgresMonitoringStore } from '../../adapters/postgres/monitoring-stor
 import { FOOT_MEASUREMENT_STORE } from '../../core/ports/foot-measurement-store.ts';
 import { PostgresFootMeasurementStore } from '../../adapters/postgres/foot-measurement-store.ts';
 import { TEXTURE_PAINTER } from '../../core/ports/texture-painter.ts';
-import { BuiltinTexturePainter } from '../../adapters/builtin/texture-painter/engine.ts';
+import { PooledTexturePainter } from '../../adapters/builtin/texture-painter/pooled.ts';
+import { CPU_POOL } from '../../core/ports/cpu-pool.ts';
 import { BATCH_STORE } from '../../core/ports/batch-store.ts';
 import { PostgresBatchStore } from '../../adapters/postgres/batch-store.ts';
 import { PACKSHOT_CLASSIFIER } from '../../core/ports/packshot-classifier.ts';
-import { BuiltinPackshotClassifier } from '../../adapters/builtin/shoe3d/packshot-classifier.ts';
+import { PooledPackshotClassifier } from '../../adapters/builtin/shoe3d/pooled-packshot-classifier.ts';
 
 export interface AdapterContext {
   config: FitroomConfig;
@@ -67,9 +68,9 @@ export function bindPluginAdapters(ctx: AdapterContext): void {
   ctx.services.provide(OWNER_DATA, new PostgresOwnerData(ctx.pool, ctx.blobs));
   ctx.services.provide(MONITORING_STORE, new PostgresMonitoringStore(ctx.pool));
   ctx.services.provide(FOOT_MEASUREMENT_STORE, new PostgresFootMeasurementStore(ctx.pool));
-  ctx.services.provide(TEXTURE_PAINTER, new BuiltinTexturePainter());
+  ctx.services.provide(TEXTURE_PAINTER, new PooledTexturePainter(ctx.services.get(CPU_POOL)));
   ctx.services.provide(BATCH_STORE, new PostgresBatchStore(ctx.pool, ctx.config.webhook.maxAttempts));
-  ctx.services.provide(PACKSHOT_CLASSIFIER, new BuiltinPackshotClassifier());
+  ctx.services.provide(PACKSHOT_CLASSIFIER, new PooledPackshotClassifier(ctx.services.get(CPU_POOL)));
 }
 
 /**

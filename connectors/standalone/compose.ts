@@ -37,6 +37,8 @@ import { S3BlobStore } from '../../adapters/s3/blob-store.ts';
 import { BlobStoreUnavailableError, type BlobStore } from '../../core/ports/blob-store.ts';
 import { SafeHttp } from '../../adapters/http/safe-http.ts';
 import { SharpImageCodec } from '../../adapters/sharp/image-codec.ts';
+import { PiscinaCpuPool } from '../../adapters/piscina/cpu-pool.ts';
+import { CPU_POOL } from '../../core/ports/cpu-pool.ts';
 import { createHttpApp, type HttpDeps } from './http.ts';
 import type Router from '@koa/router';
 import { OperationPipeline } from '../../core/pipeline.ts';
@@ -46,6 +48,15 @@ import { docsRoutes } from './docs.ts';
 import { registerAiProviders } from './providers.ts';
 import { bindPluginAdapters } from './adapters.ts';
 import { DISCOVERY_CHANNEL, PostgresDiscoveryStore } from '../../adapters/postgres/vendor-discovery-store.ts';
+
+/** Task modules the API host's CPU pool threads import when they start (others load on first use). */
+const POOL_MODULES = [
+  './body-task.ts',
+  '../../plugins/discovery/tasks.ts',
+  '../../plugins/texture-painter/tasks.ts',
+  '../../adapters/builtin/texture-painter/task.ts',
+  '../../adapters/builtin/shoe3d/packshot-classifier-task.ts',
+].map((m) => new URL(m, import.meta.url).href);
 
 export interface Fitroom {
   config: FitroomConfig;
@@ -121,6 +132,8 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
   const blobs = await openBlobStore(config);
   const outbound = new SafeHttp({ allowedPrivateNetworks: config.allowedPrivateNetworks, ...config.fetch });
   const codec = new SharpImageCodec();
+  // request-path CPU work (parsing untrusted text, pixel loops) runs here, never on the HTTP event loop
+  const cpuPool = new PiscinaCpuPool(config.cpuPool);
   const webhookStore = new PostgresWebhookStore(pool, config.webhook.maxAttempts);
   const rateLimiter = new PostgresRateLimiter(pool);
   const listener = new PgListener(opts.databaseUrl);
@@ -136,6 +149,7 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
   services.provide(TOKENS.blobStore, blobs);
   services.provide(TOKENS.outboundHttp, outbound);
   services.provide(TOKENS.imageCodec, codec);
+  services.provide(CPU_POOL, cpuPool);
   services.provide(TOKENS.rateLimiter, rateLimiter);
   services.provide(TOKENS.queueProbe, new GraphileQueueProbe(pool));
   services.provide(DATABASE_HEALTH, new PoolHealth(pool));
@@ -203,11 +217,12 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
     get: (t) => services.get(t),
     async listen() {
       const pipeline = createPipeline();
+      await cpuPool.warm(POOL_MODULES);
       let arPort: number | undefined;
-      const apiUrl = await listenOn(createHttpApp({ kernel, pipeline, blobs, host: 'api', log, arPort: () => arPort, extraRoutes: (r, d) => (docsRoutes(r), opts.mounts?.forEach((m) => m(r, d))) }), config.port);
+      const apiUrl = await listenOn(createHttpApp({ kernel, pipeline, blobs, cpuPool, host: 'api', log, arPort: () => arPort, extraRoutes: (r, d) => (docsRoutes(r), opts.mounts?.forEach((m) => m(r, d))) }), config.port);
       const apiPort = Number(new URL(apiUrl).port);
       const hasAr = kernel.operations.some((o) => o.host === 'ar');
-      const arUrl = hasAr ? await listenOn(createHttpApp({ kernel, pipeline, blobs, host: 'ar', log, apiPort: () => apiPort }), config.arPort) : null;
+      const arUrl = hasAr ? await listenOn(createHttpApp({ kernel, pipeline, blobs, cpuPool, host: 'ar', log, apiPort: () => apiPort }), config.arPort) : null;
       if (arUrl) arPort = Number(new URL(arUrl).port);
       return { apiUrl, arUrl };
     },
@@ -239,6 +254,7 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
       await rateLimiter.close();
       await listener.close();
       await outbound.close();
+      await cpuPool.close();
       await webhookHttp.close();
       if (blobs instanceof S3BlobStore) blobs.close();
       await pool.end();

@@ -12,6 +12,38 @@ import type { InboundRequest, OperationPipeline, OperationResponse } from '../..
 import { apiOrigin, restLinks } from '../../core/links.ts';
 import { BlobStoreUnavailableError, BlobTooLargeError, type BlobStore } from '../../core/ports/blob-store.ts';
 import { FitroomError, validationError } from '../../core/errors.ts';
+import { cpuTask, type CpuPool } from '../../core/ports/cpu-pool.ts';
+
+/** Bodies above this are parsed on a CPU pool thread: JSON.parse takes about 4 ms per MB. */
+const INLINE_JSON_CHARS = 256 * 1024;
+const parseJsonTask = cpuTask<string, { ok: true; value: unknown } | { ok: false }>(new URL('./body-task.ts', import.meta.url), 'parseJson');
+const parseJsonBytesTask = cpuTask<Uint8Array, { ok: true; value: unknown } | { ok: false }>(new URL('./body-task.ts', import.meta.url), 'parseJsonBytes');
+
+/**
+ * A large uncompressed body as bytes, moved to a pool thread that decodes and parses it: no string of
+ * it is built on the event loop (a 10 MB body was three copies there, and the garbage collector's work).
+ */
+async function readLargeJson(ctx: Koa.Context, maxBytes: number, pool: CpuPool): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      ctx.req.resume();
+      throw new FitroomError('PAYLOAD_TOO_LARGE', `The request body is larger than ${maxBytes} bytes`);
+    }
+    chunks.push(chunk);
+  }
+  const bytes = new Uint8Array(size); // a plain ArrayBuffer can move to the thread
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.length;
+  }
+  const parsed = await pool.run(parseJsonBytesTask, bytes, { transfer: [bytes.buffer] });
+  if (!parsed.ok) throw malformedJson();
+  return parsed.value;
+}
 
 /** A submission's job id in its request line (the job's "queued" line: its worker lines carry the same request id). */
 function submittedJob(body: unknown): { jobId?: string } {
@@ -34,6 +66,8 @@ export interface HttpDeps {
   log?: Logger;
   /** Extra routes mounted before the operations (docs pages, connectors with routes of their own). */
   extraRoutes?: (router: Router, deps: HttpDeps) => void;
+  /** Where large JSON bodies are parsed (off the event loop); without it they are parsed inline. */
+  cpuPool?: CpuPool;
 }
 
 interface State {
@@ -132,7 +166,7 @@ export function inbound(ctx: RouterContext<State> | Koa.Context, deps: HttpDeps)
     cookie: (n) => ctx.cookies.get(n),
     ip: ctx.ip,
     loopback: isLoopback(ctx.ip),
-    readJson: (maxBytes) => readJson(ctx, maxBytes),
+    readJson: (maxBytes) => readJson(ctx, maxBytes, deps.cpuPool),
     readUpload: (spec) => receiveUpload(ctx, spec, deps.blobs),
     baseUrl: deps.host === 'ar' ? (config.arPublicUrl ?? origin) : api,
     links: restLinks(config, api, deps.host === 'ar' ? Number(new URL(origin).port) || undefined : deps.arPort?.()),
@@ -152,7 +186,8 @@ export function write(ctx: Koa.Context, res: OperationResponse) {
     ctx.type = res.file.contentType;
     if (res.file.size !== undefined) ctx.length = res.file.size;
     if (res.file.filename) ctx.attachment(res.file.filename, { type: 'inline' });
-    ctx.body = res.file.stream ?? Buffer.from(res.file.bytes ?? new Uint8Array());
+    const b = res.file.bytes ?? new Uint8Array();
+    ctx.body = res.file.stream ?? Buffer.from(b.buffer, b.byteOffset, b.byteLength);
   } else if (res.text) {
     ctx.type = res.text.contentType;
     ctx.body = res.text.body;
@@ -163,12 +198,20 @@ export function write(ctx: Koa.Context, res: OperationResponse) {
 
 const parsers = new Map<number, ReturnType<typeof bodyParser>>();
 
-/** JSON bodies only, within the operation's byte limit; parser failures become envelope errors. */
-async function readJson(ctx: Koa.Context, maxBytes: number): Promise<unknown> {
+/**
+ * JSON bodies only, within the operation's byte limit; parser failures become envelope errors. The
+ * body is read as text and parsed here: inline when small, on a CPU pool thread when large.
+ */
+async function readJson(ctx: Koa.Context, maxBytes: number, pool?: CpuPool): Promise<unknown> {
   if (ctx.request.length === 0 || !ctx.request.type) return undefined;
   if (!ctx.is('application/json', '+json')) throw new FitroomError('UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json');
+  const identity = !ctx.get('content-encoding') || ctx.get('content-encoding').toLowerCase() === 'identity';
+  if (pool && identity && (ctx.request.length ?? 0) > INLINE_JSON_CHARS) {
+    if (ctx.request.length! > maxBytes) throw new FitroomError('PAYLOAD_TOO_LARGE', `The request body is larger than ${maxBytes} bytes`);
+    return readLargeJson(ctx, maxBytes, pool);
+  }
   let parser = parsers.get(maxBytes);
-  if (!parser) parsers.set(maxBytes, (parser = bodyParser({ enableTypes: ['json'], jsonLimit: maxBytes, encoding: 'utf-8', jsonStrict: true })));
+  if (!parser) parsers.set(maxBytes, (parser = bodyParser({ enableTypes: ['text'], extendTypes: { text: ['application/json', '+json'] }, textLimit: maxBytes, encoding: 'utf-8' })));
   try {
     await parser(ctx as never, async () => undefined);
   } catch (raw) {
@@ -182,11 +225,29 @@ async function readJson(ctx: Koa.Context, maxBytes: number): Promise<unknown> {
     }
     // @hapi/bourne refuses a valid JSON text with a __proto__ key: name it as the pipeline does for other reserved keys
     if (e?.status === 400 && /prototype property/.test(e.message ?? '')) throw validationError([{ field: '__proto__', message: 'is a reserved key' }]);
-    if (e?.status !== undefined && e.status >= 400 && e.status < 500) throw validationError([{ field: '(body)', message: 'is not valid JSON' }], 'Malformed JSON body');
+    if (e?.status !== undefined && e.status >= 400 && e.status < 500) throw malformedJson();
     throw raw;
   }
-  return (ctx.request as unknown as { body: unknown }).body;
+  const text = (ctx.request as unknown as { body: unknown }).body;
+  if (typeof text !== 'string') return undefined;
+  if (text === '') return {};
+  // strict JSON: an object or an array at the top
+  const first = text.slice(0, 64).trimStart()[0];
+  if (first !== '{' && first !== '[') throw malformedJson();
+  let parsed: { ok: true; value: unknown } | { ok: false };
+  if (pool && text.length > INLINE_JSON_CHARS) parsed = await pool.run(parseJsonTask, text);
+  else {
+    try {
+      parsed = { ok: true, value: JSON.parse(text) };
+    } catch {
+      parsed = { ok: false };
+    }
+  }
+  if (!parsed.ok) throw malformedJson();
+  return parsed.value;
 }
+
+const malformedJson = () => validationError([{ field: '(body)', message: 'is not valid JSON' }], 'Malformed JSON body');
 
 const malformed = () => validationError([{ field: '(body)', message: 'is not valid multipart/form-data' }], 'Malformed multipart body');
 

@@ -27,7 +27,8 @@ export interface PackshotAssessment {
  * shots and collages. The builtin adapter is classical (`adapters/builtin/shoe3d/packshot-classifier.ts`).
  */
 export interface PackshotClassifier {
-  assess(image: RasterImage): PackshotAssessment;
+  /** Seconds of pixel work for a large image: adapters run it off the HTTP event loop; `signal` stops it. */
+  assess(image: RasterImage, signal?: AbortSignal): Promise<PackshotAssessment>;
 }
 
 export const PACKSHOT_CLASSIFIER = token<PackshotClassifier>('PackshotClassifier');

@@ -1,16 +1,21 @@
-import robotsModule from 'robots-parser';
-
-/** robots-parser is CommonJS (module.exports is the function); its typings do not say so to ESM. */
-interface Robots {
-  isAllowed(url: string, ua?: string): boolean | undefined;
-  getSitemaps(): string[];
-}
-const robotsParser = robotsModule as unknown as (url: string, text: string) => Robots;
 import { FitroomError } from '../../core/errors.ts';
 import type { ImageLoader } from '../../core/image-loader.ts';
 import { OutboundError, type OutboundHttp } from '../../core/ports/outbound-http.ts';
 import type { PackshotAssessment, PackshotClassifier } from '../../core/ports/packshot-classifier.ts';
-import { absolute, readPage, sitemapLocations, type FoundProduct } from './page.ts';
+import { absolute, type FoundProduct, type PageFacts } from './page.ts';
+import { cpuTask, type CpuPool, type CpuTask } from '../../core/ports/cpu-pool.ts';
+import type { RobotsRule, RobotsRules } from './robots.ts';
+import type { ShopifyProduct } from './tasks.ts';
+
+/** What a shop sends is parsed on CPU pool threads (plugins/discovery/tasks.ts), never on the HTTP event loop. */
+const TASKS = new URL('./tasks.ts', import.meta.url);
+const TASK = {
+  robotsRules: cpuTask<{ text: string; agent: string }, RobotsRules>(TASKS, 'robotsRules'),
+  robotsVerdicts: cpuTask<{ rules: RobotsRule[]; paths: string[] }, boolean[]>(TASKS, 'robotsVerdicts'),
+  readPage: cpuTask<{ html: string; url: string }, PageFacts>(TASKS, 'readPage'),
+  sitemapLocations: cpuTask<{ xml: string; base: string }, { locs: string[]; index: boolean }>(TASKS, 'sitemapLocations'),
+  shopifyProducts: cpuTask<string, { product?: ShopifyProduct; products?: ShopifyProduct[] } | null>(TASKS, 'shopifyProducts'),
+};
 
 /**
  * Product discovery: the first product of a shop that matches a type (and optional words), with
@@ -63,22 +68,15 @@ function matches(p: FoundProduct, want: ProductKind, query: string | undefined):
   return true;
 }
 
-interface ShopifyProduct {
-  title?: string;
-  handle?: string;
-  product_type?: string;
-  tags?: string | string[];
-  vendor?: string;
-  images?: { src?: string }[];
-}
-
 export class ProductDiscovery {
   readonly #http: OutboundHttp;
   readonly #images: ImageLoader;
   readonly #classifier: PackshotClassifier;
   readonly #limits: DiscoveryLimits;
-  constructor(http: OutboundHttp, images: ImageLoader, classifier: PackshotClassifier, limits: DiscoveryLimits = DEFAULT_LIMITS) {
+  readonly #pool: CpuPool;
+  constructor(http: OutboundHttp, images: ImageLoader, classifier: PackshotClassifier, pool: CpuPool, limits: DiscoveryLimits = DEFAULT_LIMITS) {
     this.#http = http;
+    this.#pool = pool;
     this.#images = images;
     this.#classifier = classifier;
     this.#limits = limits;
@@ -86,11 +84,11 @@ export class ProductDiscovery {
 
   async discover(url: string, want: ProductKind, query: string | undefined): Promise<DiscoveryResult> {
     const started = Date.now();
-    const crawl = new Crawl(this.#http, new URL(url), this.#limits, started);
+    const crawl = new Crawl(this.#http, this.#pool, new URL(url), this.#limits, started);
     const tried: Source[] = [];
     try {
       await crawl.loadRobots();
-      if (!crawl.allowed(url)) throw new FitroomError('ROBOTS_DISALLOWED', `The shop's robots.txt does not allow fetching ${url}`);
+      if (!(await crawl.allowed(url))) throw new FitroomError('ROBOTS_DISALLOWED', `The shop's robots.txt does not allow fetching ${url}`);
       let found: { p: FoundProduct; source: Source } | null = null;
 
       tried.push('shopify');
@@ -144,13 +142,13 @@ export class ProductDiscovery {
       text: [p.product_type, ([] as string[]).concat(p.tags ?? []).join(' '), p.vendor].filter(Boolean).join(' '),
     });
     if (handle) {
-      const one = await crawl.json<{ product?: ShopifyProduct }>(`${crawl.origin}/products/${handle}.json`);
+      const one = await crawl.shopify(`${crawl.origin}/products/${handle}.json`);
       if (one?.product?.images?.length) {
         const p = toFound(one.product);
         return matches(p, want, query) ? { p, source: 'shopify' } : null;
       }
     }
-    const list = await crawl.json<{ products?: ShopifyProduct[] }>(`${crawl.origin}/products.json?limit=250`);
+    const list = await crawl.shopify(`${crawl.origin}/products.json?limit=250`);
     for (const raw of list?.products ?? []) {
       if (!raw?.images?.length) continue;
       const p = toFound(raw);
@@ -166,7 +164,7 @@ export class ProductDiscovery {
     for (let i = 0; i < queue.length && i < 4 && !crawl.exhausted(); i++) {
       const xml = await crawl.text(queue[i], ['application/xml', 'text/xml', 'text/plain', 'application/octet-stream']);
       if (!xml) continue;
-      const { locs, index } = sitemapLocations(xml, queue[i]);
+      const { locs, index } = await crawl.cpu(TASK.sitemapLocations, { xml, base: queue[i] });
       if (index) queue.push(...locs.sort((a, b) => Number(/product/i.test(b)) - Number(/product/i.test(a))));
       else pages.push(...locs);
     }
@@ -190,8 +188,9 @@ export class ProductDiscovery {
       let a: PackshotAssessment;
       try {
         const loaded = await this.#images.load(url, 'product image', { maxPixels: 40_000_000, maxSide: 384 }, crawl.signal);
-        a = this.#classifier.assess(loaded.raster);
+        a = await this.#classifier.assess(loaded.raster, crawl.signal);
       } catch (e) {
+        if (crawl.signal.aborted) throw budgetError(this.#limits);
         rejected.push({ url, reasons: [(e as Error).message] });
         continue;
       }
@@ -225,10 +224,12 @@ class Crawl {
   readonly #deadline: number;
   readonly #timer: AbortController;
   readonly #timeout: NodeJS.Timeout;
-  #robots: Robots | null = null;
+  readonly #pool: CpuPool;
+  #robots: RobotsRule[] = [];
 
-  constructor(http: OutboundHttp, start: URL, limits: DiscoveryLimits, started: number) {
+  constructor(http: OutboundHttp, pool: CpuPool, start: URL, limits: DiscoveryLimits, started: number) {
     this.#http = http;
+    this.#pool = pool;
     this.#limits = limits;
     this.origin = start.origin;
     this.#deadline = started + limits.timeMs;
@@ -239,6 +240,16 @@ class Crawl {
 
   close() {
     clearTimeout(this.#timeout);
+  }
+
+  /** Parsing on a pool thread, stopped by the crawl's time budget (and the pool's own). */
+  async cpu<In, Out>(task: CpuTask<In, Out>, input: In): Promise<Out> {
+    try {
+      return await this.#pool.run(task, input, { signal: this.signal, budgetMs: Math.max(100, this.#deadline - Date.now()) });
+    } catch (e) {
+      if (this.signal.aborted || (e instanceof FitroomError && e.code === 'PROCESSING_TIMEOUT')) throw budgetError(this.#limits);
+      throw e;
+    }
   }
 
   exhausted(): boolean {
@@ -257,36 +268,36 @@ class Crawl {
     }
   }
 
-  allowed(u: string): boolean {
-    return this.#robots?.isAllowed(u, USER_AGENT) ?? true;
+  /** robots.txt's verdict for a URL of this shop (other origins are not ours to judge). */
+  async allowed(u: string): Promise<boolean> {
+    if (!this.#robots.length || !this.sameSite(u)) return true;
+    const url = new URL(u);
+    return (await this.cpu(TASK.robotsVerdicts, { rules: this.#robots, paths: [url.pathname + url.search] }))[0];
   }
 
   async loadRobots() {
     const url = `${this.origin}/robots.txt`;
     const text = await this.#get(url, ['text/', 'application/octet-stream'], false);
-    this.#robots = robotsParser(url, text ?? '');
-    this.sitemaps = this.#robots.getSitemaps().filter((s) => this.sameSite(s));
+    if (!text) return;
+    const robots = await this.cpu(TASK.robotsRules, { text, agent: USER_AGENT });
+    this.#robots = robots.rules;
+    this.sitemaps = robots.sitemaps.filter((s) => this.sameSite(s));
   }
 
-  async page(url: string, first: boolean) {
-    if (!this.allowed(url)) return null;
+  async page(url: string, first: boolean): Promise<{ facts: PageFacts } | null> {
+    if (!(await this.allowed(url))) return null;
     const html = await this.#get(url, ['text/html', 'application/xhtml'], first);
-    return html === null ? null : { facts: readPage(html, url) };
+    return html === null ? null : { facts: await this.cpu(TASK.readPage, { html, url }) };
   }
 
-  async json<T>(url: string): Promise<T | null> {
-    if (!this.allowed(url)) return null;
+  async shopify(url: string) {
+    if (!(await this.allowed(url))) return null;
     const text = await this.#get(url, ['application/json', 'text/javascript', 'text/plain'], false);
-    if (text === null) return null;
-    try {
-      return JSON.parse(text) as T;
-    } catch {
-      return null;
-    }
+    return text === null ? null : this.cpu(TASK.shopifyProducts, text);
   }
 
-  text(url: string, accept: string[]) {
-    return this.allowed(url) ? this.#get(url, accept, false) : Promise.resolve(null);
+  async text(url: string, accept: string[]) {
+    return (await this.allowed(url)) ? this.#get(url, accept, false) : null;
   }
 
   /**

@@ -2,6 +2,7 @@ import { definePlugin, type FitroomPlugin, type JsonSchema } from '../../core/pl
 import { FitroomError } from '../../core/errors.ts';
 import { PACKSHOT_CLASSIFIER } from '../../core/ports/packshot-classifier.ts';
 import { TOKENS } from '../../core/tokens.ts';
+import { CPU_POOL } from '../../core/ports/cpu-pool.ts';
 import { DEFAULT_LIMITS, ProductDiscovery, type DiscoveryLimits, type ProductKind } from './discover.ts';
 
 const ERR = (description: string) => ({ description, schema: 'ErrorEnvelope' });
@@ -55,7 +56,7 @@ export function createDiscoveryPlugin(base: DiscoveryLimits = DEFAULT_LIMITS): F
       api.schema('ProductDiscoveryResult', RESULT);
       const discovery = () => {
         if (!api.has(PACKSHOT_CLASSIFIER)) throw new FitroomError('SERVICE_UNAVAILABLE', 'No packshot classifier is configured on this deployment');
-        return new ProductDiscovery(api.get(TOKENS.outboundHttp), api.get(TOKENS.images), api.get(PACKSHOT_CLASSIFIER), limits);
+        return new ProductDiscovery(api.get(TOKENS.outboundHttp), api.get(TOKENS.images), api.get(PACKSHOT_CLASSIFIER), api.get(CPU_POOL), limits);
       };
       api.operation({
         id: 'discoverProduct',

@@ -2,6 +2,7 @@ import { definePlugin } from '../../core/plugin.ts';
 import { TOKENS } from '../../core/tokens.ts';
 import { notFound } from '../../core/errors.ts';
 import { TEXTURE_PAINTER } from '../../core/ports/texture-painter.ts';
+import { CPU_POOL } from '../../core/ports/cpu-pool.ts';
 import { LIMITS, TextureEnhancer, type EnhanceRequest } from './enhance.ts';
 import { painterAsset, painterHeaders, renderPainterPage } from './page.ts';
 import { EX } from '../../core/examples.ts';
@@ -26,6 +27,7 @@ export const texturePainterPlugin = definePlugin({
   setup(api) {
     const enhancer = new TextureEnhancer({
       codec: api.get(TOKENS.imageCodec),
+      pool: api.get(CPU_POOL),
       painter: api.get(TEXTURE_PAINTER),
       providers: () => api.get(TOKENS.imageModels),
       chain: api.config.ai.modelChain,
@@ -75,6 +77,7 @@ export const texturePainterPlugin = definePlugin({
       tags: ['Texture painter'],
       auth: ['none'],
       rateLimit: 'submission',
+      anonymousLimit: { perMinute: LIMITS.perAddressPerMinute, concurrent: LIMITS.concurrent + LIMITS.maxWaiting, perAddressConcurrent: LIMITS.perAddressConcurrent },
       body: 'TextureEnhanceRequest',
       example: { texture: EX.png, mask: EX.png, mode: 'blend', wrap: 'x', detail: 1 },
       maxBodyBytes: LIMITS.maxBodyBytes,
@@ -87,10 +90,11 @@ export const texturePainterPlugin = definePlugin({
       },
       async handler(ctx) {
         const t0 = performance.now();
-        const out = await enhancer.enhance(ctx.body as EnhanceRequest, AbortSignal.timeout(LIMITS.vendorTimeoutMs * 2));
-        const { png, ...rest } = out;
+        const signal = AbortSignal.timeout(LIMITS.vendorTimeoutMs * 2);
+        const out = await enhancer.enhance(ctx.body as EnhanceRequest, signal);
+        // the answer (a data URL of up to 9 MB) is encoded as JSON bytes off the event loop
         return {
-          body: { success: true, texture: `data:image/png;base64,${Buffer.from(png).toString('base64')}`, ...rest },
+          file: { contentType: 'application/json; charset=utf-8', bytes: await enhancer.answer(out, signal) },
           headers: { 'Cache-Control': 'no-store', 'Server-Timing': `enhance;dur=${Math.round(performance.now() - t0)}` },
         };
       },

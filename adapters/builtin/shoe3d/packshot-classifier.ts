@@ -10,7 +10,12 @@ import { backgroundDifference, estimateBackground } from '../raster/backdrop.ts'
  * at once (the border is a room or a street, many objects, the product cut by the frame).
  */
 export class BuiltinPackshotClassifier implements PackshotClassifier {
-  assess(image: RasterImage): PackshotAssessment {
+  async assess(image: RasterImage): Promise<PackshotAssessment> {
+    return this.judge(image);
+  }
+
+  /** The assessment itself, synchronous: 0.3 to 1.4 s of pixel work for a 384² photo. */
+  judge(image: RasterImage): PackshotAssessment {
     const { width, height } = image;
     const model = estimateBackground(image);
     const diff = backgroundDifference(image, model);

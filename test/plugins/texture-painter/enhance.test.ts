@@ -15,10 +15,12 @@ describe('texture painter enhancement', () => {
   let svc: TestService;
   let body: { texture: string; mask: string };
   let original: ReturnType<typeof leather>;
-  const enhance = (b: unknown, headers: Record<string, string> = {}) => svc.call('POST', '/api/v1/texture-painter/enhance', { body: b, headers });
+  // each call from its own address: the per-address limits have their own test below
+  let caller = 0;
+  const enhance = (b: unknown, headers: Record<string, string> = {}) => svc.call('POST', '/api/v1/texture-painter/enhance', { body: b, headers: { 'x-forwarded-for': `198.18.0.${++caller}`, ...headers } });
 
   beforeAll(async () => {
-    svc = await startTestService({ worker: false });
+    svc = await startTestService({ worker: false, env: { TRUST_PROXY: '1' } });
     original = leather(W, H);
     const p = paint(original, painted, RED);
     body = { texture: await dataUrl(p.painted), mask: await dataUrl(p.mask) };
@@ -157,5 +159,27 @@ describe('texture painter rate limit per client address', () => {
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     // another address is not affected
     expect((await from('198.51.100.8')).status).toBe(400);
+  });
+
+  it('gives anonymous enhancements their own budget per address: 10 a minute, 2 at once (429 with Retry-After)', async () => {
+    const small = paint(leather(64, 64), (x, y) => x > 20 && x < 40 && y > 20 && y < 40, RED);
+    const valid = { texture: await dataUrl(small.painted), mask: await dataUrl(small.mask) };
+    const from = (ip: string, b: unknown = valid) => svc.call('POST', '/api/v1/texture-painter/enhance', { body: b, headers: { 'x-forwarded-for': ip } });
+    // three at once from one address: two run, one is refused
+    const big = paint(leather(768, 768), (x, y) => x > 100 && x < 700 && y > 100 && y < 700, RED);
+    const heavy = { texture: await dataUrl(big.painted), mask: await dataUrl(big.mask) };
+    const three = await Promise.all([from('203.0.113.9', heavy), from('203.0.113.9', heavy), from('203.0.113.9', heavy)]);
+    expect(three.map((r) => r.status).sort()).toEqual([200, 200, 429]);
+    const busy = three.find((r) => r.status === 429)!;
+    expect(busy.body.error.code).toBe('RATE_LIMITED');
+    expect(Number(busy.headers.get('retry-after'))).toBeGreaterThan(0);
+    // invalid requests do not use the budget; valid ones do, 10 a minute
+    expect((await from('203.0.113.10', {})).status).toBe(400);
+    for (let i = 0; i < 10; i++) expect((await from('203.0.113.10')).status).toBe(200);
+    const refused = await from('203.0.113.10');
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ success: false, error: { code: 'RATE_LIMITED' } });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await from('203.0.113.11')).status).toBe(200);
   });
 });
