@@ -39,6 +39,9 @@ export interface IdentifiedTwin {
  */
 export class TwinService implements TwinDirectory {
   readonly #d: TwinServiceDeps;
+  /** Decoded renders of the twins fitted last (a shopper tries several garments on one twin). */
+  readonly #renders = new Map<string, { imageFileId: string; render: BodyRender }>();
+  readonly #found = new Map<string, { rec: TwinRecord; until: number }>();
   constructor(deps: TwinServiceDeps) {
     this.#d = deps;
   }
@@ -73,13 +76,35 @@ export class TwinService implements TwinDirectory {
 
   async find(id: string, now = new Date()): Promise<TwinRecord | null> {
     if (!TWIN_ID_PATTERN.test(id)) return null;
+    const seen = this.#found.get(id);
+    if (seen && seen.until > now.getTime()) return seen.rec;
     const rec = await this.#d.store.get(id);
-    return rec && rec.expiresAt.getTime() > now.getTime() ? rec : null;
+    if (!rec || rec.expiresAt.getTime() <= now.getTime()) return null;
+    this.#remember(rec, now);
+    return rec;
+  }
+
+  /**
+   * A twin found is remembered for a minute (never past its expiry): try-on asks for it on every
+   * submission, cache hits included. Renders are always read from the store (another process may
+   * have re-rendered the twin into new files).
+   */
+  #remember(rec: TwinRecord, now: Date): void {
+    if (this.#found.size >= FOUND_MAX) this.#found.delete(this.#found.keys().next().value!);
+    this.#found.set(rec.id, { rec, until: Math.min(rec.expiresAt.getTime(), now.getTime() + FOUND_TTL_MS) });
   }
 
   async loadRender(id: string): Promise<BodyRender | null> {
-    const rec = await this.find(id);
-    if (!rec) return null;
+    if (!TWIN_ID_PATTERN.test(id)) return null;
+    const rec = await this.#d.store.get(id);
+    if (!rec || rec.expiresAt.getTime() <= Date.now()) return null;
+    const kept = this.#renders.get(id);
+    if (kept && kept.imageFileId === rec.imageFileId) {
+      // most recently used last; callers get their own pixels
+      this.#renders.delete(id);
+      this.#renders.set(id, kept);
+      return copyRender(kept.render);
+    }
     const [imageFile, buffersFile] = await Promise.all([this.#d.files.get(rec.imageFileId), this.#d.files.get(rec.buffersFileId)]);
     if (!imageFile || !buffersFile) return null;
     const [png, packed] = await Promise.all([this.#d.files.read(imageFile), this.#d.files.read(buffersFile)]);
@@ -87,7 +112,11 @@ export class TwinService implements TwinDirectory {
     const { width, height } = rec.render;
     const image = await this.#d.codec.decode(png, { maxPixels: width * height });
     const { mask, depth } = unpackBodyBuffers(packed, width * height);
-    return { image, mask, depth, landmarks: rec.render.landmarks, pixelsPerCm: rec.render.pixelsPerCm, pose: rec.render.pose };
+    const render: BodyRender = { image, mask, depth, landmarks: rec.render.landmarks, pixelsPerCm: rec.render.pixelsPerCm, pose: rec.render.pose };
+    this.#renders.delete(id);
+    if (this.#renders.size >= KEPT_RENDERS) this.#renders.delete(this.#renders.keys().next().value!);
+    this.#renders.set(id, { imageFileId: rec.imageFileId, render });
+    return copyRender(render);
   }
 
   /** Keeps request images for the job that renders them (internal, short-lived files). */
@@ -134,6 +163,7 @@ export class TwinService implements TwinDirectory {
       expiresAt: new Date(now.getTime() + ttl * 1000),
     };
     const replaced = await this.#d.store.put(rec);
+    this.#remember(rec, now);
     if (replaced) await this.#deleteFiles(replaced);
     return rec;
   }
@@ -164,6 +194,17 @@ export class TwinService implements TwinDirectory {
       if (batch.length < limit) return removed;
     }
   }
+}
+
+/** How long and how many found twins are remembered per process. */
+const FOUND_TTL_MS = 60_000;
+const FOUND_MAX = 1000;
+
+/** Decoded twin renders kept per process (about 7 MB each at 768x1024). */
+const KEPT_RENDERS = 8;
+
+function copyRender(r: BodyRender): BodyRender {
+  return { ...r, image: { ...r.image, data: r.image.data.slice() }, mask: r.mask.slice(), depth: r.depth.slice(), landmarks: structuredClone(r.landmarks) };
 }
 
 /** Request images wait this long for their job (a day covers queue backlogs and retries). */

@@ -217,6 +217,8 @@ const HAIR_LABEL = PERSON_PART.hair;
 const NECK_LABEL = PERSON_PART.neck;
 /** The photo's neck shows below the chin and fades into the body's over this share of the face height. */
 const NECK_FADE = 0.4;
+/** RGB distance from the hair's median colour within which hair below the chin is kept. */
+const HAIR_RGB_DISTANCE = 70;
 
 /**
  * Composites the head of the face photo, face and hair as the person analysis labelled them, onto
@@ -282,11 +284,29 @@ export function compositeHead(target: FaceTarget & { parts: Uint8Array }, landma
   const ty0 = Math.max(0, Math.floor(tcy + (hy0 - cy) * s) - 1);
   const ty1 = Math.min(H - 1, Math.ceil(tcy + (Math.max(hy1, fadeEnd) - cy) * s) + 1);
   const covered = new Uint8Array(W * H);
+  // hair below the eyes (beside the cheeks, over the shoulders) must have the colour of the hair on
+  // top of the head:
+  // the parsing grows hair by colour and can take a dark collar or backdrop along
+  const hairTop: number[][] = [[], [], []];
+  for (let y = hy0; y < fy0 + 0.3 * (fy1 - fy0); y++) {
+    for (let x = hx0; x <= hx1; x++) {
+      if (src.parts[y * sw + x] !== HAIR_LABEL) continue;
+      for (let c = 0; c < 3; c++) hairTop[c].push(sd[(y * sw + x) * 4 + c]);
+    }
+  }
+  const hairRgb = hairTop.map((v) => v.sort((a, b) => a - b)[v.length >> 1] ?? 0);
   const isHead = (x: number, y: number) => {
     if (x < 0 || y < 0 || x >= sw || y >= sh) return 0;
     const p = src.parts[y * sw + x];
-    if (p === FACE_LABEL || p === HAIR_LABEL) return 1;
-    if (p !== NECK_LABEL || y <= fy1) return p === NECK_LABEL ? 1 : 0;
+    if (p === FACE_LABEL || (p === HAIR_LABEL && y <= cy)) return 1;
+    if (p === HAIR_LABEL) {
+      const o = (y * sw + x) * 4;
+      return hairTop[0].length && Math.hypot(sd[o] - hairRgb[0], sd[o + 1] - hairRgb[1], sd[o + 2] - hairRgb[2]) < HAIR_RGB_DISTANCE ? 1 : 0;
+    }
+    // only the neck's skin: a collar or the backdrop beside the neck stays out
+    const o = (y * sw + x) * 4;
+    if (p !== NECK_LABEL || !isSkin(sd[o], sd[o + 1], sd[o + 2])) return 0;
+    if (y <= fy1) return 1;
     const t = 1 - (y - fy1) / (fadeEnd - fy1);
     return t > 0 ? t * t * (3 - 2 * t) : 0;
   };
@@ -325,11 +345,26 @@ export function compositeHead(target: FaceTarget & { parts: Uint8Array }, landma
   // the rendered head above the chin that the photo's head does not cover (a bald crown above short
   // hair, ears beside it) goes back to the backdrop of its row
   const chin = Math.min(H - 1, Math.round(tcy + (fy1 - cy) * s));
-  for (let y = 0; y <= chin; y++) {
+  const reach = Math.round(0.4 * landmarks.faceSize);
+  /** The first body pixel of another part below (x, y) within reach, or -1. */
+  const neckBelow = (x: number, y: number) => {
+    for (let yy = y + 1; yy <= Math.min(H - 1, y + reach); yy++) {
+      const j = yy * W + x;
+      if (mask[j] && parts[j] !== headPart) return j;
+    }
+    return -1;
+  };
+  for (let y = chin; y >= 0; y--) {
     const bg = y * W * 4; // the left edge of the row is backdrop
     for (let x = 0; x < W; x++) {
       const i = y * W + x;
       if (parts[i] !== headPart || covered[i]) continue;
+      // under the jaw the neck continues up to the face; elsewhere the backdrop shows
+      const neck = y > tcy ? neckBelow(x, y) : -1;
+      if (neck >= 0) {
+        for (let c = 0; c < 3; c++) image.data[i * 4 + c] = image.data[neck * 4 + c];
+        continue;
+      }
       for (let c = 0; c < 3; c++) image.data[i * 4 + c] = image.data[bg + c];
       mask[i] = 0;
       parts[i] = 0;
