@@ -41,7 +41,6 @@ export class TwinService implements TwinDirectory {
   readonly #d: TwinServiceDeps;
   /** Decoded renders of the twins fitted last (a shopper tries several garments on one twin). */
   readonly #renders = new Map<string, { imageFileId: string; render: BodyRender }>();
-  readonly #found = new Map<string, { rec: TwinRecord; until: number }>();
   constructor(deps: TwinServiceDeps) {
     this.#d = deps;
   }
@@ -76,28 +75,13 @@ export class TwinService implements TwinDirectory {
 
   async find(id: string, now = new Date()): Promise<TwinRecord | null> {
     if (!TWIN_ID_PATTERN.test(id)) return null;
-    const seen = this.#found.get(id);
-    if (seen && seen.until > now.getTime()) return seen.rec;
     const rec = await this.#d.store.get(id);
-    if (!rec || rec.expiresAt.getTime() <= now.getTime()) return null;
-    this.#remember(rec, now);
-    return rec;
-  }
-
-  /**
-   * A twin found is remembered for a minute (never past its expiry): try-on asks for it on every
-   * submission, cache hits included. Renders are always read from the store (another process may
-   * have re-rendered the twin into new files).
-   */
-  #remember(rec: TwinRecord, now: Date): void {
-    if (this.#found.size >= FOUND_MAX) this.#found.delete(this.#found.keys().next().value!);
-    this.#found.set(rec.id, { rec, until: Math.min(rec.expiresAt.getTime(), now.getTime() + FOUND_TTL_MS) });
+    return rec && rec.expiresAt.getTime() > now.getTime() ? rec : null;
   }
 
   async loadRender(id: string): Promise<BodyRender | null> {
-    if (!TWIN_ID_PATTERN.test(id)) return null;
-    const rec = await this.#d.store.get(id);
-    if (!rec || rec.expiresAt.getTime() <= Date.now()) return null;
+    const rec = await this.find(id);
+    if (!rec) return null;
     const kept = this.#renders.get(id);
     if (kept && kept.imageFileId === rec.imageFileId) {
       // most recently used last; callers get their own pixels
@@ -163,7 +147,6 @@ export class TwinService implements TwinDirectory {
       expiresAt: new Date(now.getTime() + ttl * 1000),
     };
     const replaced = await this.#d.store.put(rec);
-    this.#remember(rec, now);
     if (replaced) await this.#deleteFiles(replaced);
     return rec;
   }
@@ -195,10 +178,6 @@ export class TwinService implements TwinDirectory {
     }
   }
 }
-
-/** How long and how many found twins are remembered per process. */
-const FOUND_TTL_MS = 60_000;
-const FOUND_MAX = 1000;
 
 /** Decoded twin renders kept per process (about 7 MB each at 768x1024). */
 const KEPT_RENDERS = 8;
