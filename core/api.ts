@@ -45,12 +45,20 @@ export const corePlugin = definePlugin({
         return { caller: null };
       },
       missing: () => new FitroomError('HTTP_ERROR', 'Missing admin key: send it in the X-Admin-Key header'),
+      openapi: {
+        security: [{ AdminKey: [] }],
+        schemes: { AdminKey: { type: 'apiKey', in: 'header', name: 'X-Admin-Key', description: 'API host, /admin/v1: the operator secret (ADMIN_KEY, or the generated DATA_DIR/admin-key of an embedded start).' } },
+      },
     });
     api.auth('signedUrl', {
       async resolve(req) {
         return req.query.token !== undefined || req.query.expires !== undefined ? { caller: null } : undefined;
       },
       missing: () => new FitroomError('HTTP_ERROR', 'Missing credentials: send X-API-Key or use a signed URL'),
+      openapi: {
+        security: [{ SignedUrl: [] }],
+        schemes: { SignedUrl: { type: 'apiKey', in: 'query', name: 'token', description: 'Signed download link: `token` together with `expires`.' } },
+      },
     });
 
     api.operation({
@@ -75,7 +83,7 @@ export const corePlugin = definePlugin({
       method: 'GET',
       path: '/api/v1/warmup',
       summary: 'Warm up the AI backend and the job queue',
-      description: '`modal` reports the first provider of the configured model chain; `queue.warm` is a real round trip through the job queue (a worker must run a ping task within 5 s); `vendors` is the live check of the configured AI vendors (key accepted, configured models present, credits), refreshed when older than 10 minutes; models a vendor does not have are listed under `retiredModels` and left out of the chain.',
+      description: '`modal` reports the first provider of the configured model chain; `queue.warm` is a real round trip through the job queue (a worker must run a ping task within 5 s); `vendors` is the live check of the configured AI vendors (key accepted, configured models present, credits), refreshed when older than 10 minutes; models a vendor does not have are listed under `retiredModels` and left out of the chain; models a vendor\'s own list marks deprecated are under `deprecatedModels` (with the successor it names) and passed over by the chain; `families` shows which model each family entry calls (the lists are read at start and every FITROOM_VENDOR_DISCOVERY_HOURS).',
       tags: ['Health'],
       auth: ['apiKey'],
       rateLimit: 'health',

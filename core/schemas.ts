@@ -1,4 +1,5 @@
 import type { JsonSchema } from './plugin.ts';
+import { JOB_ERROR_CODES } from './errors.ts';
 
 /** The fields every submission answer has (spec, Submission responses); operations add their own. */
 export const SUBMISSION_PROPERTIES: Record<string, JsonSchema> = {
@@ -84,7 +85,7 @@ export const CORE_SCHEMAS: Record<string, JsonSchema> = {
       errorCode: {
         type: 'string',
         description:
-          'When failed (a Fitroom extension of the Job resource): the machine-readable cause. `IMAGE_FETCH_FAILED` (an input URL could not be fetched), `IMAGE_INVALID` (an input is not a usable image, or no product or person could be found in it), `VALIDATION_ERROR` (an input rule checked while running), `INPUT_REFERENCE_LIMIT`, `QUOTA_EXCEEDED`, `SERVICE_UNAVAILABLE` (no backend can do this task), `PLATFORM_ERROR` / `PLATFORM_REAUTH_REQUIRED` (a commerce platform refused), the shoe-3d upload codes `attribution_unavailable`, `invalid_user_id`, `attribution_conflict`, `file_too_large`, `CANCELLED` (the submitter cancelled), `INTERNAL_ERROR` (unexpected; retrying may help). Branch on this, not on `error`.',
+          `When failed (a Fitroom extension of the Job resource): the machine-readable cause. ${Object.entries(JOB_ERROR_CODES).map(([code, meaning]) => `\`${code}\` (${meaning})`).join(', ')}. Branch on this, not on \`error\`.`,
       },
       cancelled: { type: 'boolean', description: 'Present and true when the submitter cancelled the job; its status is then `failed`.' },
       createdAt: { type: 'string', format: 'date-time' },
@@ -202,11 +203,22 @@ export const CORE_SCHEMAS: Record<string, JsonSchema> = {
                 status: { enum: ['ok', 'account_refused', 'model_missing', 'unreachable', 'error'], description: '`account_refused`: the key, its permissions or its credits were refused; `model_missing`: a configured model does not exist there (it leaves the chain); `unreachable`: no answer (an offline deployment carries on with the builtin engines).' },
                 message: { type: 'string' },
                 balance: { type: 'number', description: 'Credits the vendor reports (Meshy, Tripo).' },
-                models: { type: 'array', items: { type: 'object', required: ['id', 'available'], properties: { id: { type: 'string' }, available: { type: 'boolean' }, detail: { type: 'string' } } } },
+                models: { type: 'array', items: { type: 'object', required: ['id', 'available'], properties: { id: { type: 'string' }, available: { type: 'boolean' }, detail: { type: 'string' }, unverified: { type: 'boolean', description: 'The vendor has no model list to confirm it (Meshy, Tripo): the first task will say.' } } } },
               },
             },
           },
           retiredModels: { type: 'array', items: { type: 'object', required: ['id', 'reason'], properties: { id: { type: 'string' }, reason: { type: 'string' } } } },
+          deprecatedModels: {
+            type: 'array',
+            description: 'Models their vendor lists as deprecated: the chain passes them over (an explicit `options.model` still runs them); `successor` is the replacement the vendor names.',
+            items: { type: 'object', required: ['id', 'provider'], properties: { id: { type: 'string' }, provider: { type: 'string' }, successor: { type: 'string' } } },
+          },
+          families: {
+            type: 'array',
+            description: 'Model entries that follow a family (`follow`, `*` = version number) and the model each calls now; `source: fallback` until a vendor list has been read.',
+            items: { type: 'object', required: ['id', 'follow', 'source'], properties: { id: { type: 'string' }, follow: { type: 'string' }, target: { type: 'string' }, source: { enum: ['discovery', 'fallback'] } } },
+          },
+          discoveredAt: { type: ['string', 'null'], format: 'date-time', description: 'When the vendors\' model lists were last read (shared by every process, kept across restarts).' },
         },
       },
     },

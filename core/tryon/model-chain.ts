@@ -104,15 +104,18 @@ export async function runModelChain(opts: ModelChainOptions): Promise<ModelChain
 
   let candidates: ModelSpec[];
   if (opts.pinnedModel !== undefined) {
-    candidates = [
-      checkPinnedModel({ model: opts.pinnedModel, task: call.task, quality: call.quality, referenceCount: call.references.length, provider: opts.provider, registry, providers }),
-    ];
+    const pinned = checkPinnedModel({ model: opts.pinnedModel, task: call.task, quality: call.quality, referenceCount: call.references.length, provider: opts.provider, registry, providers });
+    const unfit = dedicatedUnfit(pinned, call);
+    if (unfit) throw new FitroomError('VALIDATION_ERROR', `Model ${pinned.id} cannot take this request: ${unfit}`, { details: [{ field: 'options.model', message: unfit }] });
+    candidates = [pinned];
   } else {
     candidates = [];
     for (const id of opts.chain ?? DEFAULT_MODEL_CHAIN) {
       const spec = findSpec(id, registry, providers);
       if (!spec) throw new FitroomError('SERVICE_UNAVAILABLE', `The model chain names an unknown model "${id}"`);
-      if (spec.tasks.includes(call.task) && (!opts.provider || spec.provider === opts.provider) && !candidates.includes(spec)) candidates.push(spec);
+      // A dedicated try-on model that cannot take this call (no garment photos, a slot it does not
+      // dress, several garments) is passed over like a model of another task.
+      if (spec.tasks.includes(call.task) && (!opts.provider || spec.provider === opts.provider) && !dedicatedUnfit(spec, call) && !candidates.includes(spec)) candidates.push(spec);
     }
   }
 
@@ -127,17 +130,34 @@ export async function runModelChain(opts: ModelChainOptions): Promise<ModelChain
       skip(`provider ${spec.provider} is not configured`);
       continue;
     }
-    const retired = registry.retiredReason(spec.id);
+    // A family entry calls its current member (discovery keeps it current); a pinned id calls itself.
+    const model = registry.target(spec.id);
+    if (model === undefined) {
+      skip(`follows the family ${registry.families().find((f) => f.id === spec.id)?.follow}: no active model of it is known yet`);
+      continue;
+    }
+    const retired = registry.retiredReason(model);
     if (retired) {
       skip(`retired: ${retired}`);
+      continue;
+    }
+    // The vendor announced its end: passed over before any job tries it (an explicit options.model still runs).
+    const deprecated = opts.pinnedModel === undefined ? registry.deprecation(model) : undefined;
+    if (deprecated) {
+      skip(`deprecated by ${deprecated.provider}${deprecated.successor ? ` (successor: ${deprecated.successor})` : ''}`);
       continue;
     }
     if (refused.has(spec.provider)) {
       skip(`provider ${spec.provider} refused this deployment's account: ${refused.get(spec.provider)}`);
       continue;
     }
-    if (call.references.length > spec.maxReferences) {
+    if (spec.kind !== 'tryon' && call.references.length > spec.maxReferences) {
       skip(`accepts at most ${spec.maxReferences} references; the call has ${call.references.length}`);
+      continue;
+    }
+    const largest = Math.max(0, ...call.references.map((r) => r.image.bytes.byteLength), ...(call.garments ?? []).flatMap((g) => [g.image.bytes.byteLength, g.onModel?.bytes.byteLength ?? 0]));
+    if (spec.maxImageBytes !== undefined && largest > spec.maxImageBytes) {
+      skip(`accepts images up to ${spec.maxImageBytes} bytes; the call has one of ${largest}`);
       continue;
     }
     if (!spec.qualities.includes(call.quality)) {
@@ -151,25 +171,25 @@ export async function runModelChain(opts: ModelChainOptions): Promise<ModelChain
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = AbortSignal.any([call.signal, timeout]);
     try {
-      const images = await raceAbort(provider.run({ ...call, model: spec.id, signal }), signal);
-      if (images.length === 0) throw new ProviderError(spec.provider, `${spec.id} returned no image`, { retryable: true });
-      record({ model: spec.id, provider: spec.provider, outcome: 'succeeded', durationMs: elapsed() });
-      return { images, model: spec.id, provider: spec.provider, attempts };
+      const images = await raceAbort(provider.run({ ...call, model, signal }), signal);
+      if (images.length === 0) throw new ProviderError(spec.provider, `${model} returned no image`, { retryable: true });
+      record({ model, provider: spec.provider, outcome: 'succeeded', durationMs: elapsed() });
+      return { images, model, provider: spec.provider, attempts };
     } catch (err) {
       if (call.signal.aborted) {
-        record({ model: spec.id, provider: spec.provider, outcome: 'cancelled', durationMs: elapsed(), error: 'cancelled' });
+        record({ model, provider: spec.provider, outcome: 'cancelled', durationMs: elapsed(), error: 'cancelled' });
         throw call.signal.reason;
       }
       if (timeout.aborted) {
-        record({ model: spec.id, provider: spec.provider, outcome: 'timeout', durationMs: elapsed(), error: `no answer within ${timeoutMs} ms` });
+        record({ model, provider: spec.provider, outcome: 'timeout', durationMs: elapsed(), error: `no answer within ${timeoutMs} ms` });
         lastFailure = err;
         continue;
       }
       const message = err instanceof Error ? err.message : String(err);
-      record({ model: spec.id, provider: spec.provider, outcome: 'failed', durationMs: elapsed(), error: message });
+      record({ model, provider: spec.provider, outcome: 'failed', durationMs: elapsed(), error: message });
       // The model is gone (retired, renamed): out of every chain of this process, reported once.
       if (err instanceof ProviderError && err.code === 'MODEL_UNAVAILABLE') {
-        registry.retire(spec.id, message);
+        registry.retire(model, message);
         lastFailure = err;
         continue;
       }
@@ -183,7 +203,7 @@ export async function runModelChain(opts: ModelChainOptions): Promise<ModelChain
         continue;
       }
       if (err instanceof ProviderError) {
-        throw new FitroomError('IMAGE_INVALID', `The model ${spec.id} refused the input: ${message}`, { cause: err, retryable: false });
+        throw new FitroomError('IMAGE_INVALID', `The model ${model} refused the input: ${message}`, { cause: err, retryable: false });
       }
       throw err;
     }
@@ -201,6 +221,21 @@ export async function runModelChain(opts: ModelChainOptions): Promise<ModelChain
     cause: lastFailure,
     retryable: true,
   });
+}
+
+/**
+ * Why a dedicated try-on model cannot take a call (undefined when it can): it needs the person and
+ * the garment photos as they are, one garment per call, in a slot it dresses. Other models always fit.
+ */
+export function dedicatedUnfit(spec: ModelSpec, call: Pick<ModelCall, 'references' | 'garments'>): string | undefined {
+  if (spec.kind !== 'tryon') return undefined;
+  if (!call.references.some((r) => r.role === 'person')) return 'it needs a person image';
+  const garments = call.garments ?? [];
+  if (garments.length === 0) return 'it needs the garment photos';
+  if (1 + garments.length > spec.maxReferences) return `it dresses ${spec.maxReferences - 1} garment${spec.maxReferences === 2 ? '' : 's'} a call; this request has ${garments.length}`;
+  const other = garments.find((g) => !(spec.slots ?? []).includes(g.slot));
+  if (other) return `it does not dress ${other.slot} (only ${(spec.slots ?? []).join(', ')})`;
+  return undefined;
 }
 
 function providerMap(p: ModelChainOptions['providers']): ReadonlyMap<ProviderId, ImageModelProvider> {

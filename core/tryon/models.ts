@@ -1,3 +1,4 @@
+import { PROVIDER_IDS } from '../ports/image-model.ts';
 import type { ModelSpec, ModelTask, ProviderId, Quality } from '../ports/image-model.ts';
 
 /**
@@ -16,15 +17,38 @@ const KONTEXT_PARAMS = byQuality({
   high: { output_format: 'png', guidance_scale: 4 },
 });
 
+/** FASHN v1.6 (its own API and fal): speed against quality. */
+const FASHN_V16_PARAMS = byQuality({ draft: { mode: 'performance' }, standard: { mode: 'balanced' }, high: { mode: 'quality' } });
+
+/** What dedicated clothing try-on models dress; `auto` is a product image of unknown kind. */
+const CLOTHING_SLOTS: readonly string[] = ['topGarment', 'bottomGarment', 'fullBodyGarment', 'auto'];
+
 function byQuality<T>(table: Record<Quality, T>): (quality: Quality) => T {
   return (quality) => table[quality];
 }
 
 export const MODEL_CATALOGUE: readonly ModelSpec[] = [
   {
-    // Gemini 3.1 Flash Image (GA; its preview id was shut down on 2026-06-25): up to 14 images per
-    // prompt, output sizes 512, 1K, 2K, 4K (Gemini API image generation guide; Vertex AI model card).
+    // Gemini 3.1 Flash Image (GA 2026-05-28, deprecated by Google on 2026-10-06; its preview id was shut
+    // down on 2026-06-25): up to 14 images per prompt, output sizes 512, 1K, 2K, 4K (Gemini API image
+    // generation guide; Vertex AI model card). Kept so a pinned configuration keeps working until the
+    // shutdown; the default chain reaches the flash line through the family entry below.
     id: 'gemini-3.1-flash-image',
+    provider: 'gemini',
+    maxReferences: 14,
+    tasks: EDITING_TASKS,
+    qualities: ALL_QUALITIES,
+    params: byQuality({
+      draft: { imageConfig: { imageSize: '1K' } },
+      standard: { imageConfig: { imageSize: '2K' } },
+      high: { imageConfig: { imageSize: '4K' } },
+    }),
+  },
+  {
+    // The newest GA Gemini flash image model, whatever its number: a family entry (FAMILIES below)
+    // that discovery points at the newest active `gemini-<version>-flash-image` Google lists. Limits and
+    // parameters are the flash line's.
+    id: 'gemini-flash-image-newest',
     provider: 'gemini',
     maxReferences: 14,
     tasks: EDITING_TASKS,
@@ -80,6 +104,103 @@ export const MODEL_CATALOGUE: readonly ModelSpec[] = [
     qualities: ALL_QUALITIES,
     params: KONTEXT_PARAMS,
   },
+  // Dedicated try-on models: the person photo (or a twin's render) and one garment photo as they are,
+  // no prompt and no garment grid; identity, pose and body are kept and only the garment changes.
+  {
+    // FASHN Virtual Try-On v1.6 (docs.fashn.ai/api-reference/tryon-v1-6, lifecycle stable): 864x1296,
+    // categories tops, bottoms, one-pieces or auto; 5 s / 8 s / 12-17 s by mode; 1 credit an image.
+    id: 'tryon-v1.6',
+    provider: 'fashn',
+    kind: 'tryon',
+    maxReferences: 2,
+    slots: CLOTHING_SLOTS,
+    tasks: ['tryon'],
+    qualities: ALL_QUALITIES,
+    params: FASHN_V16_PARAMS,
+    priceHint: '1 FASHN credit an image',
+  },
+  {
+    // FASHN Try-On Max (docs.fashn.ai/api-reference/tryon-max, lifecycle experimental): clothing, shoes,
+    // hats, jewellery, bags; about 50 s, up to 4K; 4 credits an image.
+    id: 'tryon-max',
+    provider: 'fashn',
+    kind: 'tryon',
+    maxReferences: 2,
+    slots: [...CLOTHING_SLOTS, 'shoes'],
+    tasks: ['tryon', 'shoe-tryon'],
+    qualities: ALL_QUALITIES,
+    params: byQuality({
+      draft: { generation_mode: 'balanced', resolution: '1k' },
+      standard: { generation_mode: 'balanced', resolution: '2k' },
+      high: { generation_mode: 'quality', resolution: '4k' },
+    }),
+    priceHint: '4 FASHN credits an image',
+  },
+  {
+    // Google Vertex AI Virtual Try-On (GA 2026-01; model-reference/virtual-try-on-api): synchronous
+    // predict, one product image, output the size of the person image, 10 MB an image, 50 requests a
+    // minute a project. `baseSteps` defaults to 32.
+    id: 'virtual-try-on-001',
+    provider: 'vertex',
+    kind: 'tryon',
+    maxReferences: 2,
+    slots: CLOTHING_SLOTS,
+    tasks: ['tryon'],
+    qualities: ALL_QUALITIES,
+    params: byQuality({ draft: { baseSteps: 16 }, standard: { baseSteps: 32 }, high: { baseSteps: 48 } }),
+    maxImageBytes: 10 * 1024 * 1024,
+    priceHint: 'Vertex AI Imagen pricing (no per-call price published for try-on)',
+  },
+  {
+    // FASHN v1.6 on fal (fal.ai/models/fal-ai/fashn/tryon/v1.6/llms.txt): the same inputs as FASHN's API.
+    id: 'fal-ai/fashn/tryon/v1.6',
+    provider: 'fal',
+    kind: 'tryon',
+    maxReferences: 2,
+    slots: CLOTHING_SLOTS,
+    tasks: ['tryon'],
+    qualities: ALL_QUALITIES,
+    params: FASHN_V16_PARAMS,
+    priceHint: '$0.075 an image (fal)',
+  },
+  {
+    // Kling Kolors Virtual Try-On v1.5 on fal (llms.txt): human_image_url and garment_image_url only.
+    id: 'fal-ai/kling/v1-5/kolors-virtual-try-on',
+    provider: 'fal',
+    kind: 'tryon',
+    maxReferences: 2,
+    slots: CLOTHING_SLOTS,
+    tasks: ['tryon'],
+    qualities: ALL_QUALITIES,
+    params: () => ({}),
+    maxImageBytes: 10 * 1024 * 1024,
+    priceHint: '$0.07 an image (fal)',
+  },
+  {
+    // An open try-on model in a Cog container on the merchant's own GPU (FITROOM_COG_URL); the input
+    // field names come from FITROOM_COG_INPUTS (default: FASHN VTON v1.5's, which has no `auto`).
+    id: 'cog-tryon',
+    provider: 'cog',
+    kind: 'tryon',
+    maxReferences: 2,
+    slots: ['topGarment', 'bottomGarment', 'fullBodyGarment'],
+    tasks: ['tryon'],
+    qualities: ALL_QUALITIES,
+    params: () => ({}),
+    priceHint: 'your own GPU',
+  },
+  {
+    // A try-on model hosted on Replicate (REPLICATE_MODEL), with the same input mapping as Cog.
+    id: 'replicate-tryon',
+    provider: 'replicate',
+    kind: 'tryon',
+    maxReferences: 2,
+    slots: ['topGarment', 'bottomGarment', 'fullBodyGarment'],
+    tasks: ['tryon'],
+    qualities: ALL_QUALITIES,
+    params: () => ({}),
+    priceHint: "Replicate's per-second GPU price of the configured model",
+  },
   {
     // The classical CPU engine: geometric garment warping onto a body render. Generous slots: every
     // garment slot plus on-model references fit. `longSide` is the output's longer edge in pixels.
@@ -97,16 +218,44 @@ export const MODEL_CATALOGUE: readonly ModelSpec[] = [
 ];
 
 /**
+ * Dedicated try-on models, first in the default chain: they serve try-on on person photos and twins
+ * when the call carries the garment photos and its garments fit their slots (image-edit models and the
+ * builtin engine take the rest). The merchant's own GPU first (no data leaves their network), then
+ * FASHN v1.6 (fast, 1 credit), Vertex, the same FASHN model on fal, Kling Kolors, a Replicate-hosted
+ * model, and Try-On Max last (slow and 4 credits, but the one that also dresses shoes).
+ */
+export const DEDICATED_TRYON_CHAIN: readonly string[] = [
+  'cog-tryon',
+  'tryon-v1.6',
+  'virtual-try-on-001',
+  'fal-ai/fashn/tryon/v1.6',
+  'fal-ai/kling/v1-5/kolors-virtual-try-on',
+  'replicate-tryon',
+  'tryon-max',
+];
+
+/**
  * The default fallback chain: the vendors first (best quality), the builtin engine last so a deployment
  * without credentials still answers. Models that cannot serve a call (task, slots, missing credentials)
  * are skipped by the chain runner.
  */
 export const DEFAULT_MODEL_CHAIN: readonly string[] = [
-  'gemini-3.1-flash-image',
-  'fal-ai/bytedance/seedream/v4/edit',
+  // dedicated try-on models first; then GA image-edit models: the flash line comes through its family
+  // entry, which discovery points at the successor of the deprecated gemini-3.1-flash-image
+  ...DEDICATED_TRYON_CHAIN,
   'gemini-3-pro-image',
+  'gemini-flash-image-newest',
+  'fal-ai/bytedance/seedream/v4/edit',
   'fal-ai/flux-pro/kontext',
   'builtin-warp',
+];
+
+/**
+ * The catalogue's family entries: the pattern (`*` is a version number) and the id called before
+ * discovery has read the vendor's list.
+ */
+export const MODEL_FAMILIES: readonly { id: string; follow: string; fallback: string }[] = [
+  { id: 'gemini-flash-image-newest', follow: 'gemini-*-flash-image', fallback: 'gemini-3.1-flash-image' },
 ];
 
 /** A model entry from configuration (FITROOM_MODELS): a new or changed model without a release. */
@@ -122,6 +271,33 @@ export interface ConfiguredModel {
   params?: Partial<Record<Quality, Record<string, unknown>>> | Record<string, unknown>;
   /** Take the model out of every chain (the vendor retired it). */
   retired?: boolean;
+  /**
+   * Follow a model family instead of a pinned id: `*` stands for a version number (digits and dots),
+   * e.g. `gemini-*-flash-image`. Each discovery run points this entry at the newest model of the
+   * family that the vendor lists as active and not preview; until one has run, at `fallback`.
+   */
+  follow?: string;
+  /** The id a family entry calls before discovery has run (default: `like` when it fits the family). */
+  fallback?: string;
+  /** `tryon` for a dedicated try-on model, with the garment `slots` it dresses. */
+  kind?: 'image-edit' | 'tryon';
+  slots?: string[];
+}
+
+/** A vendor's notice that a model is ending, as discovery read it. */
+export interface Deprecation {
+  provider: string;
+  successor?: string;
+}
+
+/** A family entry and the id it currently calls. */
+export interface FamilyState {
+  id: string;
+  follow: string;
+  /** The id calls go to; undefined while the family has no known member. */
+  target: string | undefined;
+  /** `discovery` once the vendor's list chose it, else `fallback`. */
+  source: 'discovery' | 'fallback';
 }
 
 /** A lookup of model specs by id; plugins may add the models their own providers serve. */
@@ -129,9 +305,12 @@ export class ModelRegistry {
   readonly #specs = new Map<string, ModelSpec>();
   readonly #retired = new Map<string, string>();
   readonly #onRetire: ((id: string, reason: string) => void)[] = [];
+  readonly #deprecated = new Map<string, Deprecation>();
+  readonly #families = new Map<string, FamilyState>();
 
-  constructor(specs: readonly ModelSpec[] = MODEL_CATALOGUE) {
+  constructor(specs: readonly ModelSpec[] = MODEL_CATALOGUE, families: readonly { id: string; follow: string; fallback?: string }[] = specs === MODEL_CATALOGUE ? MODEL_FAMILIES : []) {
     for (const spec of specs) this.add(spec);
+    for (const f of families) this.follow(f.id, f.follow, f.fallback);
   }
 
   add(spec: ModelSpec): void {
@@ -171,8 +350,16 @@ export class ModelRegistry {
         const perQuality = ALL_QUALITIES.some((q) => q in p);
         params = perQuality ? (q) => ({ ...((p[q] as Record<string, unknown> | undefined) ?? {}) }) : () => ({ ...p });
       }
-      this.set({ id: e.id, provider, maxReferences, tasks, qualities, params });
+      const kind = e.kind ?? base?.kind;
+      const slots = e.slots ?? base?.slots;
+      if (kind === 'tryon' && !slots?.length) throw new TypeError(`model ${e.id}: a dedicated try-on model needs "slots"`);
+      const extra = { ...(kind ? { kind } : {}), ...(slots ? { slots } : {}), ...(base?.maxImageBytes ? { maxImageBytes: base.maxImageBytes } : {}), ...(base?.priceHint ? { priceHint: base.priceHint } : {}) };
+      this.set({ id: e.id, provider, maxReferences, tasks, qualities, params, ...extra });
       if (e.retired) this.retire(e.id, 'retired in configuration');
+      if (e.follow !== undefined) {
+        const fallback = e.fallback ?? (e.like && familyMatch(e.follow, e.like) ? e.like : undefined);
+        this.follow(e.id, e.follow, fallback);
+      }
     }
   }
 
@@ -210,6 +397,54 @@ export class ModelRegistry {
     this.#onRetire.push(fn);
   }
 
+  /** Marks a model deprecated by its vendor (discovery); the chain passes it over. `null` lifts it. */
+  deprecate(id: string, notice: Deprecation | null): void {
+    if (notice) this.#deprecated.set(id, notice);
+    else this.#deprecated.delete(id);
+  }
+
+  deprecation(id: string): Deprecation | undefined {
+    return this.#deprecated.get(id);
+  }
+
+  deprecated(): ({ id: string } & Deprecation)[] {
+    return [...this.#deprecated].map(([id, d]) => ({ id, ...d }));
+  }
+
+  /** Makes `id` a family entry: calls go to the family's newest active model (see `resolveFamily`). */
+  follow(id: string, pattern: string, fallback?: string): void {
+    if (!this.#specs.has(id)) throw new TypeError(`model ${id}: a family entry needs a catalogue entry (provider, limits)`);
+    familyRegExp(pattern);
+    if (fallback !== undefined && !familyMatch(pattern, fallback)) throw new TypeError(`model ${id}: fallback ${fallback} is not of the family ${pattern}`);
+    this.#families.set(id, { id, follow: pattern, target: fallback, source: 'fallback' });
+  }
+
+  families(): FamilyState[] {
+    return [...this.#families.values()].map((f) => ({ ...f }));
+  }
+
+  /**
+   * Points a family entry at the newest member of `listed` (the vendor's models): active, not preview,
+   * matching the pattern, highest version number. The chosen id joins the registry with the family
+   * entry's limits and parameters, so adapters find them. Nothing listed keeps the current target.
+   */
+  resolveFamily(id: string, listed: readonly { id: string; state: 'active' | 'deprecated'; preview?: boolean }[]): string | undefined {
+    const family = this.#families.get(id);
+    if (!family) return undefined;
+    const newest = newestOfFamily(family.follow, listed.filter((m) => m.state === 'active' && !m.preview && !this.#retired.has(m.id)).map((m) => m.id));
+    if (newest === undefined) return family.target;
+    family.target = newest;
+    family.source = 'discovery';
+    if (!this.#specs.has(newest)) this.set({ ...this.#specs.get(id)!, id: newest });
+    return newest;
+  }
+
+  /** The id a call to this entry goes to: a family's current member, else the id itself. */
+  target(id: string): string | undefined {
+    const family = this.#families.get(id);
+    return family ? family.target : id;
+  }
+
   /** The configured chain as specs; an unknown id is a configuration error raised at start. */
   resolveChain(ids: readonly string[] = DEFAULT_MODEL_CHAIN): ModelSpec[] {
     const unknown = ids.filter((id) => !this.#specs.has(id));
@@ -220,7 +455,40 @@ export class ModelRegistry {
   }
 }
 
-const PROVIDERS: readonly ProviderId[] = ['builtin', 'gemini', 'fal'];
+const PROVIDERS: readonly ProviderId[] = PROVIDER_IDS;
+
+/** A family pattern as a regular expression: `*` is a version number, the rest is literal. */
+function familyRegExp(pattern: string): RegExp {
+  const parts = pattern.split('*');
+  if (parts.length !== 2) throw new TypeError(`family "${pattern}" must have exactly one "*" (the version number)`);
+  const lit = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`^${lit(parts[0])}(\\d+(?:\\.\\d+)*)${lit(parts[1])}$`);
+}
+
+function familyMatch(pattern: string, id: string): boolean {
+  return familyRegExp(pattern).test(id);
+}
+
+/** The id of the family with the highest version number (compared part by part: 3.10 > 3.9 > 3). */
+export function newestOfFamily(pattern: string, ids: readonly string[]): string | undefined {
+  const re = familyRegExp(pattern);
+  let best: { id: string; version: number[] } | undefined;
+  for (const id of ids) {
+    const m = re.exec(id);
+    if (!m) continue;
+    const version = m[1].split('.').map(Number);
+    if (!best || compareVersions(version, best.version) > 0) best = { id, version };
+  }
+  return best?.id;
+}
+
+function compareVersions(a: number[], b: number[]): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const d = (a[i] ?? 0) - (b[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
 
 /**
  * The process's registry: the catalogue plus what FITROOM_MODELS configures at start, and the models
