@@ -25,6 +25,8 @@ COPY models ./models
 COPY plugins ./plugins
 COPY connectors/standalone ./connectors/standalone
 COPY connectors/shopify ./connectors/shopify
+# the playground's sample face photo (source in examples/assets/PROVENANCE.md)
+COPY examples/assets/face-photo.jpg ./examples/assets/face-photo.jpg
 # a writable DATA_DIR for the non-root user (no blobs land there with BLOB_STORE=s3)
 RUN mkdir -p /data && chown node:node /data
 USER node

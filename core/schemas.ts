@@ -15,8 +15,9 @@ export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/
 
 /** An image input: http(s) URL or a base64 data URL of an accepted format (spec, Image input format). */
 export const IMAGE_STRING: JsonSchema = {
+  // no minLength: the pattern needs a scheme already, and a length check counts every character of
+  // a megabyte data URL
   type: 'string',
-  minLength: 1,
   pattern: '^(https?://|data:image/(png|jpeg|jpg|gif|webp|svg\\+xml);base64,)',
   'x-pattern-message': 'must be an http(s) URL or a data URL of the form data:image/<format>;base64,<data> (png, jpeg, jpg, gif, webp, svg+xml)',
   description: 'An HTTP/HTTPS URL to a publicly reachable image, or `data:image/<format>;base64,<data>` with format png, jpeg, jpg, gif, webp or svg+xml.',

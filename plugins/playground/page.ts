@@ -1,15 +1,18 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const require = createRequire(import.meta.url);
 const PAGES_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'pages');
+/** The walkthrough's sample photos (real photos with their sources in examples/assets/PROVENANCE.md). */
+const EXAMPLES_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '../../examples/assets');
 
 const ASSETS: Record<string, { file: () => string; type: string }> = {
   'model-viewer.min.js': { file: () => require.resolve('@google/model-viewer/dist/model-viewer.min.js'), type: 'text/javascript; charset=utf-8' },
   'playground.js': { file: () => path.join(PAGES_DIR, 'playground.js'), type: 'text/javascript; charset=utf-8' },
   'playground.css': { file: () => path.join(PAGES_DIR, 'playground.css'), type: 'text/css; charset=utf-8' },
+  'face-photo.jpg': { file: () => path.join(EXAMPLES_DIR, 'face-photo.jpg'), type: 'image/jpeg' },
 };
 const cache = new Map<string, Buffer>();
 
@@ -17,7 +20,11 @@ export function playgroundAsset(name: string): { bytes: Buffer; type: string } |
   const a = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
   if (!a) return null;
   let bytes = cache.get(name);
-  if (!bytes) cache.set(name, (bytes = readFileSync(a.file())));
+  if (!bytes) {
+    // the sample photos are not part of the npm package: without them the page hides the button
+    if (!existsSync(a.file())) return null;
+    cache.set(name, (bytes = readFileSync(a.file())));
+  }
   return { bytes, type: a.type };
 }
 
@@ -63,7 +70,7 @@ export function renderPlaygroundPage(): string {
   </select>
   <form id="form" novalidate>
     <fieldset data-op="digital-twin">
-      <div class="drop" data-field="faceImage" data-label="Face photo"></div>
+      <div class="drop" data-field="faceImage" data-label="Face photo" data-sample="face-photo.jpg"></div>
       <div class="row"><label>Gender <select name="gender"><option>female</option><option>male</option></select></label>
       <label>Height cm <input name="height" type="number" value="168" min="50" max="250"></label>
       <label>Chest cm <input name="chest" type="number" value="92"></label>

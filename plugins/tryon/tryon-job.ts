@@ -23,6 +23,7 @@ import type { GarmentSlot, ProductCategory, SlotImages, TryOnStructuredInput } f
 import type { TryOnStore } from '../../core/tryon/tryon-store.ts';
 import type { BodyRender } from '../../core/twins/body.ts';
 import { restLinks } from '../../core/links.ts';
+import { sha256Hex } from '../../core/tryon/cache-key.ts';
 import type { StashedImage, TryOnJobInput } from './tryon-service.ts';
 
 /** The garment slot of a single product image (`auto`: the model decides). */
@@ -58,8 +59,14 @@ interface Decoded {
   source: EncodedImage;
 }
 
+/** Garment photos checked per process: a shop's product is fitted again and again. */
+const CHECKED_GARMENTS_MAX = 512;
+
 export function tryOnJobKind(deps: TryOnJobDeps): JobKind<TryOnJobInput> {
   const { files, codec, config } = deps;
+  // SHA-256 of garment photos the person models found no person in (a photo of a person is checked
+  // every time, so its error is raised every time)
+  const checkedGarments = new Set<string>();
 
   async function load(img: StashedImage): Promise<Decoded> {
     const rec = await files.get(img.fileId);
@@ -90,6 +97,8 @@ export function tryOnJobKind(deps: TryOnJobDeps): JobKind<TryOnJobInput> {
       const ownerHash = job.record.ownerHash;
       // the builtin engine needs a body render; vendors only need the person image
       const builtinMayRun = (options.provider === undefined || options.provider === 'builtin') && (options.model === undefined || options.model === 'builtin-warp');
+      // vendors read encoded references (the person, the garment grid); the builtin engine does not
+      const vendorsMayRun = options.provider !== 'builtin' && options.model !== 'builtin-warp' && deps.providers().some((p) => p.id !== 'builtin');
 
       const decoded = await job.stage('validate inputs', async (signal) => {
         const garments: Partial<Record<GarmentSlot, Decoded[]>> = {};
@@ -109,7 +118,11 @@ export function tryOnJobKind(deps: TryOnJobDeps): JobKind<TryOnJobInput> {
             checkPersonPhoto(person, 'personImages[0]', personNeeds(input, Object.keys(garments) as GarmentSlot[]));
           }
           for (const [slot, list] of Object.entries(garments) as [GarmentSlot, Decoded[]][]) {
+            const sha = sha256Hex(list[0].source.bytes);
+            if (checkedGarments.has(sha)) continue;
             checkGarmentPhoto(await analyzer.analyze(list[0].raster, signal), slot);
+            if (checkedGarments.size >= CHECKED_GARMENTS_MAX) checkedGarments.delete(checkedGarments.values().next().value!);
+            checkedGarments.add(sha);
           }
         }
         return { garments, shoeViews, product, persons, person };
@@ -122,12 +135,12 @@ export function tryOnJobKind(deps: TryOnJobDeps): JobKind<TryOnJobInput> {
         if (id.kind === 'twin') {
           body = (await deps.twins()?.loadRender(id.twinId, twinScope(job.record))) ?? null;
           if (!body) throw new FitroomError('NOT_FOUND', 'The digital twin has expired or no longer exists; create it again');
-          person = [await codec.encode(body.image, 'png')];
+          person = vendorsMayRun ? [await codec.encode(body.image, 'png')] : [];
         } else if (id.kind === 'inline') {
           const inline = deps.inlineTwins();
           if (!inline) throw new FitroomError('SERVICE_UNAVAILABLE', 'Inline body sources are not available on this deployment');
           body = await inline.ensure(id.handle, job.record, signal);
-          person = [await codec.encode(body.image, 'png')];
+          person = vendorsMayRun ? [await codec.encode(body.image, 'png')] : [];
         } else {
           person = decoded.persons.map((p) => p.source);
           if (builtinMayRun && decoded.person) body = decoded.person.body;
@@ -148,6 +161,8 @@ export function tryOnJobKind(deps: TryOnJobDeps): JobKind<TryOnJobInput> {
         } else if (decoded.product) {
           refs.splice(1, 0, { role: 'product', image: decoded.product.source });
           garments.push({ slot: PRODUCT_SLOT[input.product!.category as ProductCategory], image: decoded.product.source });
+        } else if (!vendorsMayRun) {
+          job.note({ grid: 'not built: only the builtin engine can run, and it reads the garments themselves' });
         } else {
           for (const [slot, list] of Object.entries(decoded.garments) as [GarmentSlot, Decoded[]][]) garments.push({ slot, image: list[0].source, ...(list[1] ? { onModel: list[1].source } : {}) });
           const slots: Partial<Record<GarmentSlot, SlotImages>> = {};

@@ -39,6 +39,8 @@ export interface IdentifiedTwin {
  */
 export class TwinService implements TwinDirectory {
   readonly #d: TwinServiceDeps;
+  /** Decoded renders of the twins fitted last (a shopper tries several garments on one twin). */
+  readonly #renders = new Map<string, { imageFileId: string; render: BodyRender }>();
   constructor(deps: TwinServiceDeps) {
     this.#d = deps;
   }
@@ -80,6 +82,13 @@ export class TwinService implements TwinDirectory {
   async loadRender(id: string, scope: string): Promise<BodyRender | null> {
     const rec = await this.find(id, scope);
     if (!rec) return null;
+    const kept = this.#renders.get(id);
+    if (kept && kept.imageFileId === rec.imageFileId) {
+      // most recently used last; callers get their own pixels
+      this.#renders.delete(id);
+      this.#renders.set(id, kept);
+      return copyRender(kept.render);
+    }
     const [imageFile, buffersFile] = await Promise.all([this.#d.files.get(rec.imageFileId), this.#d.files.get(rec.buffersFileId)]);
     if (!imageFile || !buffersFile) return null;
     const [png, packed] = await Promise.all([this.#d.files.read(imageFile), this.#d.files.read(buffersFile)]);
@@ -87,7 +96,11 @@ export class TwinService implements TwinDirectory {
     const { width, height } = rec.render;
     const image = await this.#d.codec.decode(png, { maxPixels: width * height });
     const { mask, depth } = unpackBodyBuffers(packed, width * height);
-    return { image, mask, depth, landmarks: rec.render.landmarks, pixelsPerCm: rec.render.pixelsPerCm, pose: rec.render.pose };
+    const render: BodyRender = { image, mask, depth, landmarks: rec.render.landmarks, pixelsPerCm: rec.render.pixelsPerCm, pose: rec.render.pose };
+    this.#renders.delete(id);
+    if (this.#renders.size >= KEPT_RENDERS) this.#renders.delete(this.#renders.keys().next().value!);
+    this.#renders.set(id, { imageFileId: rec.imageFileId, render });
+    return copyRender(render);
   }
 
   /** Keeps request images for the job that renders them (internal, short-lived files). */
@@ -164,6 +177,13 @@ export class TwinService implements TwinDirectory {
       if (batch.length < limit) return removed;
     }
   }
+}
+
+/** Decoded twin renders kept per process (about 7 MB each at 768x1024). */
+const KEPT_RENDERS = 8;
+
+function copyRender(r: BodyRender): BodyRender {
+  return { ...r, image: { ...r.image, data: r.image.data.slice() }, mask: r.mask.slice(), depth: r.depth.slice(), landmarks: structuredClone(r.landmarks) };
 }
 
 /** Request images wait this long for their job (a day covers queue backlogs and retries). */

@@ -70,6 +70,8 @@ export interface BodyModel {
   /** Cranium and jaw: two ellipsoids, so the head is wider above the eyes than at the chin. */
   head: Ellipsoid[];
   feet: OrientedEllipsoid[];
+  /** The palms (flat ellipsoids); the fingers and thumbs are sweeps. */
+  palms: OrientedEllipsoid[];
   sweeps: Sweep[];
   landmarks: Record<LandmarkName, Vec3>;
   /** Centre and width (cm) of the face oval on the front of the head. */
@@ -166,6 +168,61 @@ function bend(dir: Vec3, deg: number, forward: boolean): Vec3 {
   return norm(add({ x: dir.x * Math.cos(a), y: dir.y * Math.cos(a), z: dir.z * Math.cos(a) }, perp, Math.sin(a)));
 }
 
+const dot = (a: Vec3, b: Vec3) => a.x * b.x + a.y * b.y + a.z * b.z;
+const cross = (a: Vec3, b: Vec3): Vec3 => ({ x: a.y * b.z - a.z * b.y, y: a.z * b.x - a.x * b.z, z: a.x * b.y - a.y * b.x });
+
+/** How far the palms turn from facing the thighs towards the viewer, so the fingers show apart. */
+const PALM_TURN_DEG = 38;
+/** Fingers from the thumb side (index) to the little finger: offset across the palm, length, spread. */
+const FINGERS = [
+  { across: 0.36, length: 0.4, spread: 0.1 },
+  { across: 0.12, length: 0.44, spread: 0.03 },
+  { across: -0.12, length: 0.41, spread: -0.04 },
+  { across: -0.35, length: 0.33, spread: -0.12 },
+];
+
+/**
+ * A hand at the wrist pointing along `dir`: a flat palm (an ellipsoid) turned part way towards the
+ * viewer, four slightly spread and curled fingers and a thumb (sweeps pushed onto `sweeps`), so the
+ * silhouette reads as a hand rather than a mitten. Returns the palm.
+ */
+function handOf(side: 1 | -1, wrist: Vec3, dir: Vec3, length: number, breadth: number, rWrist: number, u: number, sweeps: Sweep[]): OrientedEllipsoid {
+  const part = side === 1 ? PART.leftHand : PART.rightHand;
+  const t = rad(PALM_TURN_DEG);
+  // across the palm, little finger to thumb; the palm faces `facing`
+  const across0 = { x: side * Math.sin(t), y: 0, z: Math.cos(t) };
+  const across = norm(add(across0, dir, -dot(across0, dir)));
+  let facing = norm(cross(dir, across));
+  if (facing.x * side > 0) facing = { x: -facing.x, y: -facing.y, z: -facing.z };
+  const palm: OrientedEllipsoid = {
+    part,
+    center: add(wrist, dir, 0.27 * length),
+    axes: [across, dir, facing],
+    radii: [breadth * 0.47, 0.3 * length, Math.max(1.1 * u, rWrist * 0.55)],
+  };
+  const knuckles = add(wrist, dir, 0.47 * length);
+  const rFinger = 0.105 * breadth;
+  for (const f of FINGERS) {
+    const base = add(knuckles, across, f.across * breadth);
+    const d = norm(add(dir, across, f.spread));
+    const L = f.length * length;
+    sweeps.push({
+      part,
+      points: [base, add(add(base, d, 0.55 * L), facing, 0.06 * L), add(add(base, d, 0.93 * L), facing, 0.24 * L)],
+      radii: [rFinger, rFinger * 0.9, rFinger * 0.75],
+    });
+  }
+  const thumbBase = add(add(wrist, dir, 0.12 * length), across, 0.33 * breadth);
+  const td = norm(add(add({ x: dir.x * 0.75, y: dir.y * 0.75, z: dir.z * 0.75 }, across, 0.55), facing, 0.3));
+  const TL = 0.42 * length;
+  sweeps.push({
+    part,
+    points: [thumbBase, add(thumbBase, td, 0.55 * TL), add(add(thumbBase, td, 0.95 * TL), facing, 0.15 * TL)],
+    radii: [rFinger * 1.35, rFinger * 1.05, rFinger * 0.85],
+  });
+  return palm;
+}
+
 /** Reference girths (cm) at which the limb girth ratios were taken, for gentle scaling. */
 const REFERENCE_HIP = 101.8;
 const REFERENCE_CHEST: Record<'female' | 'male' | 'none', number> = { female: 94.1, male: 105.7, none: 99.9 };
@@ -241,7 +298,8 @@ export function buildBodyModel(profile: BodyProfile, pose: PoseSpec): BodyModel 
   const upperLen = p.upperArmLength * H;
   const foreLen = p.forearmLength * H;
   const handLen = p.handLength * H;
-  const handR = (p.handBreadth * H) / 2 * 0.62;
+  const handBreadth = p.handBreadth * H;
+  const palms: OrientedEllipsoid[] = [];
   for (const side of [1, -1] as const) {
     const angles = side === 1 ? pose.leftArm : pose.rightArm;
     const shoulder = { x: side * shoulderHalf, y: yAcromion - 0.9 * rUpper, z: 0 };
@@ -255,11 +313,7 @@ export function buildBodyModel(profile: BodyProfile, pose: PoseSpec): BodyModel 
       points: [shoulder, add(shoulder, d1, upperLen * 0.45), elbow, add(elbow, d2, foreLen * 0.3), wrist],
       radii: [rUpper * 1.05, rUpper, rElbow, rForearm, rWrist],
     });
-    sweeps.push({
-      part: side === 1 ? PART.leftHand : PART.rightHand,
-      points: [wrist, add(wrist, d3, handLen * 0.4), add(wrist, d3, handLen * 0.62), add(wrist, d3, handLen - 1.7 * u)],
-      radii: [rWrist, handR, handR * 0.92, 1.7 * u],
-    });
+    palms.push(handOf(side, wrist, d3, handLen, handBreadth, rWrist, u, sweeps));
     const L = side === 1 ? 'left' : 'right';
     lm[`${L}Shoulder`] = { x: shoulder.x, y: yAcromion, z: shoulder.z };
     lm[`${L}Elbow`] = elbow;
@@ -330,6 +384,7 @@ export function buildBodyModel(profile: BodyProfile, pose: PoseSpec): BodyModel 
   const torso = makeTorso(levels.map((l) => ({ ...l, y: l.y - drop })), yCrotch - drop);
   for (const s of sweeps) if (s.part < PART.leftLeg) s.points = s.points.map(lower);
   for (const e of head) e.center = lower(e.center);
+  for (const e of palms) e.center = lower(e.center);
   for (const side of ['left', 'right'] as const) {
     for (const j of ['Shoulder', 'Elbow', 'Wrist'] as const) lm[`${side}${j}`] = lower(lm[`${side}${j}`]);
   }
@@ -348,6 +403,7 @@ export function buildBodyModel(profile: BodyProfile, pose: PoseSpec): BodyModel 
     torso,
     head,
     feet,
+    palms,
     sweeps,
     landmarks: lm,
     faceCenter: lower({ x: 0, y: yChin + 0.37 * headH, z: head[1].center.z + head[1].radii.z }),

@@ -3,6 +3,7 @@ import type { ImageCodec } from '../../../core/ports/image-codec.ts';
 import type { BodyLandmarks } from '../../../core/twins/body.ts';
 import { fillHoles, labelComponents } from '../raster/components.ts';
 import { close, open } from '../raster/morphology.ts';
+import { PERSON_PART } from '../../../core/ports/person-analyzer.ts';
 
 /** The face oval found in a face image, in that image's pixels. */
 export interface FaceRegion {
@@ -211,8 +212,13 @@ export interface HeadSource {
   parts: Uint8Array;
 }
 
-const FACE_LABEL = 1;
-const HAIR_LABEL = 2;
+const FACE_LABEL = PERSON_PART.face;
+const HAIR_LABEL = PERSON_PART.hair;
+const NECK_LABEL = PERSON_PART.neck;
+/** The photo's neck shows below the chin and fades into the body's over this share of the face height. */
+const NECK_FADE = 0.4;
+/** RGB distance from the hair's median colour within which hair below the chin is kept. */
+const HAIR_RGB_DISTANCE = 70;
 
 /**
  * Composites the head of the face photo, face and hair as the person analysis labelled them, onto
@@ -271,15 +277,38 @@ export function compositeHead(target: FaceTarget & { parts: Uint8Array }, landma
   const s = landmarks.faceSize / Math.max(1, fx1 - fx0 + 1);
   const tcx = landmarks.faceCenter.x;
   const tcy = landmarks.faceCenter.y;
+  // the photo's neck just below the chin joins the face to the body's neck, fading out
+  const fadeEnd = fy1 + NECK_FADE * (fy1 - fy0 + 1);
   const tx0 = Math.max(0, Math.floor(tcx + (hx0 - cx) * s) - 1);
   const tx1 = Math.min(W - 1, Math.ceil(tcx + (hx1 - cx) * s) + 1);
   const ty0 = Math.max(0, Math.floor(tcy + (hy0 - cy) * s) - 1);
-  const ty1 = Math.min(H - 1, Math.ceil(tcy + (hy1 - cy) * s) + 1);
+  const ty1 = Math.min(H - 1, Math.ceil(tcy + (Math.max(hy1, fadeEnd) - cy) * s) + 1);
   const covered = new Uint8Array(W * H);
+  // hair below the eyes (beside the cheeks, over the shoulders) must have the colour of the hair on
+  // top of the head:
+  // the parsing grows hair by colour and can take a dark collar or backdrop along
+  const hairTop: number[][] = [[], [], []];
+  for (let y = hy0; y < fy0 + 0.3 * (fy1 - fy0); y++) {
+    for (let x = hx0; x <= hx1; x++) {
+      if (src.parts[y * sw + x] !== HAIR_LABEL) continue;
+      for (let c = 0; c < 3; c++) hairTop[c].push(sd[(y * sw + x) * 4 + c]);
+    }
+  }
+  const hairRgb = hairTop.map((v) => v.sort((a, b) => a - b)[v.length >> 1] ?? 0);
   const isHead = (x: number, y: number) => {
     if (x < 0 || y < 0 || x >= sw || y >= sh) return 0;
     const p = src.parts[y * sw + x];
-    return p === FACE_LABEL || p === HAIR_LABEL ? 1 : 0;
+    if (p === FACE_LABEL || (p === HAIR_LABEL && y <= cy)) return 1;
+    if (p === HAIR_LABEL) {
+      const o = (y * sw + x) * 4;
+      return hairTop[0].length && Math.hypot(sd[o] - hairRgb[0], sd[o + 1] - hairRgb[1], sd[o + 2] - hairRgb[2]) < HAIR_RGB_DISTANCE ? 1 : 0;
+    }
+    // only the neck's skin: a collar or the backdrop beside the neck stays out
+    const o = (y * sw + x) * 4;
+    if (p !== NECK_LABEL || !isSkin(sd[o], sd[o + 1], sd[o + 2])) return 0;
+    if (y <= fy1) return 1;
+    const t = 1 - (y - fy1) / (fadeEnd - fy1);
+    return t > 0 ? t * t * (3 - 2 * t) : 0;
   };
   for (let ty = ty0; ty <= ty1; ty++) {
     for (let tx = tx0; tx <= tx1; tx++) {
@@ -297,15 +326,18 @@ export function compositeHead(target: FaceTarget & { parts: Uint8Array }, landma
         let v = 0;
         let wsum = 0;
         for (const [dx, dy, wgt] of [[0, 0, (1 - fx) * (1 - fy)], [1, 0, fx * (1 - fy)], [0, 1, (1 - fx) * fy], [1, 1, fx * fy]] as const) {
-          if (!isHead(x0 + dx, y0 + dy) || wgt === 0) continue;
-          v += sd[((y0 + dy) * sw + x0 + dx) * 4 + c] * wgt;
-          wsum += wgt;
+          const k = isHead(x0 + dx, y0 + dy) * wgt;
+          if (k === 0) continue;
+          v += sd[((y0 + dy) * sw + x0 + dx) * 4 + c] * k;
+          wsum += k;
         }
         if (wsum > 0) image.data[o + c] = Math.round((v / wsum) * a + image.data[o + c] * (1 - a));
       }
       if (a >= 0.5) {
-        mask[ty * W + tx] = 1;
-        parts[ty * W + tx] = headPart;
+        const nearest = src.parts[Math.min(sh - 1, Math.max(0, Math.round(sy))) * sw + Math.min(sw - 1, Math.max(0, Math.round(sx)))];
+        mask[ty * W + tx] = 255;
+        // the neck keeps the body's label where the body is (garment collars sit on it)
+        if (nearest !== NECK_LABEL || !parts[ty * W + tx]) parts[ty * W + tx] = headPart;
         covered[ty * W + tx] = 1;
       }
     }
@@ -313,11 +345,26 @@ export function compositeHead(target: FaceTarget & { parts: Uint8Array }, landma
   // the rendered head above the chin that the photo's head does not cover (a bald crown above short
   // hair, ears beside it) goes back to the backdrop of its row
   const chin = Math.min(H - 1, Math.round(tcy + (fy1 - cy) * s));
-  for (let y = 0; y <= chin; y++) {
+  const reach = Math.round(0.4 * landmarks.faceSize);
+  /** The first body pixel of another part below (x, y) within reach, or -1. */
+  const neckBelow = (x: number, y: number) => {
+    for (let yy = y + 1; yy <= Math.min(H - 1, y + reach); yy++) {
+      const j = yy * W + x;
+      if (mask[j] && parts[j] !== headPart) return j;
+    }
+    return -1;
+  };
+  for (let y = chin; y >= 0; y--) {
     const bg = y * W * 4; // the left edge of the row is backdrop
     for (let x = 0; x < W; x++) {
       const i = y * W + x;
       if (parts[i] !== headPart || covered[i]) continue;
+      // under the jaw the neck continues up to the face; elsewhere the backdrop shows
+      const neck = y > tcy ? neckBelow(x, y) : -1;
+      if (neck >= 0) {
+        for (let c = 0; c < 3; c++) image.data[i * 4 + c] = image.data[neck * 4 + c];
+        continue;
+      }
       for (let c = 0; c < 3; c++) image.data[i * 4 + c] = image.data[bg + c];
       mask[i] = 0;
       parts[i] = 0;

@@ -327,6 +327,120 @@ function bounds(model: BodyModel): { xAbs: number; top: number } {
   return { xAbs, top };
 }
 
+/** Reach of the ambient occlusion around a pixel (cm) and the depth difference (cm) that darkens fully. */
+const AO_REACH_CM = 4;
+const AO_DEPTH_CM = 2.5;
+/** Darkening of a fully occluded pixel. */
+const AO_STRENGTH = 0.5;
+
+/** Occlusion groups: the trunk with head and neck, each arm with its hand, each leg with its foot. */
+function groupOf(part: number): number {
+  if (part === PART.leftArm || part === PART.leftHand) return 1;
+  if (part === PART.rightArm || part === PART.rightHand) return 2;
+  if (part === PART.leftLeg || part === PART.leftFoot) return 3;
+  if (part === PART.rightLeg || part === PART.rightFoot) return 4;
+  return 0;
+}
+
+/**
+ * Soft ambient occlusion from the depth buffer: a pixel is occluded by how far the other parts of
+ * the body near it (a box of AO_REACH_CM) stand in front of it, so the torso darkens where the arms
+ * hang beside it and at the armpits, and the thighs where they meet. Only other parts count (a
+ * limb's own curvature is the key light's business), by summed-area tables of all body depth and of
+ * the pixel's own group. Returns a factor per pixel, 1 where nothing occludes.
+ */
+function ambientOcclusion(depth: Float32Array, parts: Uint8Array, w: number, h: number, pxPerCm: number): Float32Array {
+  // occlusion varies slowly: the tables are built at half resolution, one per group
+  const hw = (w + 1) >> 1;
+  const hh = (h + 1) >> 1;
+  const r = Math.max(1, Math.round((AO_REACH_CM * pxPerCm) / 2));
+  const W1 = hw + 1;
+  const size = W1 * (hh + 1);
+  const GROUPS = 5;
+  const sz = Array.from({ length: GROUPS + 1 }, () => new Float64Array(size));
+  const sn = Array.from({ length: GROUPS + 1 }, () => new Float64Array(size));
+  const rz = new Float64Array(GROUPS + 1);
+  const rn = new Float64Array(GROUPS + 1);
+  for (let y = 0; y < hh; y++) {
+    rz.fill(0);
+    rn.fill(0);
+    const src = Math.min(h - 1, 2 * y) * w;
+    for (let x = 0; x < hw; x++) {
+      const i = src + Math.min(w - 1, 2 * x);
+      if (depth[i] > 0 && parts[i]) {
+        const g = groupOf(parts[i]);
+        rz[g] += depth[i];
+        rn[g]++;
+        rz[GROUPS] += depth[i];
+        rn[GROUPS]++;
+      }
+      const o = (y + 1) * W1 + x + 1;
+      const above = y * W1 + x + 1;
+      for (let g = 0; g <= GROUPS; g++) {
+        sz[g][o] = sz[g][above] + rz[g];
+        sn[g][o] = sn[g][above] + rn[g];
+      }
+    }
+  }
+  const out = new Float32Array(w * h).fill(1);
+  const area = (2 * r + 1) * (2 * r + 1);
+  const allZ = sz[GROUPS];
+  const allN = sn[GROUPS];
+  for (let y = 0; y < h; y++) {
+    const hy = y >> 1;
+    const y0 = Math.max(0, hy - r) * W1;
+    const y1 = Math.min(hh, hy + r + 1) * W1;
+    for (let x = 0; x < w; x++) {
+      const i = y * w + x;
+      if (!(depth[i] > 0 && parts[i])) continue;
+      const g = groupOf(parts[i]);
+      const hx = x >> 1;
+      const x0 = Math.max(0, hx - r);
+      const x1 = Math.min(hw, hx + r + 1);
+      const a = y1 + x1;
+      const b = y0 + x1;
+      const c = y1 + x0;
+      const d = y0 + x0;
+      const ownN = sn[g];
+      const ownZ = sz[g];
+      const cnt = allN[a] - allN[b] - allN[c] + allN[d] - (ownN[a] - ownN[b] - ownN[c] + ownN[d]);
+      if (cnt <= 0) continue;
+      const sum = allZ[a] - allZ[b] - allZ[c] + allZ[d] - (ownZ[a] - ownZ[b] - ownZ[c] + ownZ[d]);
+      const above = (sum - cnt * depth[i]) / area;
+      if (above > 0) out[i] = 1 - AO_STRENGTH * Math.min(1, above / AO_DEPTH_CM);
+    }
+  }
+  return out;
+}
+
+/**
+ * The backdrop's brightness factor at a pixel: a broad soft shadow on the floor under the body and
+ * a darker contact shadow under each foot (Gaussian falloffs, floor pixels only).
+ */
+function floorShadowOf(model: BodyModel, toPx: (v: Vec3) => Point, w: number, floorY: number, scale: number, xAbs: number): (x: number, y: number) => number {
+  const broadRx = Math.max(xAbs * 0.6, 15) * scale;
+  const broadRy = 3.6 * scale;
+  const feet = (['left', 'right'] as const).map((s) => {
+    const ankle = toPx(model.landmarks[`${s}Ankle`]);
+    const toe = toPx(model.landmarks[`${s}Toe`]);
+    return { cx: (ankle.x * 2 + toe.x) / 3, rx: Math.max(Math.abs(toe.x - ankle.x) * 1.6, 6 * scale), ry: 1.6 * scale };
+  });
+  const top = floorY - 2 * broadRy;
+  return (x, y) => {
+    if (y < top) return 1;
+    const py = y + 0.5 - floorY;
+    const sx = (x + 0.5 - w / 2) / broadRx;
+    const sy = py / broadRy;
+    let k = 1 - 0.2 * Math.exp(-1.6 * (sx * sx + sy * sy));
+    for (const f of feet) {
+      const fx = (x + 0.5 - f.cx) / f.rx;
+      const fy = py / f.ry;
+      k *= 1 - 0.38 * Math.exp(-2.2 * (fx * fx + fy * fy));
+    }
+    return k;
+  };
+}
+
 /**
  * Renders the model orthographically from the front: the body stands on the floor line at the
  * bottom margin, centred horizontally and scaled to fill the frame's height (or width for wide poses).
@@ -342,6 +456,7 @@ export function rasterizeBody(model: BodyModel, size: RenderSize, framing: Frami
   for (const sw of model.sweeps) canvas.sweep(sw);
   canvas.ellipsoids(model.head, 2.5);
   for (const f of model.feet) canvas.orientedEllipsoid(f);
+  for (const e of model.palms) canvas.orientedEllipsoid(e);
 
   const n = W * H;
   const data = new Uint8Array(n * 4);
@@ -349,17 +464,14 @@ export function rasterizeBody(model: BodyModel, size: RenderSize, framing: Frami
   const depth = new Float32Array(n);
   const parts = new Uint8Array(n);
   const shadeOut = new Float32Array(n);
+  const coverage = new Float32Array(n);
+  const lit = new Float32Array(n);
   const inv = 1 / (SS * SS);
-  // floor shadow: a soft ellipse under the feet, darkening the background only
-  const shadowCx = W / 2;
-  const shadowRx = Math.max(xAbs * 0.55, 14) * scale;
-  const shadowRy = 3.2 * scale;
   let zMin = Infinity;
   for (let k = 0; k < canvas.z.length; k++) if (canvas.z[k] > -Infinity && canvas.z[k] < zMin) zMin = canvas.z[k];
   const zOffset = 1 - zMin;
   const cw = canvas.w;
   for (let y = 0; y < H; y++) {
-    const sy = (y + 0.5 - floorY) / shadowRy;
     for (let x = 0; x < W; x++) {
       let covered = 0;
       let shadeSum = 0;
@@ -381,24 +493,28 @@ export function rasterizeBody(model: BodyModel, size: RenderSize, framing: Frami
         }
       }
       const o = y * W + x;
-      const sx = (x + 0.5 - shadowCx) / shadowRx;
-      const d2 = sx * sx + sy * sy;
-      const bgK = d2 < 4 ? 1 - 0.16 * Math.exp(-1.5 * d2) : 1;
-      const cov = covered * inv;
-      for (let c = 0; c < 3; c++) {
-        data[o * 4 + c] = Math.round(SKIN_RGB[c] * shadeSum * inv + BACKGROUND_RGB[c] * bgK * (1 - cov));
-      }
-      data[o * 4 + 3] = 255;
+      coverage[o] = covered * inv;
+      lit[o] = shadeSum * inv;
+      if (covered) depth[o] = zSum / covered + zOffset;
       if (covered * 2 >= SS * SS) {
         mask[o] = 255;
-        depth[o] = zSum / covered + zOffset;
         parts[o] = bestPart;
         shadeOut[o] = shadeSum / covered;
       }
     }
   }
-
+  const occlusion = ambientOcclusion(depth, parts, W, H, scale);
   const toPx = (v: Vec3): Point => ({ x: W / 2 + v.x * scale, y: floorY - v.y * scale });
+  const floorShadow = floorShadowOf(model, toPx, W, floorY, scale, xAbs);
+  for (let o = 0; o < n; o++) {
+    const ao = occlusion[o];
+    const bg = floorShadow(o % W, (o / W) | 0) * (1 - coverage[o]);
+    for (let c = 0; c < 3; c++) data[o * 4 + c] = Math.round(SKIN_RGB[c] * lit[o] * ao + BACKGROUND_RGB[c] * bg);
+    data[o * 4 + 3] = 255;
+    shadeOut[o] *= ao;
+    if (!mask[o]) depth[o] = 0;
+  }
+
   const lm = {} as Record<LandmarkName, Point>;
   for (const key of Object.keys(model.landmarks) as LandmarkName[]) lm[key] = toPx(model.landmarks[key]);
   const landmarks: BodyLandmarks = { ...lm, faceCenter: toPx(model.faceCenter), faceSize: model.faceWidth * scale };

@@ -1,7 +1,8 @@
 /**
  * Exact Euclidean distance transform (Felzenszwalb and Huttenlocher, "Distance Transforms of
- * Sampled Functions"): lower envelopes of parabolas, one pass over the columns and one over the
- * rows, linear in the pixel count whatever the distances.
+ * Sampled Functions"): for a binary mask the column pass reduces to the distance to the nearest
+ * target in the column (two scans in memory order), the row pass is the lower envelope of the
+ * finite parabolas; linear in the pixel count whatever the distances.
  *
  * Masks are one byte per pixel, row-major; any non-zero value is set. Pixels beyond the image edge
  * are never targets, so distances are measured inside the image only.
@@ -19,55 +20,84 @@ const FAR = 1e20;
  * Without any target pixel every distance is 1e10 (the square root of the internal infinity).
  */
 export function distanceTransform(mask: Uint8Array, width: number, height: number, target: DistanceTarget = 'set'): Float32Array {
-  const n = Math.max(width, height);
-  const f = new Float64Array(n);
-  const d = new Float64Array(n);
-  const v = new Int32Array(n);
-  const z = new Float64Array(n + 1);
+  const want = target === 'set';
+  // Columns: for a binary mask the lower envelope is the squared distance to the nearest target in
+  // the column (FAR when there is none); two running scans over whole rows find it, in memory order.
   const grid = new Float64Array(width * height);
-  if (target === 'set') for (let i = 0; i < grid.length; i++) grid[i] = mask[i] ? 0 : FAR;
-  else for (let i = 0; i < grid.length; i++) grid[i] = mask[i] ? FAR : 0;
-  for (let x = 0; x < width; x++) {
-    for (let y = 0, i = x; y < height; y++, i += width) f[y] = grid[i];
-    envelope(f, height, d, v, z);
-    for (let y = 0, i = x; y < height; y++, i += width) grid[i] = d[y];
+  const last = new Int32Array(width).fill(-1);
+  for (let y = 0, i = 0; y < height; y++) {
+    for (let x = 0; x < width; x++, i++) {
+      if ((mask[i] !== 0) === want) last[x] = y;
+      grid[i] = last[x] < 0 ? FAR : (y - last[x]) * (y - last[x]);
+    }
   }
+  last.fill(-1);
+  for (let y = height - 1, i = width * height - 1; y >= 0; y--) {
+    for (let x = width - 1; x >= 0; x--, i--) {
+      if ((mask[i] !== 0) === want) last[x] = y;
+      if (last[x] >= 0) {
+        const d = (last[x] - y) * (last[x] - y);
+        if (d < grid[i]) grid[i] = d;
+      }
+    }
+  }
+  // Rows: the lower envelope of the finite parabolas only (a FAR one never wins against them).
+  const f = new Float64Array(width);
+  const p = new Int32Array(width);
+  const d = new Float64Array(width);
+  const v = new Int32Array(width);
+  const z = new Float64Array(width + 1);
   const out = new Float32Array(width * height);
+  const far = Math.sqrt(FAR);
   for (let y = 0; y < height; y++) {
     const row = y * width;
-    for (let x = 0; x < width; x++) f[x] = grid[row + x];
-    envelope(f, width, d, v, z);
+    let m = 0;
+    for (let x = 0; x < width; x++) {
+      const g = grid[row + x];
+      if (g < FAR) {
+        p[m] = x;
+        f[m] = g;
+        m++;
+      }
+    }
+    if (m === 0) {
+      out.fill(far, row, row + width);
+      continue;
+    }
+    sparseEnvelope(p, f, m, width, d, v, z);
     for (let x = 0; x < width; x++) out[row + x] = Math.sqrt(d[x]);
   }
   return out;
 }
 
 /**
- * One-dimensional squared distance of the sampled function `f` (n values) into `d`: the lower
- * envelope of the parabolas (q - p)^2 + f[p]; `v` holds the parabolas' apexes, `z` the envelope's
- * breakpoints.
+ * The lower envelope of the parabolas (q - p[k])^2 + f[k] (m of them, p increasing) sampled at
+ * q = 0..n-1 into `d`; `v` holds the indices of the envelope's parabolas, `z` its breakpoints.
  */
-function envelope(f: Float64Array, n: number, d: Float64Array, v: Int32Array, z: Float64Array): void {
+function sparseEnvelope(p: Int32Array, f: Float64Array, m: number, n: number, d: Float64Array, v: Int32Array, z: Float64Array): void {
   let k = 0;
   v[0] = 0;
   z[0] = -Infinity;
   z[1] = Infinity;
-  for (let q = 1; q < n; q++) {
-    const fq = f[q] + q * q;
-    let s = (fq - (f[v[k]] + v[k] * v[k])) / (2 * q - 2 * v[k]);
+  for (let j = 1; j < m; j++) {
+    const q = p[j];
+    const fq = f[j] + q * q;
+    let a = p[v[k]];
+    let s = (fq - (f[v[k]] + a * a)) / (2 * q - 2 * a);
     while (s <= z[k]) {
       k--;
-      s = (fq - (f[v[k]] + v[k] * v[k])) / (2 * q - 2 * v[k]);
+      a = p[v[k]];
+      s = (fq - (f[v[k]] + a * a)) / (2 * q - 2 * a);
     }
     k++;
-    v[k] = q;
+    v[k] = j;
     z[k] = s;
     z[k + 1] = Infinity;
   }
   k = 0;
   for (let q = 0; q < n; q++) {
     while (z[k + 1] < q) k++;
-    const dq = q - v[k];
+    const dq = q - p[v[k]];
     d[q] = dq * dq + f[v[k]];
   }
 }

@@ -55,6 +55,17 @@ for (const zone of document.querySelectorAll('.drop')) {
     reading.add(p);
   };
   input.addEventListener('change', () => track(input.files));
+  // the sample photo the README's walkthrough uses, fetched from this host
+  if (zone.dataset.sample) {
+    const sample = el('button', { type: 'button', class: 'sample' }, 'use the sample photo');
+    sample.addEventListener('click', async () => {
+      const r = await fetch(`/playground/assets/${zone.dataset.sample}`);
+      if (!r.ok) return sample.remove();
+      const blob = await r.blob();
+      track([new globalThis.File([blob], zone.dataset.sample, { type: blob.type })]);
+    });
+    hint.after(sample);
+  }
   zone.addEventListener('dragover', (e) => (e.preventDefault(), zone.classList.add('over')));
   zone.addEventListener('dragleave', () => zone.classList.remove('over'));
   zone.addEventListener('drop', (e) => (e.preventDefault(), zone.classList.remove('over'), track(e.dataTransfer.files)));
