@@ -2,6 +2,7 @@
  * Plausible fills for what a new garment leaves visible of the old one on a person photo: the
  * person's skin (measured on the photo) or the background beside the body in the same row.
  */
+import { distanceTransform } from '../raster/distance-transform.ts';
 import { PERSON_PART, type PersonBody } from '../../../core/ports/person-analyzer.ts';
 import { isSkin } from '../body/face.ts';
 import { deltaE76, srgbToLab } from './color.ts';
@@ -217,6 +218,30 @@ function maskBox(mask: Uint8Array, w: number, h: number, pad: number): [number, 
 }
 
 /**
+ * The membrane takes the colour of whatever skin borders the gap (an armpit's shadow, a hand, the
+ * reddish edge of an old sleeve), which can be far from the person's skin. Inside the gap its colour
+ * moves towards the person's own skin tone (the median of face, neck and arms, linear RGB, de-shaded
+ * like the membrane), fully from about 8 px in, so the border still joins the skin around it.
+ */
+function towardsTone(values: Float32Array, region: Uint8Array, w: number, box: [number, number, number, number], tone: readonly number[]): void {
+  const [bx0, by0, bx1, by1] = box;
+  const bw = bx1 - bx0;
+  const bh = by1 - by0;
+  const crop = new Uint8Array(bw * bh);
+  for (let y = 0; y < bh; y++) for (let x = 0; x < bw; x++) crop[y * bw + x] = region[(y + by0) * w + x + bx0];
+  const depth = distanceTransform(crop, bw, bh, 'unset');
+  for (let y = 0; y < bh; y++) {
+    for (let x = 0; x < bw; x++) {
+      const j = y * bw + x;
+      if (!crop[j]) continue;
+      const t = 0.85 * Math.min(1, depth[j] / 8);
+      const i = (y + by0) * w + x + bx0;
+      for (let c = 0; c < 3; c++) values[i * 3 + c] = values[i * 3 + c] * (1 - t) + tone[c] * t;
+    }
+  }
+}
+
+/**
  * Repaints `fill` pixels of the canvas (linear RGB) with synthesised skin (1) or background (2).
  * Skin: a membrane (pull-push) of the person's own visible skin colours (`skinSource`), so it
  * joins the skin around it without a seam, shaded across the limb (darker towards the person's
@@ -224,7 +249,7 @@ function maskBox(mask: Uint8Array, w: number, h: number, pad: number): [number, 
  * membrane of the backdrop around (its gradient) with the backdrop's own noise. Seeded: the same
  * inputs give the same pixels.
  */
-export function synthesiseFill(canvas: Float32Array, fill: Uint8Array, body: PersonBody, skinSource: Uint8Array, edgeDistance: Float32Array, limbRadius: number): void {
+export function synthesiseFill(canvas: Float32Array, fill: Uint8Array, body: PersonBody, skinSource: Uint8Array, edgeDistance: Float32Array, limbRadius: number, skinTone?: readonly number[]): void {
   const { width: w, height: h } = body.image;
   const img = body.image.data;
   const n = w * h;
@@ -274,6 +299,7 @@ export function synthesiseFill(canvas: Float32Array, fill: Uint8Array, body: Per
       continue;
     }
     pullPush(values, weight, w, 3, box);
+    if (kind === 1 && skinTone) towardsTone(values, region, w, box, skinTone);
     const std = detailStd(img, w, src, box);
     // noise from a hash of the position (seeded, so the same inputs give the same pixels),
     // averaged with its neighbours' for a grain of about two pixels, like skin and sensor grain

@@ -758,7 +758,7 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
     const d = distanceTransform(crop, cw, ch, 'unset');
     for (let y = 0; y < ch; y++) for (let x = 0; x < cw; x++) depth[(y + cy0) * w + x + cx0] = d[y * cw + x];
   }
-  synthesiseFill(canvas, fill, body, skinSource, depth, 0.06 * sw);
+  synthesiseFill(canvas, fill, body, skinSource, depth, 0.06 * sw, skin?.linear);
   return fill;
 }
 
