@@ -58,6 +58,8 @@ export const ERROR_CODES = {
   PERSON_INCOMPLETE: 422,
   /** A garment slot holding a photo of a person rather than the garment's packshot. */
   PERSON_IN_GARMENT_SLOT: 422,
+  /** The engine's quality gate refused its own result (a fold-over, the old garment left, too little covered); the message names the check. */
+  RESULT_UNRELIABLE: 422,
   attribution_unavailable: 503,
   invalid_user_id: 400,
   attribution_conflict: 409,
