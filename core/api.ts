@@ -45,12 +45,20 @@ export const corePlugin = definePlugin({
         return { caller: null };
       },
       missing: () => new FitroomError('HTTP_ERROR', 'Missing admin key: send it in the X-Admin-Key header'),
+      openapi: {
+        security: [{ AdminKey: [] }],
+        schemes: { AdminKey: { type: 'apiKey', in: 'header', name: 'X-Admin-Key', description: 'API host, /admin/v1: the operator secret (ADMIN_KEY, or the generated DATA_DIR/admin-key of an embedded start).' } },
+      },
     });
     api.auth('signedUrl', {
       async resolve(req) {
         return req.query.token !== undefined || req.query.expires !== undefined ? { caller: null } : undefined;
       },
       missing: () => new FitroomError('HTTP_ERROR', 'Missing credentials: send X-API-Key or use a signed URL'),
+      openapi: {
+        security: [{ SignedUrl: [] }],
+        schemes: { SignedUrl: { type: 'apiKey', in: 'query', name: 'token', description: 'Signed download link: `token` together with `expires`.' } },
+      },
     });
 
     api.operation({

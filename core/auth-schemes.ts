@@ -56,6 +56,13 @@ export function registerAuthSchemes(api: PluginApi): AccountTokens {
     },
     claims: (req) => SERVICE_HEADERS.some((h) => req.headers[h] !== undefined),
     missing: () => new FitroomError('HTTP_ERROR', 'Missing API key: send it in the X-API-Key header'),
+    openapi: {
+      security: [{ ApiKey: [] }, { ApiKey: [], ServiceAccount: [] }],
+      schemes: {
+        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API host (the first server): every /api/v1 operation that lists it. A user, service or development key (`fr_live_…`, from `npx fitroom keys create` or POST /admin/v1/keys); a missing or wrong key answers 401. The AR host does not read this header: send the same key there as `Authorization: Bearer`. Service keys may add `X-Service-Account` (an account token, `wfa1.`) and `X-Service-Usage-Account` (a usage token, `wfu1.`).' },
+        ServiceAccount: { type: 'apiKey', in: 'header', name: 'X-Service-Account', description: 'An account token (`wfa1.`), only together with a service key: ownership becomes `account:<accountId>` and the AI quota is counted. Unverifiable: 401 ACCOUNT_TOKEN_INVALID.' },
+      },
+    },
     async onSuccess(caller, op, units) {
       if (op.billable) await credentials.countUsage(caller, units);
       if (caller.usageAccountId && attribution) await attribution.record(caller.usageAccountId, op.id, new Date());
@@ -73,6 +80,10 @@ export function registerAuthSchemes(api: PluginApi): AccountTokens {
     },
     claims: (req) => req.headers['x-api-key']?.startsWith(TOKEN_PREFIX.storefront) === true,
     missing: () => new FitroomError('HTTP_ERROR', 'Missing storefront token: send it in the X-API-Key header'),
+    openapi: {
+      security: [{ StorefrontToken: [] }],
+      schemes: { StorefrontToken: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A short-lived storefront token (`wfs1.`) from POST /api/v1/storefront/tokens, sent in X-API-Key by storefront pages. Accepted only where this scheme is listed; elsewhere 403 CREDENTIAL_NOT_ALLOWED.' } },
+    },
   });
 
   // Operator routes (monitoring) answer only clients on the allowlist; no key is involved.
@@ -88,6 +99,8 @@ export function registerAuthSchemes(api: PluginApi): AccountTokens {
       return allowed.some(([net, bits]) => net.kind() === addr.kind() && addr.match(net, bits)) ? { caller: null } : undefined;
     },
     missing: () => new FitroomError('FORBIDDEN', 'This route answers only clients whose address is in MONITORING_ALLOWED_IPS'),
+    // no credential: the client's address decides (MONITORING_ALLOWED_IPS)
+    openapi: { security: [{}] },
   });
 
   registerTokenOperations(api, tokens);

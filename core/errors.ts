@@ -67,6 +67,33 @@ export const ERROR_CODES = {
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
+/**
+ * The codes a failed job carries in `errorCode`, with what each means: the Job schema's documentation
+ * is built from this table. Vendor failures add `PROVIDER_ACCOUNT` and `MODEL_UNAVAILABLE`.
+ */
+export const JOB_ERROR_CODES: Readonly<Record<string, string>> = {
+  IMAGE_FETCH_FAILED: 'an input URL could not be fetched',
+  IMAGE_INVALID: 'an input is not a usable image, or no product could be found in it',
+  PERSON_NOT_FOUND: 'a person photo with nobody in it (for example a product photo in a person field)',
+  MULTIPLE_PEOPLE: 'a person photo with more than one person',
+  PERSON_INCOMPLETE: 'the person is cut off where the garment goes (no hips for a top, no knees for trousers or a dress, no feet for shoes)',
+  PERSON_IN_GARMENT_SLOT: 'a garment field holding a photo of a person rather than the garment',
+  VALIDATION_ERROR: 'an input rule checked while running',
+  INPUT_REFERENCE_LIMIT: 'a pinned model takes fewer reference images than the call sends',
+  QUOTA_EXCEEDED: 'the account\'s AI quota is used up',
+  SERVICE_UNAVAILABLE: 'no backend can do this task',
+  PROVIDER_ACCOUNT: 'an AI vendor refused the deployment\'s key or credits (the operator acts)',
+  MODEL_UNAVAILABLE: 'the configured AI model does not exist or was retired',
+  PLATFORM_ERROR: 'a commerce platform refused a call',
+  PLATFORM_REAUTH_REQUIRED: 'the platform no longer accepts the shop\'s token',
+  attribution_unavailable: 'shoe-3d upload: ownership could not be checked (temporary; retry)',
+  invalid_user_id: 'shoe-3d upload: fix the owner id and resubmit',
+  attribution_conflict: 'shoe-3d upload: use one ownership method',
+  file_too_large: 'shoe-3d upload: the GLB is above 20 MB after compression',
+  CANCELLED: 'the submitter cancelled the job (its status is then `failed` with `cancelled: true`)',
+  INTERNAL_ERROR: 'unexpected; retrying may help',
+};
+
 export interface ErrorDetail {
   field: string;
   message: string;

@@ -1,18 +1,8 @@
 import type { Kernel } from './kernel.ts';
 import { ERROR_CODES } from './errors.ts';
-import type { AuthScheme, JsonSchema, Operation } from './plugin.ts';
+import type { AuthResolver, JsonSchema, Operation } from './plugin.ts';
 
 export const API_VERSION = '1.2.0';
-
-const SECURITY: Record<AuthScheme, Record<string, string[]>[] | null> = {
-  apiKey: [{ ApiKey: [] }, { ApiKey: [], ServiceAccount: [] }],
-  storefront: [{ StorefrontToken: [] }],
-  ipAllowlist: [{}],
-  admin: [{ AdminKey: [] }],
-  bearer: [{ Bearer: [] }, { DashboardSession: [] }, { LegacyToken: [] }],
-  signedUrl: [{ SignedUrl: [] }],
-  none: [{}],
-};
 
 const errorResponse = (status: string, description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' }, example: errorExample(status, description) } } });
 
@@ -48,7 +38,7 @@ export function buildOpenApi(kernel: Kernel, opts: { serverUrl?: string; arServe
   for (const op of kernel.operations) {
     if (op.hidden) continue;
     const item = (paths[op.path] ??= {});
-    item[op.method.toLowerCase()] = operationObject(op, opts);
+    item[op.method.toLowerCase()] = operationObject(op, opts, kernel.authResolvers);
   }
   return {
     openapi: '3.1.0',
@@ -68,16 +58,7 @@ export function buildOpenApi(kernel: Kernel, opts: { serverUrl?: string; arServe
     },
     components: {
       schemas: kernel.schemas,
-      securitySchemes: {
-        ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API host (the first server): every /api/v1 operation that lists it. A user, service or development key (`fr_live_…`, from `npx fitroom keys create` or POST /admin/v1/keys); a missing or wrong key answers 401. The AR host does not read this header: send the same key there as `Authorization: Bearer`. Service keys may add `X-Service-Account` (an account token, `wfa1.`) and `X-Service-Usage-Account` (a usage token, `wfu1.`).' },
-        ServiceAccount: { type: 'apiKey', in: 'header', name: 'X-Service-Account', description: 'An account token (`wfa1.`), only together with a service key: ownership becomes `account:<accountId>` and the AI quota is counted. Unverifiable: 401 ACCOUNT_TOKEN_INVALID.' },
-        StorefrontToken: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A short-lived storefront token (`wfs1.`) from POST /api/v1/storefront/tokens, sent in X-API-Key by storefront pages. Accepted only where this scheme is listed; elsewhere 403 CREDENTIAL_NOT_ALLOWED.' },
-        AdminKey: { type: 'apiKey', in: 'header', name: 'X-Admin-Key', description: 'API host, /admin/v1: the operator secret (ADMIN_KEY, or the generated DATA_DIR/admin-key of an embedded start).' },
-        Bearer: { type: 'http', scheme: 'bearer', description: 'AR host (the second server; operations marked x-host: ar): `Authorization: Bearer <API key>` (the same key the API host takes in X-API-Key), or a session token from POST /admin/v1/ar/sessions. Uploads without it answer 401 `unauthorized`, with an unknown key 401 `invalid_api_key`. Public reads (viewer pages, object properties, GLB and USDZ files) need no credentials.' },
-        DashboardSession: { type: 'apiKey', in: 'cookie', name: 'fitroom_session', description: 'AR host: signed dashboard session cookie issued by the admin API.' },
-        LegacyToken: { type: 'apiKey', in: 'query', name: 'token', description: 'AR host: legacy token query parameter (discouraged).' },
-        SignedUrl: { type: 'apiKey', in: 'query', name: 'token', description: 'Signed download link: `token` together with `expires`.' },
-      },
+      securitySchemes: securitySchemes(kernel),
     },
   };
 }
@@ -102,7 +83,28 @@ function hostNote(op: Operation): string {
   return op.auth.includes('bearer') ? '**AR host** (the second server): credentials go in `Authorization: Bearer <API key>`, not in X-API-Key.' : '**AR host** (the second server).';
 }
 
-function operationObject(op: Operation, opts: { arServerUrl?: string }) {
+/** The security scheme objects every registered auth resolver names. */
+function securitySchemes(kernel: Kernel): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const resolver of kernel.authResolvers.values()) Object.assign(out, resolver.openapi?.schemes);
+  return out;
+}
+
+/**
+ * The security requirements of an operation, from the resolvers of the schemes it lists (the same
+ * table the pipeline authenticates with). `none` shows as the empty requirement, except where an
+ * upload admits anonymous callers only with a credential in the form (which OpenAPI cannot express).
+ */
+function securityOf(op: Operation, resolvers: ReadonlyMap<string, AuthResolver>): Record<string, string[]>[] {
+  return op.auth.flatMap((scheme) => {
+    if (scheme === 'none') return op.upload?.admitAnonymous ? [] : [{}];
+    const security = resolvers.get(scheme)?.openapi?.security;
+    if (!security) throw new Error(`Operation ${op.id} lists the auth scheme "${scheme}", whose resolver does not say how the OpenAPI document shows it`);
+    return security;
+  });
+}
+
+function operationObject(op: Operation, opts: { arServerUrl?: string }, resolvers: ReadonlyMap<string, AuthResolver>) {
   const parameters: unknown[] = [];
   for (const [name, schema] of Object.entries(op.params ?? {})) parameters.push({ name, in: 'path', required: true, schema });
   for (const [name, q] of Object.entries(op.query ?? {})) parameters.push({ name, in: 'query', required: q.required ?? false, schema: q.schema, ...(q.description ? { description: q.description } : {}) });
@@ -114,13 +116,18 @@ function operationObject(op: Operation, opts: { arServerUrl?: string }) {
     const headers = { ...(op.rateLimit ? RATE_HEADERS : {}), ...(r.headers ?? {}) };
     responses[status] = { description: r.description, ...(content ? { content } : {}), ...(Object.keys(headers).length ? { headers } : {}) };
   }
-  if ((op.body || op.upload || op.params || op.query) && !responses['400']) responses['400'] = errorResponse('400', 'Invalid request (VALIDATION_ERROR with details)');
-  if (!op.auth.includes('none') && !responses['401']) responses['401'] = errorResponse('401', 'Missing or invalid credentials');
+  // every operation refuses NUL and control bytes in its path and query, whatever it declares
+  if (!responses['400']) responses['400'] = errorResponse('400', 'Invalid request (VALIDATION_ERROR with details)');
+  // a credential that is sent is checked, even where none is needed
+  if (op.auth.some((a) => a !== 'none') && !responses['401']) responses['401'] = errorResponse('401', op.auth.includes('none') ? 'A credential was sent and is not valid (none is needed)' : 'Missing or invalid credentials');
   if (op.browserProtected && !responses['403']) responses['403'] = errorResponse('403', 'BOT_VERIFICATION_REQUIRED: a storefront or browser request without a valid X-Challenge-Token or pass cookie; CREDENTIAL_NOT_ALLOWED: a credential this operation does not accept');
   else if (!op.auth.includes('none') && !responses['403']) responses['403'] = errorResponse('403', 'CREDENTIAL_NOT_ALLOWED: a credential this operation does not accept (a storefront token, or service headers without a service key)');
+  if ((op.body || op.upload) && !responses['413'] && op.upload?.tooLarge?.status !== 400) responses['413'] = errorResponse('413', 'PAYLOAD_TOO_LARGE: the body (after its Content-Encoding is undone) or the file is larger than the limit');
+  if ((op.body || op.upload) && !responses['415']) responses['415'] = errorResponse('415', `UNSUPPORTED_MEDIA_TYPE: a body that is not ${op.upload ? 'multipart/form-data' : 'application/json'}, or a Content-Encoding other than identity, gzip, deflate and br`);
   if (op.rateLimit && !responses['429']) responses['429'] = errorResponse('429', 'Rate limit exceeded');
   if (!responses['500']) responses['500'] = errorResponse('500', 'Unexpected error (no internal detail is exposed)');
-  const security = op.auth.flatMap((a) => SECURITY[a] ?? []);
+  if (!responses['503']) responses['503'] = errorResponse('503', 'DATABASE_UNAVAILABLE: the database (or STORAGE_UNAVAILABLE: the file store) cannot be reached right now; retry after Retry-After');
+  const security = securityOf(op, resolvers);
   const out: Record<string, unknown> = {
     operationId: op.id,
     summary: op.summary,

@@ -101,7 +101,9 @@ export class OperationPipeline {
       const out: OperationResponse = { ...answer, status: result.status ?? (result.body === undefined && !result.file && !result.text ? 204 : 200), headers: { 'X-Content-Type-Options': 'nosniff', ...headers, ...result.headers }, cookies, caller: caller?.kind ?? scheme };
       return out;
     } catch (raw) {
-      return this.failure(raw, req.requestId, op.id, headers);
+      // A challenge token verified before a later step failed is used up: the pass it minted is still
+      // set (and its headers sent), so the browser does not have to solve another one.
+      return { ...this.failure(raw, req.requestId, op.id, headers), cookies };
     }
   }
 
@@ -190,7 +192,8 @@ export class OperationPipeline {
     let body: unknown = undefined;
     let upload: UploadedFile | undefined;
     if (op.upload) {
-      upload = await req.readUpload(op.upload);
+      const { admitAnonymous, ...spec } = op.upload;
+      upload = await req.readUpload(caller || !admitAnonymous ? spec : { ...spec, admitAnonymous });
       body = upload.fields;
       assertSafeJson(body);
     } else if (op.body) {
@@ -216,23 +219,30 @@ function hasControlBytes(v: string): boolean {
 }
 
 /**
- * Refuses, at any depth, `__proto__`, `constructor` and `prototype` keys (they could reach a
+ * How deeply a JSON body may nest. No request of the API needs more than a handful of levels; deeper
+ * documents only exhaust the stack of recursive consumers (validators, serialisers, stores).
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Refuses bodies nested deeper than MAX_JSON_DEPTH and, at any depth, `__proto__`, `constructor` and `prototype` keys (they could reach a
  * prototype when a body is copied or merged) and NUL characters in keys or strings (no store can
  * keep them: PostgreSQL text and jsonb refuse U+0000). 400 VALIDATION_ERROR naming the field.
  */
 export function assertSafeJson(value: unknown): void {
-  const stack: { v: unknown; path: string }[] = [{ v: value, path: '' }];
+  const stack: { v: unknown; path: string; depth: number }[] = [{ v: value, path: '', depth: 0 }];
   while (stack.length) {
-    const { v, path } = stack.pop()!;
+    const { v, path, depth } = stack.pop()!;
+    if (depth > MAX_JSON_DEPTH) throw validationError([{ field: path, message: `is nested deeper than ${MAX_JSON_DEPTH} levels` }], 'The request body is nested too deeply');
     if (typeof v === 'string') {
       if (v.includes('\u0000')) throw validationError([{ field: path || '(body)', message: 'must not contain NUL characters' }]);
-    } else if (Array.isArray(v)) v.forEach((x, i) => stack.push({ v: x, path: `${path}[${i}]` }));
+    } else if (Array.isArray(v)) v.forEach((x, i) => stack.push({ v: x, path: `${path}[${i}]`, depth: depth + 1 }));
     else if (v && typeof v === 'object') {
       for (const k of Object.keys(v)) {
         const p = path ? `${path}.${k}` : k;
         if (PROTOTYPE_KEYS.has(k)) throw validationError([{ field: p, message: 'is a reserved key' }]);
         if (k.includes('\u0000')) throw validationError([{ field: path || '(body)', message: 'has a key with a NUL character' }]);
-        stack.push({ v: (v as Record<string, unknown>)[k], path: p });
+        stack.push({ v: (v as Record<string, unknown>)[k], path: p, depth: depth + 1 });
       }
     }
   }

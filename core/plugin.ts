@@ -48,6 +48,12 @@ export interface UploadSpec {
   missing?: { code: 'no_file' | 'VALIDATION_ERROR'; status?: number };
   /** Error raised when the file is larger than maxBytes (default PAYLOAD_TOO_LARGE / 413). */
   tooLarge?: { code: 'file_too_large' | 'PAYLOAD_TOO_LARGE'; status?: number };
+  /**
+   * For operations that also accept a credential inside the form (`auth` lists `none`): when no header
+   * authenticated the caller, this runs as the file part starts, with the fields sent before it, and
+   * throwing refuses the upload before any byte of it is stored.
+   */
+  admitAnonymous?: (fieldsBeforeFile: Readonly<Record<string, string>>) => Promise<void>;
 }
 
 export interface OperationContext<I = any> {
@@ -165,6 +171,12 @@ export interface AuthResolver {
   claims?(req: AuthRequest): boolean;
   /** Called after a successful request (usage counting); optional. */
   onSuccess?(caller: Caller, op: Operation, usageUnits: number): Promise<void>;
+  /**
+   * How the OpenAPI document shows the scheme: the security requirements an operation listing it
+   * accepts (alternatives) and the security scheme objects they name. Every scheme an operation in
+   * the document lists must have it: the document is built from the same table the pipeline uses.
+   */
+  openapi?: { security: Record<string, string[]>[]; schemes?: Record<string, Record<string, unknown>> };
 }
 
 /** What a plugin receives in `setup`: the container's services and the registries. */

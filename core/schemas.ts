@@ -1,4 +1,5 @@
 import type { JsonSchema } from './plugin.ts';
+import { JOB_ERROR_CODES } from './errors.ts';
 
 /** The fields every submission answer has (spec, Submission responses); operations add their own. */
 export const SUBMISSION_PROPERTIES: Record<string, JsonSchema> = {
@@ -83,7 +84,7 @@ export const CORE_SCHEMAS: Record<string, JsonSchema> = {
       errorCode: {
         type: 'string',
         description:
-          'When failed (a Fitroom extension of the Job resource): the machine-readable cause. `IMAGE_FETCH_FAILED` (an input URL could not be fetched), `IMAGE_INVALID` (an input is not a usable image, or no product or person could be found in it), `VALIDATION_ERROR` (an input rule checked while running), `INPUT_REFERENCE_LIMIT`, `QUOTA_EXCEEDED`, `SERVICE_UNAVAILABLE` (no backend can do this task), `PLATFORM_ERROR` / `PLATFORM_REAUTH_REQUIRED` (a commerce platform refused), the shoe-3d upload codes `attribution_unavailable`, `invalid_user_id`, `attribution_conflict`, `file_too_large`, `CANCELLED` (the submitter cancelled), `INTERNAL_ERROR` (unexpected; retrying may help). Branch on this, not on `error`.',
+          `When failed (a Fitroom extension of the Job resource): the machine-readable cause. ${Object.entries(JOB_ERROR_CODES).map(([code, meaning]) => `\`${code}\` (${meaning})`).join(', ')}. Branch on this, not on \`error\`.`,
       },
       cancelled: { type: 'boolean', description: 'Present and true when the submitter cancelled the job; its status is then `failed`.' },
       createdAt: { type: 'string', format: 'date-time' },

@@ -38,11 +38,15 @@ const toRecord = (r: Row): ApiKeyRecord => ({
 
 const CACHE_TTL_MS = 60_000;
 const CACHE_MAX = 10_000;
+/** How long after its last successful read a key still authenticates while the database is unreachable. */
+const STALE_IF_ERROR_MS = 10 * 60_000;
 
 export class PostgresCredentialStore implements CredentialStore {
   private readonly pool: Pool;
   private readonly listener: PgListener | null;
   private readonly cache = new Map<string, { rec: ApiKeyRecord; at: number }>();
+  /** The last answer of the database per key, kept through notification gaps, for outages only. */
+  private readonly lastKnown = new Map<string, { rec: ApiKeyRecord; at: number }>();
   /** Bumped by every change notification: a lookup that raced a change is not cached. */
   private generation = 0;
 
@@ -58,6 +62,7 @@ export class PostgresCredentialStore implements CredentialStore {
       void listener.on('fitroom_key_changed', (hash) => {
         this.generation++;
         this.cache.delete(hash);
+        this.lastKnown.delete(hash);
       });
       listener.onReset(() => {
         this.generation++;
@@ -81,13 +86,31 @@ export class PostgresCredentialStore implements CredentialStore {
     const hit = this.cache.get(hash);
     if (hit && this.listener?.live && Date.now() - hit.at < CACHE_TTL_MS) return hit.rec;
     const gen = this.generation;
-    const r = await this.pool.query<Row>('select * from api_keys where key_hash = $1', [hash]);
+    let r;
+    try {
+      r = await this.pool.query<Row>('select * from api_keys where key_hash = $1', [hash]);
+    } catch (e) {
+      // Stale-if-error: while the database does not answer, a key this process read from it shortly
+      // before still authenticates (no revocation can be written meanwhile, except by a process that
+      // still reaches the database, for at most STALE_IF_ERROR_MS), so the warm-up and cached answers
+      // keep working through an outage. Keys with a usage limit are never served from memory.
+      const known = this.lastKnown.get(hash);
+      if (known && Date.now() - known.at < STALE_IF_ERROR_MS) return known.rec;
+      throw e;
+    }
     const rec = r.rows[0] ? toRecord(r.rows[0]) : null;
+    if (rec && rec.maxUsage === 0 && rec.isActive) this.remember(hash, rec);
+    else this.lastKnown.delete(hash);
     if (rec && rec.maxUsage === 0 && this.listener?.live && gen === this.generation) {
       if (this.cache.size >= CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
       this.cache.set(hash, { rec, at: Date.now() });
     }
     return rec;
+  }
+  private remember(hash: string, rec: ApiKeyRecord) {
+    this.lastKnown.delete(hash);
+    if (this.lastKnown.size >= CACHE_MAX) this.lastKnown.delete(this.lastKnown.keys().next().value!);
+    this.lastKnown.set(hash, { rec, at: Date.now() });
   }
   async list() {
     const r = await this.pool.query<Row>('select * from api_keys order by created_at');
@@ -99,6 +122,7 @@ export class PostgresCredentialStore implements CredentialStore {
     // Other processes drop it on the change notification; this one at once.
     this.generation++;
     this.cache.delete(r.rows[0].key_hash);
+    this.lastKnown.delete(r.rows[0].key_hash);
     return toRecord(r.rows[0]);
   }
   async setRotatedFrom(id: string, from: string) {

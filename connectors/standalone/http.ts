@@ -172,9 +172,16 @@ async function readJson(ctx: Koa.Context, maxBytes: number): Promise<unknown> {
   try {
     await parser(ctx as never, async () => undefined);
   } catch (raw) {
-    const e = raw as { status?: number; type?: string; message?: string };
+    const e = raw as { status?: number; type?: string; message?: string; code?: unknown; errno?: unknown };
     if (e?.status === 413 || e?.type === 'entity.too.large') throw new FitroomError('PAYLOAD_TOO_LARGE', `The request body is larger than ${maxBytes} bytes`);
-    if (e?.status === 415) throw new FitroomError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type or encoding');
+    if (e?.status === 415) throw new FitroomError('UNSUPPORTED_MEDIA_TYPE', `Unsupported content encoding "${ctx.get('content-encoding')}": send identity, gzip, deflate or br`);
+    // zlib's failures (a body that is not what its Content-Encoding says) carry an errno and no status
+    const encoding = ctx.get('content-encoding');
+    if (e?.status === undefined && encoding && typeof e?.errno === 'number') {
+      throw validationError([{ field: '(body)', message: `is not valid ${encoding} data` }], `The request body could not be decoded as Content-Encoding ${encoding}`);
+    }
+    // @hapi/bourne refuses a valid JSON text with a __proto__ key: name it as the pipeline does for other reserved keys
+    if (e?.status === 400 && /prototype property/.test(e.message ?? '')) throw validationError([{ field: '__proto__', message: 'is a reserved key' }]);
     if (e?.status !== undefined && e.status >= 400 && e.status < 500) throw validationError([{ field: '(body)', message: 'is not valid JSON' }], 'Malformed JSON body');
     throw raw;
   }
@@ -238,13 +245,22 @@ async function receiveUpload(ctx: Koa.Context, spec: UploadSpec, blobs: BlobStor
       }
       const key = `uploads/${randomUUID()}`;
       fileStream = stream;
-      file = blobs.putStream(key, stream, info.mimeType, spec.maxBytes).then(
+      // a caller not yet known is admitted (or refused) before the first byte reaches the store
+      const admitted = spec.admitAnonymous ? spec.admitAnonymous({ ...fields }) : Promise.resolve();
+      file = admitted.then(
+        () => undefined,
+        (e) => {
+          stream.resume();
+          throw e;
+        },
+      ).then(() => blobs.putStream(key, stream, info.mimeType, spec.maxBytes)).then(
         (size) => {
           if (streamError) throw streamError;
           return { blobKey: key, size, filename: info.filename ?? 'upload', contentType: info.mimeType, fields };
         },
         (e) => {
           stream.resume();
+          if (e instanceof FitroomError) throw e;
           throw e instanceof BlobTooLargeError || streamError instanceof FitroomError ? tooLarge() : malformed();
         },
       );

@@ -105,6 +105,14 @@ export class ArAuth {
         return undefined;
       },
       missing: () => unauthorized(),
+      openapi: {
+        security: [{ Bearer: [] }, { DashboardSession: [] }, { LegacyToken: [] }],
+        schemes: {
+          Bearer: { type: 'http', scheme: 'bearer', description: 'AR host (the second server; operations marked x-host: ar): `Authorization: Bearer <API key>` (the same key the API host takes in X-API-Key), or a session token from POST /admin/v1/ar/sessions. Uploads without it answer 401 `unauthorized`, with an unknown key 401 `invalid_api_key`. Public reads (viewer pages, object properties, GLB and USDZ files) need no credentials.' },
+          DashboardSession: { type: 'apiKey', in: 'cookie', name: 'fitroom_session', description: 'AR host: signed dashboard session cookie issued by the admin API.' },
+          LegacyToken: { type: 'apiKey', in: 'query', name: 'token', description: 'AR host: legacy token query parameter (discouraged).' },
+        },
+      },
       onSuccess: async (caller) => {
         if (this.principal(caller)?.via === 'api_key') await this.credentials.countUsage(caller);
       },

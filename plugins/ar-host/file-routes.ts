@@ -52,11 +52,20 @@ export function registerFileRoutes(deps: ArRouteDeps): void {
     host: 'ar',
     summary: 'Upload a shoe model',
     description:
-      'multipart/form-data: `file` (a .glb, at most 30 MB, checked while streaming), optional `token` (legacy credential), `session_id` (anonymous ownership session) and `name`. Creates an object and queues autofit; poll `/tryon/api/autofit_status`.',
+      'multipart/form-data: `file` (a .glb, at most 30 MB, checked while streaming), optional `token` (legacy credential, sent before `file` when there is no Authorization header: a form without a credential is refused before the file is stored), `session_id` (anonymous ownership session) and `name`. Creates an object and queues autofit; poll `/tryon/api/autofit_status`.',
     tags: ['AR host'],
     auth: ['bearer', 'none'],
     rateLimit: 'submission',
-    upload: GLB_UPLOAD,
+    upload: {
+      ...GLB_UPLOAD,
+      // without an Authorization header the form's `token` must come before `file`: it is checked
+      // before any byte of the model is stored
+      async admitAnonymous(fields) {
+        const token = fields.token;
+        if (!token || token.length > 4096) throw unauthorized();
+        await auth.fromToken(token);
+      },
+    },
     responses: {
       200: { description: 'Created; autofit queued', schema: 'ArUploadResult', example: AR_EXAMPLES.upload },
       400: ERR('no_file, file_too_large, or a file that is not a usable GLB (VALIDATION_ERROR)'),

@@ -107,6 +107,10 @@ function registerSchemes(api: PluginApi, store: FootMeasurementStore) {
       return { caller: null };
     },
     missing: () => new FitroomError('HTTP_ERROR', 'Missing client id: send it in the X-Client-Id header'),
+    openapi: {
+      security: [{ ClientId: [] }],
+      schemes: { ClientId: { type: 'apiKey', in: 'header', name: 'X-Client-Id', description: 'The foot-scan SDK\'s public client id (from POST /admin/v1/foot/clients); unknown or revoked: 401.' } },
+    },
   });
   api.auth('footAdmin', {
     async resolve(req) {
@@ -118,6 +122,10 @@ function registerSchemes(api: PluginApi, store: FootMeasurementStore) {
       return { caller: null };
     },
     missing: () => new FitroomError('HTTP_ERROR', 'Missing admin key: send FOOT_ADMIN_KEY in the X-Admin-Key header'),
+    openapi: {
+      security: [{ FootAdminKey: [] }],
+      schemes: { FootAdminKey: { type: 'apiKey', in: 'header', name: 'X-Admin-Key', description: 'The foot team\'s admin secret (FOOT_ADMIN_KEY; the routes answer 503 ADMIN_NOT_CONFIGURED without it). Not the operator\'s ADMIN_KEY.' } },
+    },
   });
 }
 

@@ -31,8 +31,9 @@ export interface TestService {
  * A real service for a test file: its own cloned database, real HTTP servers on loopback ports,
  * a worker in the same process (unless `worker: false`), loopback reachable for outbound fetches.
  */
-export async function startTestService(opts: { plugins?: FitroomPlugin[]; env?: Record<string, string>; worker?: boolean; concurrency?: number; shareDatabaseWith?: TestService; mounts?: Mount[] } = {}): Promise<TestService> {
+export async function startTestService(opts: { plugins?: FitroomPlugin[]; env?: Record<string, string>; worker?: boolean; concurrency?: number; shareDatabaseWith?: TestService; mounts?: Mount[]; wrapDatabaseUrl?: (url: string) => Promise<string> } = {}): Promise<TestService> {
   const db = opts.shareDatabaseWith ? { url: opts.shareDatabaseWith.dbUrl, drop: async () => undefined } : await createTestDatabase();
+  const databaseUrl = opts.wrapDatabaseUrl ? await opts.wrapDatabaseUrl(db.url) : db.url;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'fitroom-test-data-'));
   const config = loadConfig({
     PORT: '0',
@@ -45,7 +46,7 @@ export async function startTestService(opts: { plugins?: FitroomPlugin[]; env?: 
     WEBHOOK_TIMEOUT_MS: '3000',
     ...opts.env,
   });
-  const fitroom = await createFitroom(config, { databaseUrl: db.url, plugins: [...standalonePlugins(), ...(opts.plugins ?? [])], poolSize: 8, migrate: false, mounts: opts.mounts });
+  const fitroom = await createFitroom(config, { databaseUrl, plugins: [...standalonePlugins(), ...(opts.plugins ?? [])], poolSize: 8, migrate: false, mounts: opts.mounts });
   const { apiUrl, arUrl } = await fitroom.listen();
   if (opts.worker !== false) await fitroom.startWorker({ concurrency: opts.concurrency ?? 2, pollInterval: 200 });
   const credentials = fitroom.get(TOKENS.credentials);

@@ -6,9 +6,16 @@
  * answer may be 500 or above, every error must be in the envelope, and the process must keep serving.
  * Deterministic: the cases are enumerated, and the one random choice uses a seeded generator.
  */
+import Ajv2020Module from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startArService, type ArTestService } from '../../plugins/ar-host/support.ts';
 import { ADMIN_KEY } from '../../support/harness.ts';
+
+const Ajv2020 = ((Ajv2020Module as unknown as { default?: unknown }).default ?? Ajv2020Module) as unknown as typeof Ajv2020Module.default;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (ajv: unknown) => void;
+const DOC_ID = 'https://fitroom.test/openapi.json';
 
 let svc: ArTestService;
 let key: string;
@@ -47,6 +54,7 @@ function properties(schema: any): Record<string, any> {
 }
 
 const HUGE = 'x'.repeat(300_000);
+const DEEP = `{"context":${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}}`;
 const WEIRD = ['', 'a\u0000b', '\u202e\ud83d\ude00\u0301', HUGE, '../../etc/passwd', 'data:image/png;base64,AAAA', 'http://169.254.169.254/latest', 'javascript:alert(1)', '%00', "'; drop table jobs; --"];
 const WRONG_TYPES = [null, 0, -1, 1e308, true, [], {}, [null], { __proto__: null }];
 
@@ -67,10 +75,38 @@ const BAD_QUERIES = ['?x=%00', '?limit=-1&before=not-a-date', '?id=%FF&color_id=
 interface Op {
   method: string;
   path: string;
+  /** The operation object in the document. */
+  spec: any;
   host: 'api' | 'ar';
   json: any | null;
   multipart: boolean;
   id: string;
+}
+
+/**
+ * Checks an answer against the document: its status is one the operation declares, and a JSON body
+ * is valid against the schema declared for that status. Returns what is wrong, or null.
+ */
+let ajv: InstanceType<typeof Ajv2020> | null = null;
+function contractViolation(op: Op, status: number, contentType: string, text: string): string | null {
+  const declared = op.spec.responses?.[String(status)];
+  if (!declared) return `status ${status} is not declared (declared: ${Object.keys(op.spec.responses ?? {}).join(', ')})`;
+  if (!contentType.includes('json') || !declared.content?.['application/json']?.schema) return null;
+  if (!ajv) {
+    ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: true });
+    addFormats(ajv);
+    ajv.addSchema({ ...doc, $id: DOC_ID });
+  }
+  const enc = (x: string) => encodeURIComponent(x.replace(/~/g, '~0').replace(/\//g, '~1'));
+  const pointer = `/paths/${enc(op.path)}/${op.method.toLowerCase()}/responses/${status}/content/application~1json/schema`;
+  const validate = ajv.getSchema(`${DOC_ID}#${pointer}`) ?? ajv.compile({ $ref: `${DOC_ID}#${pointer}` });
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return `${status} body is not JSON`;
+  }
+  return validate(body) ? null : `${status} body does not match its schema: ${ajv.errorsText(validate.errors)} in ${text.slice(0, 200)}`;
 }
 
 function operations(): Op[] {
@@ -78,7 +114,7 @@ function operations(): Op[] {
   for (const [p, item] of Object.entries<any>(doc.paths)) {
     for (const [method, op] of Object.entries<any>(item)) {
       const content = op.requestBody?.content ?? {};
-      ops.push({ method: method.toUpperCase(), path: p, host: op['x-host'] === 'ar' ? 'ar' : 'api', json: content['application/json']?.schema ?? null, multipart: !!content['multipart/form-data'], id: op.operationId });
+      ops.push({ spec: op, method: method.toUpperCase(), path: p, host: op['x-host'] === 'ar' ? 'ar' : 'api', json: content['application/json']?.schema ?? null, multipart: !!content['multipart/form-data'], id: op.operationId });
     }
   }
   return ops;
@@ -88,6 +124,8 @@ describe('the OpenAPI-driven fuzzer', () => {
   it('finds no answer of 500 or more, every error in the envelope, and the process alive', async () => {
     const random = rng(20261124);
     const failures: string[] = [];
+    /** Answers the document does not declare (status) or describe (body). */
+    const contract: string[] = [];
     let sent = 0;
     const ops = operations();
     expect(ops.length).toBeGreaterThan(40);
@@ -108,6 +146,8 @@ describe('the OpenAPI-driven fuzzer', () => {
         return;
       }
       const text = await res.text();
+      const violation = contractViolation(op, res.status, res.headers.get('content-type') ?? '', text);
+      if (violation) contract.push(`${label}: ${violation}`);
       if (res.status >= 500) failures.push(`${label}: ${res.status} ${text.slice(0, 200)}`);
       else if (res.status >= 400 && (res.headers.get('content-type') ?? '').includes('json')) {
         try {
@@ -117,7 +157,6 @@ describe('the OpenAPI-driven fuzzer', () => {
           failures.push(`${label}: ${res.status} unparseable JSON error`);
         }
       }
-      void op;
     };
 
     for (const op of ops) {
@@ -139,6 +178,14 @@ describe('the OpenAPI-driven fuzzer', () => {
         }
         await send(op, `${base}${good}`, { method: op.method, headers: { ...creds.key, 'content-type': 'application/json' }, body: Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]) }, `${op.id} invalid UTF-8`);
         await send(op, `${base}${good}`, { method: op.method, headers: { ...creds.key, 'content-type': 'text/plain' }, body: 'hello' }, `${op.id} text/plain`);
+        // bodies that are not what their Content-Encoding says, an unknown encoding, and nesting 5000 deep
+        for (const encoding of ['gzip', 'deflate', 'br']) await send(op, `${base}${good}`, { method: op.method, headers: { ...creds.key, 'content-type': 'application/json', 'content-encoding': encoding }, body: '{"not":"compressed"}' }, `${op.id} bad ${encoding}`);
+        await send(op, `${base}${good}`, { method: op.method, headers: { ...creds.key, 'content-type': 'application/json', 'content-encoding': 'zstd' }, body: '{}' }, `${op.id} unknown encoding`);
+        await send(op, `${base}${good}`, { method: op.method, headers: { ...creds.key, 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: new Uint8Array(gzipSync('{}')) }, `${op.id} gzip {}`);
+        for (const c of ['none', 'key'] as const) await send(op, `${base}${good}`, { method: op.method, headers: { ...creds[c], 'content-type': 'application/json' }, body: DEEP }, `${op.id} nested 5000 deep ${c}`);
+        // the document's own example request, with a real key: answered as declared
+        const example = op.spec.requestBody?.content?.['application/json']?.example;
+        if (example !== undefined) await send(op, `${base}${good}`, { method: op.method, headers: { ...creds.key, 'content-type': 'application/json' }, body: JSON.stringify(example) }, `${op.id} its example`);
       }
       // multipart: truncated, without boundary, with the wrong field, with junk
       if (op.multipart) {
@@ -151,7 +198,8 @@ describe('the OpenAPI-driven fuzzer', () => {
       const health = await fetch(`${svc.api}/api/v1/health`);
       if (health.status !== 200) failures.push(`after ${op.id}: health ${health.status}`);
     }
-    console.log(`fuzzer: ${ops.length} operations, ${sent} requests, ${failures.filter((f) => /: 5\d\d /.test(f)).length} answers >= 500, ${failures.length} failures`);
+    console.log(`fuzzer: ${ops.length} operations, ${sent} requests, ${failures.filter((f) => /: 5\d\d /.test(f)).length} answers >= 500, ${failures.length} failures, ${contract.length} answers the document does not declare`);
     expect(failures).toEqual([]);
+    expect(contract).toEqual([]);
   }, 600_000);
 });
