@@ -67,6 +67,27 @@ export interface GateInput {
   bounds?: Partial<GateBounds>;
 }
 
+/**
+ * Lab colours of sRGB quantised to 6 bits a channel (the bin's centre; at most about 2 units of CIE76
+ * off), built once: the gate looks colours up instead of converting each pixel twice.
+ */
+let LAB: Float32Array | undefined;
+function labTable(): Float32Array {
+  if (LAB) return LAB;
+  const t = new Float32Array(64 * 64 * 64 * 3);
+  const lab = [0, 0, 0];
+  for (let r = 0; r < 64; r++) {
+    for (let g = 0; g < 64; g++) {
+      for (let b = 0; b < 64; b++) {
+        srgbToLab(r * 4 + 1.5, g * 4 + 1.5, b * 4 + 1.5, lab);
+        t.set(lab, ((r << 12) | (g << 6) | b) * 3);
+      }
+    }
+  }
+  return (LAB = t);
+}
+const labKey = (r: number, g: number, b: number) => ((r >> 2) << 12) | ((g >> 2) << 6) | (b >> 2);
+
 /** A pixel counts as changed when its colour moved by more than this (CIE76). */
 const CHANGED = 6;
 /** A pixel is in the garment's colours within this distance of one of its palette colours. */
@@ -139,15 +160,11 @@ function checkLayer(layer: LayerDiagnostics, view: PhotoView, packshot: RasterIm
   const target = sized(layer.target) ?? (onTorso ? view.torso() : undefined);
   const old = sized(layer.oldGarment) ?? (onTorso ? view.oldTop() : undefined);
   const palette = packshot ? garmentPalette(packshot) : [];
-  const lab = [0, 0, 0];
   // 0: not yet known, 1: in the garment's colours, 2: not
   const known = new Uint8Array(n);
   const inPalette = (i: number) => {
     if (!palette.length) return false;
-    if (!known[i]) {
-      view.resultLab(i, lab);
-      known[i] = palette.some((c) => deltaE76(lab, c) < IN_PALETTE) ? 1 : 2;
-    }
+    if (!known[i]) known[i] = view.near(i, palette, IN_PALETTE) ? 1 : 2;
     return known[i] === 1;
   };
   // the new garment: its alpha when reported; else its colours, or any change the renderer does not call fill
@@ -201,62 +218,71 @@ function checkLayer(layer: LayerDiagnostics, view: PhotoView, packshot: RasterIm
   return out;
 }
 
-/** The photo and its parsing seen at the result's size (nearest pixel), with Lab colours computed once per pixel. */
+/** The photo and its parsing seen at the result's size (nearest pixel), colours looked up in the Lab table. */
 class PhotoView {
   readonly width: number;
   readonly height: number;
   readonly #person: PersonBody;
-  readonly #result: RasterImage;
   readonly #src: Int32Array;
-  readonly #labP: Float32Array;
-  readonly #labR: Float32Array;
-  readonly #done: Uint8Array;
+  /** Per pixel of the result's size: the photo's and the result's colour as an index into LAB. */
+  readonly #keyP: Int32Array;
+  readonly #keyR: Int32Array;
 
   constructor(person: PersonBody, result: RasterImage) {
     this.#person = person;
-    this.#result = result;
     const w = (this.width = result.width);
     const h = (this.height = result.height);
     const pw = person.image.width;
     const ph = person.image.height;
+    const p = person.image.data;
+    const r = result.data;
     this.#src = new Int32Array(w * h);
+    this.#keyP = new Int32Array(w * h);
+    this.#keyR = new Int32Array(w * h);
     for (let y = 0; y < h; y++) {
       const sy = Math.min(ph - 1, Math.floor(((y + 0.5) * ph) / h));
-      for (let x = 0; x < w; x++) this.#src[y * w + x] = sy * pw + Math.min(pw - 1, Math.floor(((x + 0.5) * pw) / w));
+      for (let x = 0; x < w; x++) {
+        const i = y * w + x;
+        const s = sy * pw + Math.min(pw - 1, Math.floor(((x + 0.5) * pw) / w));
+        this.#src[i] = s;
+        this.#keyP[i] = labKey(p[s * 4], p[s * 4 + 1], p[s * 4 + 2]);
+        this.#keyR[i] = labKey(r[i * 4], r[i * 4 + 1], r[i * 4 + 2]);
+      }
     }
-    this.#labP = new Float32Array(w * h * 3);
-    this.#labR = new Float32Array(w * h * 3);
-    this.#done = new Uint8Array(w * h);
   }
 
-  readonly #scratch = [0, 0, 0];
-
-  #lab(i: number): void {
-    if (this.#done[i]) return;
-    const a = this.#scratch;
-    const p = this.#person.image.data;
-    const s = this.#src[i] * 4;
-    srgbToLab(p[s], p[s + 1], p[s + 2], a);
-    this.#labP.set(a, i * 3);
-    const r = this.#result.data;
-    srgbToLab(r[i * 4], r[i * 4 + 1], r[i * 4 + 2], a);
-    this.#labR.set(a, i * 3);
-    this.#done[i] = 1;
-  }
-
-  resultLab(i: number, out: number[]): void {
-    this.#lab(i);
-    out[0] = this.#labR[i * 3];
-    out[1] = this.#labR[i * 3 + 1];
-    out[2] = this.#labR[i * 3 + 2];
+  /** The photo's Lab colour at i (of the result's size). */
+  photoLab(i: number): number[] {
+    const k = this.#keyP[i] * 3;
+    const t = labTable();
+    return [t[k], t[k + 1], t[k + 2]];
   }
 
   changed(i: number): boolean {
-    this.#lab(i);
-    const a = this.#labP;
-    const b = this.#labR;
-    const j = i * 3;
-    return Math.hypot(a[j] - b[j], a[j + 1] - b[j + 1], a[j + 2] - b[j + 2]) > CHANGED;
+    const kp = this.#keyP[i];
+    const kr = this.#keyR[i];
+    if (kp === kr) return false;
+    const t = labTable();
+    const a = kp * 3;
+    const b = kr * 3;
+    const d0 = t[a] - t[b];
+    const d1 = t[a + 1] - t[b + 1];
+    const d2 = t[a + 2] - t[b + 2];
+    return d0 * d0 + d1 * d1 + d2 * d2 > CHANGED * CHANGED;
+  }
+
+  /** Whether the result's (or the photo's) colour at i lies within `radius` of one of the colours. */
+  near(i: number, colours: number[][], radius: number, photo = false): boolean {
+    const lab = labTable();
+    const j = (photo ? this.#keyP[i] : this.#keyR[i]) * 3;
+    const r2 = radius * radius;
+    for (const c of colours) {
+      const d0 = lab[j] - c[0];
+      const d1 = lab[j + 1] - c[1];
+      const d2 = lab[j + 2] - c[2];
+      if (d0 * d0 + d1 * d1 + d2 * d2 < r2) return true;
+    }
+    return false;
   }
 
   #part(label: number): Uint8Array | undefined {
@@ -293,18 +319,14 @@ class PhotoView {
         if (y < 0 || y >= this.height || x < 0 || x >= this.width) continue;
         const i = y * this.width + x;
         if (!torso[i]) continue;
-        this.#lab(i);
-        samples.push(Array.from(this.#labP.subarray(i * 3, i * 3 + 3)));
+        samples.push(this.photoLab(i));
       }
     }
     if (samples.length < 20) return undefined;
     const own = kMeans(samples, 3, 8).filter((c) => c.weight >= 0.1).map((c) => c.colour);
     const w = this.width;
     const old = new Uint8Array(torso.length);
-    const isOld = (i: number) => {
-      this.#lab(i);
-      return own.some((c) => deltaE76(this.#labP.subarray(i * 3, i * 3 + 3), c) < 16);
-    };
+    const isOld = (i: number) => this.near(i, own, 16, true);
     for (let i = 0; i < old.length; i++) if (torso[i] && isOld(i)) old[i] = 1;
     // a top longer than the torso of the parsing hangs over the hips, where the parsing says legs:
     // its hem counts too, unless the trousers below share its colours (then the two cannot be told apart)
@@ -314,8 +336,7 @@ class PhotoView {
       for (let x = 0; x < w; x += 3) {
         const i = y * w + x;
         if (!legs[i]) continue;
-        this.#lab(i);
-        below.push(Array.from(this.#labP.subarray(i * 3, i * 3 + 3)));
+        below.push(this.photoLab(i));
       }
     }
     const trousers = below.length ? [0, 1, 2].map((c) => below.map((p) => p[c]).sort((a, b) => a - b)[below.length >> 1]) : null;
