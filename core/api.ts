@@ -83,7 +83,7 @@ export const corePlugin = definePlugin({
       method: 'GET',
       path: '/api/v1/warmup',
       summary: 'Warm up the AI backend and the job queue',
-      description: '`modal` reports the first provider of the configured model chain; `queue.warm` is a real round trip through the job queue (a worker must run a ping task within 5 s); `vendors` is the live check of the configured AI vendors (key accepted, configured models present, credits), refreshed when older than 10 minutes; models a vendor does not have are listed under `retiredModels` and left out of the chain.',
+      description: '`modal` reports the first provider of the configured model chain; `queue.warm` is a real round trip through the job queue (a worker must run a ping task within 5 s); `vendors` is the live check of the configured AI vendors (key accepted, configured models present, credits), refreshed when older than 10 minutes; models a vendor does not have are listed under `retiredModels` and left out of the chain; models a vendor\'s own list marks deprecated are under `deprecatedModels` (with the successor it names) and passed over by the chain; `families` shows which model each family entry calls (the lists are read at start and every FITROOM_VENDOR_DISCOVERY_HOURS).',
       tags: ['Health'],
       auth: ['apiKey'],
       rateLimit: 'health',

@@ -71,6 +71,10 @@ export interface FitroomConfig {
     meshyAiModel: string;
     /** TRIPO_MODEL_VERSION: the pinned Tripo model version. */
     tripoModelVersion: string;
+    /** FITROOM_VENDOR_DISCOVERY_HOURS: how often the vendors' model lists are read (0: only at start). */
+    discoveryHours: number;
+    /** FAL_OBJECT_TTL_SECONDS: lifetime asked of fal storage for uploaded references and generated files. */
+    falObjectTtlSeconds: number;
   };
   /** Multiplier for development keys and loopback clients (development only). */
   devRateMultiplier: number;
@@ -193,6 +197,8 @@ export function loadConfig(env: Env): FitroomConfig {
       modelsFile: str(env, 'FITROOM_MODELS_FILE'),
       meshyAiModel: str(env, 'MESHY_AI_MODEL') ?? 'meshy-6',
       tripoModelVersion: str(env, 'TRIPO_MODEL_VERSION') ?? 'v2.5-20250123',
+      discoveryHours: int(env, 'FITROOM_VENDOR_DISCOVERY_HOURS', 6, 0, 168),
+      falObjectTtlSeconds: int(env, 'FAL_OBJECT_TTL_SECONDS', 3600, 1, 30 * 86_400),
     },
     devRateMultiplier: mode === 'development' ? 10 : 1,
     http: {

@@ -1,4 +1,5 @@
 import { token } from './plugin.ts';
+import type { VendorDiscoveryService } from './vendor-discovery.ts';
 import type { VendorStatus } from './vendor-status.ts';
 import type { FitroomConfig } from './config.ts';
 import type { JobStore } from './ports/job-store.ts';
@@ -37,6 +38,7 @@ export const TOKENS = {
   imageModels: token<ImageModelProvider[]>('ImageModelProviders'),
   /** The live check of the AI vendors (bound when the composition root registers the providers). */
   vendorStatus: token<VendorStatus>('VendorStatus'),
+  vendorDiscovery: token<VendorDiscoveryService>('VendorDiscovery'),
   /** Product reconstructors, the configured one first. */
   reconstructors: token<ProductReconstructor[]>('ProductReconstructors'),
   jobs: token<JobService>('JobService'),

@@ -22,6 +22,11 @@ export interface FalOptions extends VendorOptions {
   maxWaitMs?: number;
   /** Largest output image accepted. Default 50 MB. */
   maxImageBytes?: number;
+  /**
+   * Lifetime asked of fal storage for what a call leaves there: the uploaded references (shoppers'
+   * photos) and the generated images, which are downloaded at once. Default 3600 s.
+   */
+  objectTtlSeconds?: number;
 }
 
 interface QueueSubmit {
@@ -60,6 +65,7 @@ export class FalImageModel implements ImageModelProvider {
   readonly #maxImageBytes: number;
   readonly #storageUrl: string;
   readonly #platformUrl: string;
+  readonly #lifecycle: Record<string, string>;
 
   constructor(options: FalOptions) {
     this.#http = vendorSettings('fal', 'FAL_KEY', options, { baseUrl: 'https://queue.fal.run', timeoutMs: 30_000, pollIntervalMs: 500, maxPollIntervalMs: 5_000 });
@@ -67,6 +73,7 @@ export class FalImageModel implements ImageModelProvider {
     this.#platformUrl = checkBaseUrl('fal', options.platformUrl ?? 'https://api.fal.ai/v1');
     this.#maxWaitMs = positiveOption('fal', 'maxWaitMs', options.maxWaitMs ?? 600_000);
     this.#maxImageBytes = positiveOption('fal', 'maxImageBytes', options.maxImageBytes ?? 50 * 1024 * 1024);
+    this.#lifecycle = lifecycleHeaders(positiveOption('fal', 'objectTtlSeconds', options.objectTtlSeconds ?? 3600));
   }
 
   models(): readonly ModelSpec[] {
@@ -87,7 +94,7 @@ export class FalImageModel implements ImageModelProvider {
     }
 
     const base = this.#http.baseUrl;
-    const submit = (await this.#json('POST', `${base}/${call.model}`, call.signal, input)) as QueueSubmit;
+    const submit = (await this.#json('POST', `${base}/${call.model}`, call.signal, input, this.#lifecycle)) as QueueSubmit;
     if (!submit.request_id) throw new ProviderError('fal', 'submit returned no request_id', { retryable: true });
     const id = encodeURIComponent(submit.request_id);
     // Status and result URLs drop a model's sub-path (fal-ai/flux-pro/kontext -> fal-ai/flux-pro), so
@@ -130,7 +137,7 @@ export class FalImageModel implements ImageModelProvider {
   async #upload(image: EncodedImage, name: string, signal: AbortSignal): Promise<string> {
     const { apiKey, timeoutMs } = this.#http;
     const ext = (image.contentType.split('/')[1] ?? 'bin').split(/[;+-]/)[0];
-    const init = (await requestJson('fal', `${this.#storageUrl}/storage/upload/initiate?storage_type=fal-cdn-v3`, { method: 'POST', headers: { authorization: `Key ${apiKey}`, accept: 'application/json' }, json: { content_type: image.contentType, file_name: `${name}.${ext}` }, signal, timeoutMs }, readError)) as { upload_url?: string; file_url?: string };
+    const init = (await requestJson('fal', `${this.#storageUrl}/storage/upload/initiate?storage_type=fal-cdn-v3`, { method: 'POST', headers: { authorization: `Key ${apiKey}`, accept: 'application/json', ...this.#lifecycle }, json: { content_type: image.contentType, file_name: `${name}.${ext}` }, signal, timeoutMs }, readError)) as { upload_url?: string; file_url?: string };
     if (!init.upload_url || !init.file_url) throw new ProviderError('fal', 'storage upload answered without upload_url and file_url', { retryable: true });
     const put = await vendorRequest('fal', init.upload_url, { method: 'PUT', headers: { 'content-type': image.contentType }, bytes: image.bytes, signal, timeoutMs });
     if (put.status < 200 || put.status >= 300) throw httpError('fal', put, readError);
@@ -144,7 +151,7 @@ export class FalImageModel implements ImageModelProvider {
   async check(modelIds: readonly string[], signal: AbortSignal): Promise<VendorCheck> {
     const { apiKey } = this.#http;
     const timeoutMs = Math.min(this.#http.timeoutMs, 10_000);
-    const key = await checkRequest('fal', `${this.#storageUrl}/storage/upload/initiate?storage_type=fal-cdn-v3`, { method: 'POST', headers: { authorization: `Key ${apiKey}` }, json: { content_type: 'image/png', file_name: 'fitroom-check.png' }, signal, timeoutMs }, readError);
+    const key = await checkRequest('fal', `${this.#storageUrl}/storage/upload/initiate?storage_type=fal-cdn-v3`, { method: 'POST', headers: { authorization: `Key ${apiKey}`, ...this.#lifecycle }, json: { content_type: 'image/png', file_name: 'fitroom-check.png' }, signal, timeoutMs }, readError);
     if (!key.ok) return key.check;
     const query = modelIds.map((id) => `endpoint_id=${encodeURIComponent(id)}`).join('&');
     const found = await checkRequest('fal', `${this.#platformUrl}/models?${query}`, { headers: { authorization: `Key ${apiKey}` }, signal, timeoutMs }, readError);
@@ -178,9 +185,9 @@ export class FalImageModel implements ImageModelProvider {
   }
 
   /** One authenticated queue request. */
-  #json(method: 'GET' | 'POST', url: string, signal: AbortSignal, body?: unknown): Promise<unknown> {
+  #json(method: 'GET' | 'POST', url: string, signal: AbortSignal, body?: unknown, headers: Record<string, string> = {}): Promise<unknown> {
     const { apiKey, timeoutMs } = this.#http;
-    return requestJson('fal', url, { method, headers: { authorization: `Key ${apiKey}`, accept: 'application/json' }, json: body, signal, timeoutMs }, readError);
+    return requestJson('fal', url, { method, headers: { authorization: `Key ${apiKey}`, accept: 'application/json', ...headers }, json: body, signal, timeoutMs }, readError);
   }
 
   /** Output files live on fal's CDN (or come inline as data URIs). */
@@ -206,6 +213,21 @@ export class FalImageModel implements ImageModelProvider {
       return undefined;
     }
   }
+}
+
+/**
+ * The shortest storage life a call needs, as fal takes it: on an upload's initiation fal's SDK sends
+ * `X-Fal-Object-Lifecycle` (`{expiration_duration_seconds, allow_io_storage}`, fal-js storage.ts), and
+ * fal's data-retention page documents `X-Fal-Object-Lifecycle-Preference` (`{expiration_duration_seconds}`)
+ * for the CDN files of a request, input uploads included; both are sent. `X-Fal-Store-IO: 0` keeps the
+ * request's JSON (the file URLs, the prompt) out of fal's 30-day request history.
+ */
+function lifecycleHeaders(seconds: number): Record<string, string> {
+  return {
+    'x-fal-object-lifecycle': JSON.stringify({ expiration_duration_seconds: seconds, allow_io_storage: true }),
+    'x-fal-object-lifecycle-preference': JSON.stringify({ expiration_duration_seconds: seconds }),
+    'x-fal-store-io': '0',
+  };
 }
 
 /** fal errors: `{detail: string | [{loc,msg,type}]}`; 422 is input validation, 415 an unusable file. */

@@ -10,6 +10,7 @@ import type { Caller } from '../../core/credentials.ts';
 import { openDatabase, runningEmbeddedUrl } from './runtime.ts';
 import { BATCH_USAGE, batchCommand } from './cli-batch.ts';
 import { formatChecks, runDoctor } from './doctor.ts';
+import { VENDORS_USAGE, vendorsCommand } from './cli-vendors.ts';
 
 const USAGE = `Usage:
   fitroom keys create --name NAME [--kind user|service|development] [--account ID] [--max-usage N]
@@ -22,6 +23,7 @@ const USAGE = `Usage:
   fitroom jobs cancel ID          cancels a queued or running job
 ${BATCH_USAGE}
   fitroom doctor                  checks Node, the database, disk, blob store, vendors and ports
+${VENDORS_USAGE}
   fitroom --help
 
 Uses DATABASE_URL, or the embedded database under DATA_DIR (the running service's, or started here).
@@ -37,6 +39,10 @@ async function main() {
   }
   if (group === 'batch') {
     process.exitCode = await batchCommand(command, rest, process.env);
+    return;
+  }
+  if (group === 'vendors') {
+    process.exitCode = await vendorsCommand(command, rest, process.env);
     return;
   }
   const config = loadConfig(process.env);

@@ -45,6 +45,7 @@ import { PostgresUsageAttributionStore } from '../../adapters/postgres/usage-att
 import { docsRoutes } from './docs.ts';
 import { registerAiProviders } from './providers.ts';
 import { bindPluginAdapters } from './adapters.ts';
+import { DISCOVERY_CHANNEL, PostgresDiscoveryStore } from '../../adapters/postgres/vendor-discovery-store.ts';
 
 export interface Fitroom {
   config: FitroomConfig;
@@ -146,6 +147,10 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
   services.provide(TOKENS.files, new FileService(blobs, services.get(TOKENS.fileStore), signingSecret));
   services.provide(TOKENS.images, new ImageLoader(outbound, codec, config.fetch.maxBytes));
   registerAiProviders(config, services);
+  // Discovery results are shared through PostgreSQL: a run in any process reaches the others by NOTIFY.
+  const discovery = services.get(TOKENS.vendorDiscovery);
+  discovery.useStore(new PostgresDiscoveryStore(pool));
+  await listener.on(DISCOVERY_CHANNEL, () => void discovery.load().catch(() => undefined));
   bindPluginAdapters({ config, pool, blobs, services });
 
   await kernel.setup(opts.plugins);
@@ -207,7 +212,11 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
         pollInterval: o.pollInterval,
         deadAfterSeconds: config.workerDeadAfterSeconds,
         log,
-        extraCrons: [{ task: 'fitroom_purge_rate_limits', pattern: '*/10 * * * *', run: () => rateLimiter.purge() }],
+        extraCrons: [
+          { task: 'fitroom_purge_rate_limits', pattern: '*/10 * * * *', run: () => rateLimiter.purge() },
+          // graphile-worker runs a cron item once however many workers share the database
+          ...(config.ai.discoveryHours > 0 ? [{ task: 'fitroom_vendor_discovery', pattern: discoveryCron(config.ai.discoveryHours), run: async () => void (await discovery.refresh()) }] : []),
+        ],
       });
       workers.push(w);
       return w;
@@ -223,6 +232,11 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
       await pool.end();
     },
   };
+}
+
+/** FITROOM_VENDOR_DISCOVERY_HOURS as a crontab pattern: every N hours, or every N/24 days past a day. */
+export function discoveryCron(hours: number): string {
+  return hours < 24 ? `23 */${hours} * * *` : `23 4 */${Math.ceil(hours / 24)} * *`;
 }
 
 /** The configured bot-verification backend (BOT_VERIFIER). */

@@ -13,6 +13,7 @@ import { S3BlobStore } from '../../adapters/s3/blob-store.ts';
 import type { ServiceContainer } from '../../core/kernel.ts';
 import type { Token } from '../../core/plugin.ts';
 import { TOKENS } from '../../core/tokens.ts';
+import { DEFAULT_MODEL_CHAIN, modelRegistry } from '../../core/tryon/models.ts';
 
 export type CheckLevel = 'ok' | 'warn' | 'fail';
 export interface Check {
@@ -106,14 +107,23 @@ export async function checkVendors(config: FitroomConfig): Promise<Check> {
   } catch (e) {
     return { name: 'AI vendors', level: 'fail', detail: (e as Error).message, fix: 'fix the AI settings named above' };
   }
-  const report = await services.get(TOKENS.vendorStatus).refresh(10_000);
-  const lines = report.vendors.map((v) => `${v.provider}: ${v.status.replace('_', ' ')}${v.models?.length ? ` (${v.models.map((m) => `${m.id} ${m.available ? 'present' : 'missing'}`).join(', ')})` : ''}${v.balance !== undefined ? `, ${v.balance} credits` : ''}${v.message && v.status !== 'ok' ? `: ${v.message}` : ''}`);
+  const report = await services.get(TOKENS.vendorStatus).refresh(15_000);
+  const lines = report.vendors.map((v) => `${v.provider}: ${v.status.replace('_', ' ')}${v.models?.length ? ` (${v.models.map((m) => `${m.id} ${m.unverified ? 'pinned, not verifiable (no model list)' : m.available ? 'present' : 'missing'}`).join(', ')})` : ''}${v.balance !== undefined ? `, ${v.balance} credits` : ''}${v.message && v.status !== 'ok' ? `: ${v.message}` : ''}`);
+  // what the vendors' own lists say: deprecated models (passed over by the chain) and family members
+  const chain = new Set((config.ai.modelChain ?? DEFAULT_MODEL_CHAIN).map((id) => modelRegistry.target(id)));
+  for (const d of report.deprecatedModels) lines.push(`DEPRECATED by ${d.provider}: ${d.id}${d.successor ? ` (successor: ${d.successor})` : ''}${chain.has(d.id) ? ', passed over by the model chain' : ''}`);
+  for (const f of report.families) lines.push(`family ${f.id} (${f.follow}) calls ${f.target ?? 'nothing yet'}${f.source === 'fallback' ? ' (fallback: no model list read)' : ''}`);
   const bad = report.vendors.filter((v) => v.status === 'account_refused' || v.status === 'model_missing' || v.status === 'error');
   const offline = report.vendors.filter((v) => v.status === 'unreachable');
-  const level: CheckLevel = bad.length ? 'fail' : offline.length ? 'warn' : 'ok';
+  const deprecatedInChain = report.deprecatedModels.filter((d) => chain.has(d.id));
+  const level: CheckLevel = bad.length ? 'fail' : offline.length || deprecatedInChain.length ? 'warn' : 'ok';
   const fix = bad.length
     ? 'a refused key or missing credits: renew them with the vendor; a missing model: change FITROOM_MODEL_CHAIN or add the current id with FITROOM_MODELS'
-    : offline.length ? 'no answer from the vendor (offline?): jobs fall back along the chain to the builtin engines' : undefined;
+    : offline.length
+      ? 'no answer from the vendor (offline?): jobs fall back along the chain to the builtin engines'
+      : deprecatedInChain.length
+        ? `replace ${deprecatedInChain.map((d) => d.id).join(', ')} in FITROOM_MODEL_CHAIN (with the successor, or a family entry: FITROOM_MODELS [{"id":…,"follow":"gemini-*-flash-image"}])`
+        : undefined;
   return { name: 'AI vendors', level, detail: lines.join('; '), ...(fix ? { fix } : {}) };
 }
 

@@ -6,6 +6,12 @@ import type { ImageModelProvider } from '../../core/ports/image-model.ts';
 import type { ProductReconstructor } from '../../core/ports/product-reconstructor.ts';
 import { DEFAULT_MODEL_CHAIN, modelRegistry, type ConfiguredModel } from '../../core/tryon/models.ts';
 import { VendorStatus } from '../../core/vendor-status.ts';
+import { VendorDiscoveryService } from '../../core/vendor-discovery.ts';
+import type { VendorCatalog } from '../../core/ports/vendor-catalog.ts';
+import { GeminiCatalog } from '../../adapters/gemini/discovery.ts';
+import { FalCatalog } from '../../adapters/fal/discovery.ts';
+import { MeshyCatalog } from '../../adapters/meshy/discovery.ts';
+import { TripoCatalog } from '../../adapters/tripo/discovery.ts';
 import { readFileSync } from 'node:fs';
 import { GeminiImageModel } from '../../adapters/gemini/image-model.ts';
 import { FalImageModel } from '../../adapters/fal/image-model.ts';
@@ -31,7 +37,7 @@ export function registerAiProviders(config: FitroomConfig, services: ServiceCont
   const missing: string[] = [];
   if (ai.geminiApiKey) imageModels.push(new GeminiImageModel({ apiKey: ai.geminiApiKey }));
   else missing.push('gemini (GEMINI_API_KEY)');
-  if (ai.falKey) imageModels.push(new FalImageModel({ apiKey: ai.falKey }));
+  if (ai.falKey) imageModels.push(new FalImageModel({ apiKey: ai.falKey, objectTtlSeconds: ai.falObjectTtlSeconds }));
   else missing.push('fal (FAL_KEY)');
   if (ai.meshyApiKey) reconstructors.push(new MeshyProductReconstructor({ apiKey: ai.meshyApiKey, aiModel: ai.meshyAiModel }));
   else missing.push('meshy (MESHY_API_KEY)');
@@ -48,7 +54,22 @@ export function registerAiProviders(config: FitroomConfig, services: ServiceCont
   services.provide(TOKENS.imageModels, imageModels);
   services.provide(TOKENS.reconstructors, reconstructors);
   retireLog = log;
+  // The vendors' own model lists (and Meshy's and Tripo's balances): read at start and on a schedule.
+  const catalogs: VendorCatalog[] = [];
+  if (ai.geminiApiKey) catalogs.push(new GeminiCatalog({ apiKey: ai.geminiApiKey }));
+  if (ai.falKey) catalogs.push(new FalCatalog({ apiKey: ai.falKey }));
+  if (ai.meshyApiKey) catalogs.push(new MeshyCatalog({ apiKey: ai.meshyApiKey, aiModel: ai.meshyAiModel }));
+  if (ai.tripoApiKey) catalogs.push(new TripoCatalog({ apiKey: ai.tripoApiKey, modelVersion: ai.tripoModelVersion }));
+  const discovery = new VendorDiscoveryService({
+    catalogs: () => catalogs,
+    registry: modelRegistry,
+    intervalMs: (ai.discoveryHours || 24 * 365) * 3_600_000,
+    // said once: the all-in-one service's worker process reads the same lists
+    log: (line) => (process.env.FITROOM_WORKER_CHILD ? undefined : log(line)),
+  });
+  services.provide(TOKENS.vendorDiscovery, discovery);
   services.provide(TOKENS.vendorStatus, new VendorStatus({
+    discovery,
     imageModels: () => services.get(TOKENS.imageModels),
     reconstructors: () => services.get(TOKENS.reconstructors),
     chain: () => ai.modelChain ?? DEFAULT_MODEL_CHAIN,
@@ -56,7 +77,7 @@ export function registerAiProviders(config: FitroomConfig, services: ServiceCont
     onResult: (v) => {
       // said once: the all-in-one service's worker process checks too (its chain is the one jobs use)
       if (process.env.FITROOM_WORKER_CHILD) return;
-      if (v.status === 'ok') log(`AI vendor ${v.provider}: key accepted${v.models?.length ? `, ${v.models.map((m) => m.id).join(', ')} present` : ''}${v.balance !== undefined ? `, ${v.balance} credits` : ''}${v.message ? ` (${v.message})` : ''}`);
+      if (v.status === 'ok') log(`AI vendor ${v.provider}: key accepted${v.models?.length ? `, ${v.models.map((m) => `${m.id} ${m.unverified ? 'pinned (not verifiable: no model list)' : 'present'}`).join(', ')}` : ''}${v.balance !== undefined ? `, ${v.balance} credits` : ''}${v.message ? ` (${v.message})` : ''}`);
       else log(`AI vendor ${v.provider}: ${v.status.replace('_', ' ')}${v.message ? `: ${v.message}` : ''}${v.status === 'unreachable' ? ' (carrying on; jobs fall back along the chain)' : ''}`);
     },
   }));

@@ -86,7 +86,8 @@ export interface VendorCheck {
   /** `ok`: key accepted and every model found; `unreachable`: no answer (offline); else what failed. */
   status: 'ok' | 'account_refused' | 'model_missing' | 'unreachable' | 'error';
   message?: string;
-  models?: { id: string; available: boolean; detail?: string }[];
+  /** `unverified`: the vendor has no model list to confirm it (Meshy, Tripo: the first task will say). */
+  models?: { id: string; available: boolean; detail?: string; unverified?: boolean }[];
   /** Account facts the vendor reports (credits). */
   balance?: number;
 }

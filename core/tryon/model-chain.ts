@@ -131,9 +131,21 @@ export async function runModelChain(opts: ModelChainOptions): Promise<ModelChain
       skip(`provider ${spec.provider} is not configured`);
       continue;
     }
-    const retired = registry.retiredReason(spec.id);
+    // A family entry calls its current member (discovery keeps it current); a pinned id calls itself.
+    const model = registry.target(spec.id);
+    if (model === undefined) {
+      skip(`follows the family ${registry.families().find((f) => f.id === spec.id)?.follow}: no active model of it is known yet`);
+      continue;
+    }
+    const retired = registry.retiredReason(model);
     if (retired) {
       skip(`retired: ${retired}`);
+      continue;
+    }
+    // The vendor announced its end: passed over before any job tries it (an explicit options.model still runs).
+    const deprecated = opts.pinnedModel === undefined ? registry.deprecation(model) : undefined;
+    if (deprecated) {
+      skip(`deprecated by ${deprecated.provider}${deprecated.successor ? ` (successor: ${deprecated.successor})` : ''}`);
       continue;
     }
     if (refused.has(spec.provider)) {
@@ -160,31 +172,31 @@ export async function runModelChain(opts: ModelChainOptions): Promise<ModelChain
     };
     const withFacts = (a: ModelAttempt): ModelAttempt => (facts ? { ...a, facts } : a);
     try {
-      const images = await raceAbort(provider.run({ ...call, model: spec.id, signal, report }), signal);
-      if (images.length === 0) throw new ProviderError(spec.provider, `${spec.id} returned no image`, { retryable: true });
-      record(withFacts({ model: spec.id, provider: spec.provider, outcome: 'succeeded', durationMs: elapsed() }));
-      return { images, model: spec.id, provider: spec.provider, attempts };
+      const images = await raceAbort(provider.run({ ...call, model, signal, report }), signal);
+      if (images.length === 0) throw new ProviderError(spec.provider, `${model} returned no image`, { retryable: true });
+      record(withFacts({ model, provider: spec.provider, outcome: 'succeeded', durationMs: elapsed() }));
+      return { images, model, provider: spec.provider, attempts };
     } catch (err) {
       if (call.signal.aborted) {
-        record(withFacts({ model: spec.id, provider: spec.provider, outcome: 'cancelled', durationMs: elapsed(), error: 'cancelled' }));
+        record(withFacts({ model, provider: spec.provider, outcome: 'cancelled', durationMs: elapsed(), error: 'cancelled' }));
         throw call.signal.reason;
       }
       if (timeout.aborted) {
-        record(withFacts({ model: spec.id, provider: spec.provider, outcome: 'timeout', durationMs: elapsed(), error: `no answer within ${timeoutMs} ms` }));
+        record(withFacts({ model, provider: spec.provider, outcome: 'timeout', durationMs: elapsed(), error: `no answer within ${timeoutMs} ms` }));
         lastFailure = err;
         continue;
       }
       const message = err instanceof Error ? err.message : String(err);
-      record(withFacts({ model: spec.id, provider: spec.provider, outcome: 'failed', durationMs: elapsed(), error: message }));
+      record(withFacts({ model, provider: spec.provider, outcome: 'failed', durationMs: elapsed(), error: message }));
       // The engine refused its own result: a later model may do better; none left, the job names the reason.
       if (err instanceof ProviderError && err.code === 'RESULT_UNRELIABLE') {
-        unreliable ??= { model: spec.id, error: err };
+        unreliable ??= { model, error: err };
         lastFailure = err;
         continue;
       }
       // The model is gone (retired, renamed): out of every chain of this process, reported once.
       if (err instanceof ProviderError && err.code === 'MODEL_UNAVAILABLE') {
-        registry.retire(spec.id, message);
+        registry.retire(model, message);
         lastFailure = err;
         continue;
       }
@@ -198,7 +210,7 @@ export async function runModelChain(opts: ModelChainOptions): Promise<ModelChain
         continue;
       }
       if (err instanceof ProviderError) {
-        throw new FitroomError('IMAGE_INVALID', `The model ${spec.id} refused the input: ${message}`, { cause: err, retryable: false });
+        throw new FitroomError('IMAGE_INVALID', `The model ${model} refused the input: ${message}`, { cause: err, retryable: false });
       }
       throw err;
     }

@@ -22,9 +22,26 @@ function byQuality<T>(table: Record<Quality, T>): (quality: Quality) => T {
 
 export const MODEL_CATALOGUE: readonly ModelSpec[] = [
   {
-    // Gemini 3.1 Flash Image (GA; its preview id was shut down on 2026-06-25): up to 14 images per
-    // prompt, output sizes 512, 1K, 2K, 4K (Gemini API image generation guide; Vertex AI model card).
+    // Gemini 3.1 Flash Image (GA 2026-05-28, deprecated by Google on 2026-10-06; its preview id was shut
+    // down on 2026-06-25): up to 14 images per prompt, output sizes 512, 1K, 2K, 4K (Gemini API image
+    // generation guide; Vertex AI model card). Kept so a pinned configuration keeps working until the
+    // shutdown; the default chain reaches the flash line through the family entry below.
     id: 'gemini-3.1-flash-image',
+    provider: 'gemini',
+    maxReferences: 14,
+    tasks: EDITING_TASKS,
+    qualities: ALL_QUALITIES,
+    params: byQuality({
+      draft: { imageConfig: { imageSize: '1K' } },
+      standard: { imageConfig: { imageSize: '2K' } },
+      high: { imageConfig: { imageSize: '4K' } },
+    }),
+  },
+  {
+    // The newest GA Gemini flash image model, whatever its number: a family entry (FAMILIES below)
+    // that discovery points at the newest active `gemini-<version>-flash-image` Google lists. Limits and
+    // parameters are the flash line's.
+    id: 'gemini-flash-image-newest',
     provider: 'gemini',
     maxReferences: 14,
     tasks: EDITING_TASKS,
@@ -102,11 +119,21 @@ export const MODEL_CATALOGUE: readonly ModelSpec[] = [
  * are skipped by the chain runner.
  */
 export const DEFAULT_MODEL_CHAIN: readonly string[] = [
-  'gemini-3.1-flash-image',
-  'fal-ai/bytedance/seedream/v4/edit',
+  // GA and not deprecated; the flash line comes second through its family entry, which discovery
+  // points at the successor of the deprecated gemini-3.1-flash-image
   'gemini-3-pro-image',
+  'gemini-flash-image-newest',
+  'fal-ai/bytedance/seedream/v4/edit',
   'fal-ai/flux-pro/kontext',
   'builtin-warp',
+];
+
+/**
+ * The catalogue's family entries: the pattern (`*` is a version number) and the id called before
+ * discovery has read the vendor's list.
+ */
+export const MODEL_FAMILIES: readonly { id: string; follow: string; fallback: string }[] = [
+  { id: 'gemini-flash-image-newest', follow: 'gemini-*-flash-image', fallback: 'gemini-3.1-flash-image' },
 ];
 
 /** A model entry from configuration (FITROOM_MODELS): a new or changed model without a release. */
@@ -122,6 +149,30 @@ export interface ConfiguredModel {
   params?: Partial<Record<Quality, Record<string, unknown>>> | Record<string, unknown>;
   /** Take the model out of every chain (the vendor retired it). */
   retired?: boolean;
+  /**
+   * Follow a model family instead of a pinned id: `*` stands for a version number (digits and dots),
+   * e.g. `gemini-*-flash-image`. Each discovery run points this entry at the newest model of the
+   * family that the vendor lists as active and not preview; until one has run, at `fallback`.
+   */
+  follow?: string;
+  /** The id a family entry calls before discovery has run (default: `like` when it fits the family). */
+  fallback?: string;
+}
+
+/** A vendor's notice that a model is ending, as discovery read it. */
+export interface Deprecation {
+  provider: string;
+  successor?: string;
+}
+
+/** A family entry and the id it currently calls. */
+export interface FamilyState {
+  id: string;
+  follow: string;
+  /** The id calls go to; undefined while the family has no known member. */
+  target: string | undefined;
+  /** `discovery` once the vendor's list chose it, else `fallback`. */
+  source: 'discovery' | 'fallback';
 }
 
 /** A lookup of model specs by id; plugins may add the models their own providers serve. */
@@ -129,9 +180,12 @@ export class ModelRegistry {
   readonly #specs = new Map<string, ModelSpec>();
   readonly #retired = new Map<string, string>();
   readonly #onRetire: ((id: string, reason: string) => void)[] = [];
+  readonly #deprecated = new Map<string, Deprecation>();
+  readonly #families = new Map<string, FamilyState>();
 
-  constructor(specs: readonly ModelSpec[] = MODEL_CATALOGUE) {
+  constructor(specs: readonly ModelSpec[] = MODEL_CATALOGUE, families: readonly { id: string; follow: string; fallback?: string }[] = specs === MODEL_CATALOGUE ? MODEL_FAMILIES : []) {
     for (const spec of specs) this.add(spec);
+    for (const f of families) this.follow(f.id, f.follow, f.fallback);
   }
 
   add(spec: ModelSpec): void {
@@ -173,6 +227,10 @@ export class ModelRegistry {
       }
       this.set({ id: e.id, provider, maxReferences, tasks, qualities, params });
       if (e.retired) this.retire(e.id, 'retired in configuration');
+      if (e.follow !== undefined) {
+        const fallback = e.fallback ?? (e.like && familyMatch(e.follow, e.like) ? e.like : undefined);
+        this.follow(e.id, e.follow, fallback);
+      }
     }
   }
 
@@ -210,6 +268,54 @@ export class ModelRegistry {
     this.#onRetire.push(fn);
   }
 
+  /** Marks a model deprecated by its vendor (discovery); the chain passes it over. `null` lifts it. */
+  deprecate(id: string, notice: Deprecation | null): void {
+    if (notice) this.#deprecated.set(id, notice);
+    else this.#deprecated.delete(id);
+  }
+
+  deprecation(id: string): Deprecation | undefined {
+    return this.#deprecated.get(id);
+  }
+
+  deprecated(): ({ id: string } & Deprecation)[] {
+    return [...this.#deprecated].map(([id, d]) => ({ id, ...d }));
+  }
+
+  /** Makes `id` a family entry: calls go to the family's newest active model (see `resolveFamily`). */
+  follow(id: string, pattern: string, fallback?: string): void {
+    if (!this.#specs.has(id)) throw new TypeError(`model ${id}: a family entry needs a catalogue entry (provider, limits)`);
+    familyRegExp(pattern);
+    if (fallback !== undefined && !familyMatch(pattern, fallback)) throw new TypeError(`model ${id}: fallback ${fallback} is not of the family ${pattern}`);
+    this.#families.set(id, { id, follow: pattern, target: fallback, source: 'fallback' });
+  }
+
+  families(): FamilyState[] {
+    return [...this.#families.values()].map((f) => ({ ...f }));
+  }
+
+  /**
+   * Points a family entry at the newest member of `listed` (the vendor's models): active, not preview,
+   * matching the pattern, highest version number. The chosen id joins the registry with the family
+   * entry's limits and parameters, so adapters find them. Nothing listed keeps the current target.
+   */
+  resolveFamily(id: string, listed: readonly { id: string; state: 'active' | 'deprecated'; preview?: boolean }[]): string | undefined {
+    const family = this.#families.get(id);
+    if (!family) return undefined;
+    const newest = newestOfFamily(family.follow, listed.filter((m) => m.state === 'active' && !m.preview && !this.#retired.has(m.id)).map((m) => m.id));
+    if (newest === undefined) return family.target;
+    family.target = newest;
+    family.source = 'discovery';
+    if (!this.#specs.has(newest)) this.set({ ...this.#specs.get(id)!, id: newest });
+    return newest;
+  }
+
+  /** The id a call to this entry goes to: a family's current member, else the id itself. */
+  target(id: string): string | undefined {
+    const family = this.#families.get(id);
+    return family ? family.target : id;
+  }
+
   /** The configured chain as specs; an unknown id is a configuration error raised at start. */
   resolveChain(ids: readonly string[] = DEFAULT_MODEL_CHAIN): ModelSpec[] {
     const unknown = ids.filter((id) => !this.#specs.has(id));
@@ -221,6 +327,39 @@ export class ModelRegistry {
 }
 
 const PROVIDERS: readonly ProviderId[] = ['builtin', 'gemini', 'fal'];
+
+/** A family pattern as a regular expression: `*` is a version number, the rest is literal. */
+function familyRegExp(pattern: string): RegExp {
+  const parts = pattern.split('*');
+  if (parts.length !== 2) throw new TypeError(`family "${pattern}" must have exactly one "*" (the version number)`);
+  const lit = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`^${lit(parts[0])}(\\d+(?:\\.\\d+)*)${lit(parts[1])}$`);
+}
+
+function familyMatch(pattern: string, id: string): boolean {
+  return familyRegExp(pattern).test(id);
+}
+
+/** The id of the family with the highest version number (compared part by part: 3.10 > 3.9 > 3). */
+export function newestOfFamily(pattern: string, ids: readonly string[]): string | undefined {
+  const re = familyRegExp(pattern);
+  let best: { id: string; version: number[] } | undefined;
+  for (const id of ids) {
+    const m = re.exec(id);
+    if (!m) continue;
+    const version = m[1].split('.').map(Number);
+    if (!best || compareVersions(version, best.version) > 0) best = { id, version };
+  }
+  return best?.id;
+}
+
+function compareVersions(a: number[], b: number[]): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const d = (a[i] ?? 0) - (b[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
 
 /**
  * The process's registry: the catalogue plus what FITROOM_MODELS configures at start, and the models

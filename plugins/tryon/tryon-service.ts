@@ -17,7 +17,7 @@ import type { TwinDirectory } from '../../core/ports/twin-store.ts';
 import { sha256Hex, tryOnCacheKey } from '../../core/tryon/cache-key.ts';
 import type { InlineTwins } from '../../core/tryon/inline-twins.ts';
 import { checkPinnedModel } from '../../core/tryon/model-chain.ts';
-import { DEFAULT_MODEL_CHAIN, modelRegistry } from '../../core/tryon/models.ts';
+import { DEFAULT_MODEL_CHAIN, modelRegistry, type ModelRegistry } from '../../core/tryon/models.ts';
 import type { TryOnStore } from '../../core/tryon/tryon-store.ts';
 import type { GarmentSlot } from '../../core/tryon/tryon-input.ts';
 import type { Links } from '../../core/links.ts';
@@ -94,7 +94,7 @@ export class TryOnService {
     const chain = this.#d.config.ai.modelChain ?? DEFAULT_MODEL_CHAIN;
     const usable = chain
       .map((id) => this.#registry.get(id) ?? providers.flatMap((p) => p.models()).find((m) => m.id === id))
-      .some((m) => m && !this.#registry.retiredReason(m.id) && configured.has(m.provider) && m.tasks.includes(task) && (!provider || m.provider === provider) && m.maxReferences >= references && m.qualities.includes(quality));
+      .some((m) => m && usableTarget(this.#registry, m.id) && configured.has(m.provider) && m.tasks.includes(task) && (!provider || m.provider === provider) && m.maxReferences >= references && m.qualities.includes(quality));
     if (!usable) {
       throw new FitroomError('SERVICE_UNAVAILABLE', `No configured model can run ${task}${provider ? ` on provider ${provider}` : ''} with ${references} reference image${references === 1 ? '' : 's'} on this deployment`);
     }
@@ -214,4 +214,10 @@ export class TryOnService {
     // inline body data names the twin it creates or reuses at once
     return submissionAnswer(job.id, links, { estimatedProcessingTime: this.#d.estimatedSeconds, extra: inline ? digitalTwin : {} });
   }
+}
+
+/** A chain entry jobs can call: its model (a family's current member) neither retired nor deprecated. */
+function usableTarget(registry: ModelRegistry, id: string): boolean {
+  const target = registry.target(id);
+  return target !== undefined && !registry.retiredReason(target) && !registry.deprecation(target);
 }

@@ -18,6 +18,8 @@ const GEMINI = 'https://generativelanguage.googleapis.com';
 const QUEUE = 'https://queue.fal.run';
 const CDN = 'https://v3.fal.media';
 const GEMINI_PATH = '/v1beta/models/gemini-3.1-flash-image:generateContent';
+/** The chain these tests were written for (the flash model first); the default chain starts with gemini-3-pro-image since the flash model's deprecation. */
+const FLASH_FIRST = ['gemini-3.1-flash-image', 'fal-ai/bytedance/seedream/v4/edit', 'gemini-3-pro-image', 'fal-ai/flux-pro/kontext', 'builtin-warp'];
 
 let person: Uint8Array;
 let garment: Uint8Array;
@@ -80,7 +82,7 @@ describe('runModelChain with the vendor adapters', () => {
       .reply(() => (geminiHits++, [503, { error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } }]));
     const fal = falSucceeds('fal-ai/bytedance/seedream/v4/edit', 'fal-ai/bytedance', 'c1');
     const seen: ModelAttempt[] = [];
-    const result = await runModelChain({ call: call(), providers: vendors(), onAttempt: (a) => seen.push(a) });
+    const result = await runModelChain({ chain: FLASH_FIRST, call: call(), providers: vendors(), onAttempt: (a) => seen.push(a) });
     expect(geminiHits).toBe(1);
     expect(fal.n).toBe(1);
     expect(result.model).toBe('fal-ai/bytedance/seedream/v4/edit');
@@ -98,7 +100,7 @@ describe('runModelChain with the vendor adapters', () => {
   it('falls back on 429 RESOURCE_EXHAUSTED too', async () => {
     nock(GEMINI).post(GEMINI_PATH).reply(429, { error: { code: 429, message: 'Quota exceeded', status: 'RESOURCE_EXHAUSTED' } });
     falSucceeds('fal-ai/bytedance/seedream/v4/edit', 'fal-ai/bytedance', 'c2');
-    const result = await runModelChain({ call: call(), providers: vendors() });
+    const result = await runModelChain({ chain: FLASH_FIRST, call: call(), providers: vendors() });
     expect(result.provider).toBe('fal');
     expect(result.attempts[0].error).toMatch(/RESOURCE_EXHAUSTED/);
   });
@@ -107,7 +109,7 @@ describe('runModelChain with the vendor adapters', () => {
     nock(GEMINI).post(GEMINI_PATH).reply(late(3_000, [200, { candidates: [] }]));
     falSucceeds('fal-ai/bytedance/seedream/v4/edit', 'fal-ai/bytedance', 'c3');
     const t0 = Date.now();
-    const result = await runModelChain({ call: call(), providers: vendors(), attemptTimeoutMs: 250 });
+    const result = await runModelChain({ chain: FLASH_FIRST, call: call(), providers: vendors(), attemptTimeoutMs: 250 });
     expect(Date.now() - t0).toBeLessThan(2_500);
     expect(result.attempts[0]).toMatchObject({ model: 'gemini-3.1-flash-image', outcome: 'timeout' });
     expect(result.attempts[0].durationMs).toBeGreaterThanOrEqual(200);
@@ -117,7 +119,7 @@ describe('runModelChain with the vendor adapters', () => {
   it('stops at a non-retryable error without calling the next provider', async () => {
     nock(GEMINI).post(GEMINI_PATH).reply(400, { error: { code: 400, message: 'Unable to process input image.', status: 'INVALID_ARGUMENT' } });
     const fal = nock(QUEUE).post('/fal-ai/bytedance/seedream/v4/edit').reply(200, { request_id: 'never' });
-    const err = await runModelChain({ call: call(), providers: vendors() }).catch((e) => e);
+    const err = await runModelChain({ chain: FLASH_FIRST, call: call(), providers: vendors() }).catch((e) => e);
     expect(err.code).toBe('IMAGE_INVALID');
     expect(err.retryable).toBe(false);
     expect(err.message).toMatch(/Unable to process input image/);
@@ -170,14 +172,14 @@ describe('runModelChain with the vendor adapters', () => {
   it('restricts the chain to one provider', async () => {
     const gemini = nock(GEMINI).post(GEMINI_PATH).reply(200, {});
     falSucceeds('fal-ai/bytedance/seedream/v4/edit', 'fal-ai/bytedance', 'r1');
-    const result = await runModelChain({ call: call(), providers: vendors(), provider: 'fal' });
+    const result = await runModelChain({ chain: FLASH_FIRST, call: call(), providers: vendors(), provider: 'fal' });
     expect(gemini.isDone()).toBe(false);
     expect(result.attempts.map((a) => a.provider)).toEqual(['fal']);
   });
 
   it('skips a provider without credentials (absent from providers)', async () => {
     falSucceeds('fal-ai/bytedance/seedream/v4/edit', 'fal-ai/bytedance', 's1');
-    const result = await runModelChain({ call: call(), providers: [new FalImageModel({ apiKey: 'f-key', pollIntervalMs: 10 })] });
+    const result = await runModelChain({ chain: FLASH_FIRST, call: call(), providers: [new FalImageModel({ apiKey: 'f-key', pollIntervalMs: 10 })] });
     expect(result.attempts[0]).toMatchObject({ model: 'gemini-3.1-flash-image', outcome: 'skipped', error: 'provider gemini is not configured' });
     expect(result.attempts[1]).toMatchObject({ model: 'fal-ai/bytedance/seedream/v4/edit', outcome: 'succeeded' });
   });
@@ -214,7 +216,7 @@ describe('runModelChain rules', () => {
     const down = async (): Promise<Uint8Array[]> => {
       throw new ProviderError('x', 'HTTP 500', { retryable: true, status: 500 });
     };
-    const result = await runModelChain({ call: call(3), providers: [new FakeProvider('gemini', down), new FakeProvider('fal', down), new FakeProvider('builtin', ok)] });
+    const result = await runModelChain({ chain: FLASH_FIRST, call: call(3), providers: [new FakeProvider('gemini', down), new FakeProvider('fal', down), new FakeProvider('builtin', ok)] });
     expect(result.model).toBe('builtin-warp');
     expect(result.attempts.map((a) => `${a.model}:${a.outcome}`)).toEqual([
       'gemini-3.1-flash-image:failed',
@@ -235,7 +237,7 @@ describe('runModelChain rules', () => {
   it('gives up on a provider that ignores its signal once the attempt times out', async () => {
     const hung = new FakeProvider('gemini', () => new Promise(() => undefined));
     const fal = new FakeProvider('fal', ok);
-    const result = await runModelChain({ call: call(2), providers: [hung, fal], attemptTimeoutMs: 100 });
+    const result = await runModelChain({ chain: FLASH_FIRST, call: call(2), providers: [hung, fal], attemptTimeoutMs: 100 });
     expect(result.attempts[0].outcome).toBe('timeout');
     expect(hung.calls[0].signal.aborted).toBe(true);
     expect(result.provider).toBe('fal');
@@ -248,14 +250,14 @@ describe('runModelChain rules', () => {
     const fal = new FakeProvider('fal', ok);
     setTimeout(() => ac.abort(reason), 50);
     const attempts: ModelAttempt[] = [];
-    const err = await runModelChain({ call: call(2, ac.signal), providers: [slow, fal], onAttempt: (a) => attempts.push(a) }).catch((e) => e);
+    const err = await runModelChain({ chain: FLASH_FIRST, call: call(2, ac.signal), providers: [slow, fal], onAttempt: (a) => attempts.push(a) }).catch((e) => e);
     expect(err).toBe(reason);
     expect(attempts.map((a) => a.outcome)).toEqual(['cancelled']);
     expect(fal.calls).toHaveLength(0);
   });
 
   it('treats an empty answer as a retryable failure', async () => {
-    const result = await runModelChain({ call: call(2), providers: [new FakeProvider('gemini', async () => []), new FakeProvider('fal', ok)] });
+    const result = await runModelChain({ chain: FLASH_FIRST, call: call(2), providers: [new FakeProvider('gemini', async () => []), new FakeProvider('fal', ok)] });
     expect(result.attempts[0]).toMatchObject({ outcome: 'failed', error: 'gemini: gemini-3.1-flash-image returned no image' });
     expect(result.provider).toBe('fal');
   });
