@@ -75,6 +75,19 @@ export interface FitroomConfig {
     discoveryHours: number;
     /** FAL_OBJECT_TTL_SECONDS: lifetime asked of fal storage for uploaded references and generated files. */
     falObjectTtlSeconds: number;
+    /** Dedicated try-on vendors: FASHN's API, Vertex AI (project, region, service-account key JSON), a Cog container, Replicate. */
+    tryOn: {
+      fashnApiKey: string | null;
+      vertexProject: string | null;
+      vertexLocation: string;
+      vertexCredentialsJson: string | null;
+      cogUrl: string | null;
+      cogToken: string | null;
+      cogInputs: string | null;
+      replicateApiToken: string | null;
+      replicateModel: string | null;
+      replicateInputs: string | null;
+    };
   };
   /** Multiplier for development keys and loopback clients (development only). */
   devRateMultiplier: number;
@@ -199,6 +212,18 @@ export function loadConfig(env: Env): FitroomConfig {
       tripoModelVersion: str(env, 'TRIPO_MODEL_VERSION') ?? 'v2.5-20250123',
       discoveryHours: int(env, 'FITROOM_VENDOR_DISCOVERY_HOURS', 6, 0, 168),
       falObjectTtlSeconds: int(env, 'FAL_OBJECT_TTL_SECONDS', 3600, 1, 30 * 86_400),
+      tryOn: {
+        fashnApiKey: str(env, 'FASHN_API_KEY'),
+        vertexProject: str(env, 'VERTEX_PROJECT'),
+        vertexLocation: str(env, 'VERTEX_LOCATION') ?? 'us-central1',
+        vertexCredentialsJson: str(env, 'VERTEX_CREDENTIALS_JSON'),
+        cogUrl: str(env, 'FITROOM_COG_URL'),
+        cogToken: str(env, 'FITROOM_COG_TOKEN'),
+        cogInputs: str(env, 'FITROOM_COG_INPUTS'),
+        replicateApiToken: str(env, 'REPLICATE_API_TOKEN'),
+        replicateModel: str(env, 'REPLICATE_MODEL'),
+        replicateInputs: str(env, 'REPLICATE_INPUTS'),
+      },
     },
     devRateMultiplier: mode === 'development' ? 10 : 1,
     http: {

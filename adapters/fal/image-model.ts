@@ -4,6 +4,7 @@ import type { ImageModelProvider, ModelCall, ModelSpec, VendorCheck } from '../.
 import { modelsForProvider } from '../../core/tryon/models.ts';
 import { INPUT_STATUSES, checkBaseUrl, checkRequest, downloadCapped, httpError, pollUntil, positiveOption, requestJson, vendorRequest, vendorSettings } from '../http/vendor.ts';
 import type { ErrorReader, VendorOptions, VendorSettings } from '../http/vendor.ts';
+import { FASHN_CATEGORY, fashnGarment, tryOnInputs } from '../http/tryon-inputs.ts';
 
 export interface FalOptions extends VendorOptions {
   /** The queue host. Default https://queue.fal.run */
@@ -82,11 +83,13 @@ export class FalImageModel implements ImageModelProvider {
 
   async run(call: ModelCall): Promise<EncodedImage[]> {
     const spec = this.models().find((m) => m.id === call.model);
-    const input: Record<string, unknown> = { prompt: call.prompt, num_images: 1, ...(spec ? spec.params(call.quality) : {}) };
+    // dedicated try-on endpoints take the person and garment photos in their own fields, no prompt
+    const dedicated = spec?.kind === 'tryon';
+    const input: Record<string, unknown> = dedicated ? await this.#tryOnInput(call, spec) : { prompt: call.prompt, num_images: 1, ...(spec ? spec.params(call.quality) : {}) };
     // fal documents URLs as the input every model takes (data URIs only "some" models accept), and
     // its SDK uploads files to fal storage first: so do we, one reference at a time.
     const uris: string[] = [];
-    for (const [i, r] of call.references.entries()) uris.push(await this.#upload(r.image, `reference-${i + 1}`, call.signal));
+    for (const [i, r] of (dedicated ? [] : call.references).entries()) uris.push(await this.#upload(r.image, `reference-${i + 1}`, call.signal));
     if (spec?.maxReferences === 1) {
       input.image_url = uris[0];
     } else if (uris.length > 0) {
@@ -127,6 +130,31 @@ export class FalImageModel implements ImageModelProvider {
     const images: EncodedImage[] = [];
     for (const file of kept) images.push(await this.#download(file.url!, file.content_type, call.signal));
     return images;
+  }
+
+  /**
+   * The input of a dedicated try-on endpoint, its photos uploaded to fal storage first: FASHN v1.6
+   * (`model_image`, `garment_image`, `category`, `mode`, `garment_photo_type`; fal-ai/fashn/tryon/v1.6
+   * llms.txt) or Kling Kolors (`human_image_url`, `garment_image_url`; its llms.txt).
+   */
+  async #tryOnInput(call: ModelCall, spec: ModelSpec): Promise<Record<string, unknown>> {
+    const { person, garment } = tryOnInputs('fal', call);
+    if (call.model.startsWith('fal-ai/fashn/')) {
+      const g = fashnGarment(garment);
+      return {
+        model_image: await this.#upload(person, 'person', call.signal),
+        garment_image: await this.#upload(g.image, 'garment', call.signal),
+        category: FASHN_CATEGORY[garment.slot] ?? 'auto',
+        garment_photo_type: g.photoType,
+        num_samples: 1,
+        output_format: 'png',
+        ...spec.params(call.quality),
+      };
+    }
+    if (call.model.includes('kolors')) {
+      return { human_image_url: await this.#upload(person, 'person', call.signal), garment_image_url: await this.#upload(garment.image, 'garment', call.signal), ...spec.params(call.quality) };
+    }
+    throw new ProviderError('fal', `${call.model}: no known input fields for this try-on endpoint (fal-ai/fashn/... or a Kolors endpoint)`, { retryable: true });
   }
 
   /**

@@ -20,6 +20,8 @@ import { TripoProductReconstructor } from '../../adapters/tripo/product-reconstr
 import { BuiltinTryOnProvider } from '../../adapters/builtin/tryon/provider.ts';
 import { BuiltinProductReconstructor } from '../../adapters/builtin/shoe3d/builtin-reconstructor.ts';
 import { SharpImageCodec } from '../../adapters/sharp/image-codec.ts';
+import { SafeHttp } from '../../adapters/http/safe-http.ts';
+import { tryOnProviders } from './tryon-vendors.ts';
 
 const RECONSTRUCTORS = ['builtin', 'meshy', 'tripo'];
 
@@ -43,6 +45,8 @@ export function registerAiProviders(config: FitroomConfig, services: ServiceCont
   else missing.push('meshy (MESHY_API_KEY)');
   if (ai.tripoApiKey) reconstructors.push(new TripoProductReconstructor({ apiKey: ai.tripoApiKey, modelVersion: ai.tripoModelVersion }));
   else missing.push('tripo (TRIPO_API_KEY)');
+  // dedicated try-on models (FASHN, Vertex, a Cog container, Replicate); result URLs of a Cog container go through the safe client
+  imageModels.push(...tryOnProviders(config, services.has(TOKENS.outboundHttp) ? services.get(TOKENS.outboundHttp) : new SafeHttp({ allowedPrivateNetworks: config.allowedPrivateNetworks, ...config.fetch })));
   // said once: the all-in-one service's worker process runs with the same settings
   if (missing.length > 0 && !process.env.FITROOM_WORKER_CHILD) log(`AI vendors without credentials, left out: ${missing.join(', ')}`);
   // the classical try-on engine needs no credentials: always present, last in the default chain

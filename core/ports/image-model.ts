@@ -1,8 +1,8 @@
 import type { EncodedImage } from '../images.ts';
 
 /** Provider identifiers accepted by `options.provider`. */
-export type ProviderId = 'builtin' | 'gemini' | 'fal';
-export const PROVIDER_IDS: readonly ProviderId[] = ['builtin', 'gemini', 'fal'];
+export type ProviderId = 'builtin' | 'gemini' | 'fal' | 'fashn' | 'vertex' | 'cog' | 'replicate';
+export const PROVIDER_IDS: readonly ProviderId[] = ['builtin', 'gemini', 'fal', 'fashn', 'vertex', 'cog', 'replicate'];
 
 export type Quality = 'draft' | 'standard' | 'high';
 
@@ -15,6 +15,19 @@ export interface ModelReference {
   image: EncodedImage;
 }
 
+/**
+ * One garment photo as the request sent it, for dedicated try-on models (which take the person and
+ * the garment in their own fields, not a prompt and the garment grid). `slot` is the request's slot
+ * (topGarment, bottomGarment, fullBodyGarment, shoes) or `auto` for a product image of unknown kind.
+ */
+export interface GarmentReference {
+  slot: string;
+  /** The packshot (flat-lay, ghost mannequin or product shot). */
+  image: EncodedImage;
+  /** The same garment worn by a model, when the request gave one. */
+  onModel?: EncodedImage;
+}
+
 /** One entry of the model registry. */
 export interface ModelSpec {
   id: string;
@@ -25,6 +38,18 @@ export interface ModelSpec {
   qualities: readonly Quality[];
   /** Vendor parameters for a quality (resolution, steps, ...). */
   params(quality: Quality): Record<string, unknown>;
+  /**
+   * `tryon`: a dedicated try-on model. It takes the person reference and `ModelCall.garments` in its
+   * own fields (no prompt, no grid), one garment per call, and serves only calls whose garments all
+   * fall in `slots`. Absent: an image-edit model driven by the prompt and the references.
+   */
+  kind?: 'image-edit' | 'tryon';
+  /** Garment slots a dedicated try-on model dresses (`auto`: a product image of unknown kind). */
+  slots?: readonly string[];
+  /** Largest input image the vendor accepts, in bytes; a call with a larger one skips the model. */
+  maxImageBytes?: number;
+  /** The price per call as the vendor publishes it (for operators; nothing is billed from it). */
+  priceHint?: string;
 }
 
 export interface ModelCall {
@@ -37,6 +62,8 @@ export interface ModelCall {
   signal: AbortSignal;
   /** Structured inputs for engines that work geometrically (builtin); vendors ignore it. */
   structured?: unknown;
+  /** The garment photos as sent, for dedicated try-on models; image-edit models use the references. */
+  garments?: GarmentReference[];
   /** Facts about this attempt for the job's trace (the builtin engine's quality checks); the chain sets it. */
   report?: (facts: Record<string, unknown>) => void;
 }

@@ -106,15 +106,18 @@ export async function runModelChain(opts: ModelChainOptions): Promise<ModelChain
 
   let candidates: ModelSpec[];
   if (opts.pinnedModel !== undefined) {
-    candidates = [
-      checkPinnedModel({ model: opts.pinnedModel, task: call.task, quality: call.quality, referenceCount: call.references.length, provider: opts.provider, registry, providers }),
-    ];
+    const pinned = checkPinnedModel({ model: opts.pinnedModel, task: call.task, quality: call.quality, referenceCount: call.references.length, provider: opts.provider, registry, providers });
+    const unfit = dedicatedUnfit(pinned, call);
+    if (unfit) throw new FitroomError('VALIDATION_ERROR', `Model ${pinned.id} cannot take this request: ${unfit}`, { details: [{ field: 'options.model', message: unfit }] });
+    candidates = [pinned];
   } else {
     candidates = [];
     for (const id of opts.chain ?? DEFAULT_MODEL_CHAIN) {
       const spec = findSpec(id, registry, providers);
       if (!spec) throw new FitroomError('SERVICE_UNAVAILABLE', `The model chain names an unknown model "${id}"`);
-      if (spec.tasks.includes(call.task) && (!opts.provider || spec.provider === opts.provider) && !candidates.includes(spec)) candidates.push(spec);
+      // A dedicated try-on model that cannot take this call (no garment photos, a slot it does not
+      // dress, several garments) is passed over like a model of another task.
+      if (spec.tasks.includes(call.task) && (!opts.provider || spec.provider === opts.provider) && !dedicatedUnfit(spec, call) && !candidates.includes(spec)) candidates.push(spec);
     }
   }
 
@@ -152,8 +155,13 @@ export async function runModelChain(opts: ModelChainOptions): Promise<ModelChain
       skip(`provider ${spec.provider} refused this deployment's account: ${refused.get(spec.provider)}`);
       continue;
     }
-    if (call.references.length > spec.maxReferences) {
+    if (spec.kind !== 'tryon' && call.references.length > spec.maxReferences) {
       skip(`accepts at most ${spec.maxReferences} references; the call has ${call.references.length}`);
+      continue;
+    }
+    const largest = Math.max(0, ...call.references.map((r) => r.image.bytes.byteLength), ...(call.garments ?? []).flatMap((g) => [g.image.bytes.byteLength, g.onModel?.bytes.byteLength ?? 0]));
+    if (spec.maxImageBytes !== undefined && largest > spec.maxImageBytes) {
+      skip(`accepts images up to ${spec.maxImageBytes} bytes; the call has one of ${largest}`);
       continue;
     }
     if (!spec.qualities.includes(call.quality)) {
@@ -233,6 +241,21 @@ export async function runModelChain(opts: ModelChainOptions): Promise<ModelChain
     cause: lastFailure,
     retryable: true,
   });
+}
+
+/**
+ * Why a dedicated try-on model cannot take a call (undefined when it can): it needs the person and
+ * the garment photos as they are, one garment per call, in a slot it dresses. Other models always fit.
+ */
+export function dedicatedUnfit(spec: ModelSpec, call: Pick<ModelCall, 'references' | 'garments'>): string | undefined {
+  if (spec.kind !== 'tryon') return undefined;
+  if (!call.references.some((r) => r.role === 'person')) return 'it needs a person image';
+  const garments = call.garments ?? [];
+  if (garments.length === 0) return 'it needs the garment photos';
+  if (1 + garments.length > spec.maxReferences) return `it dresses ${spec.maxReferences - 1} garment${spec.maxReferences === 2 ? '' : 's'} a call; this request has ${garments.length}`;
+  const other = garments.find((g) => !(spec.slots ?? []).includes(g.slot));
+  if (other) return `it does not dress ${other.slot} (only ${(spec.slots ?? []).join(', ')})`;
+  return undefined;
 }
 
 function providerMap(p: ModelChainOptions['providers']): ReadonlyMap<ProviderId, ImageModelProvider> {

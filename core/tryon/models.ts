@@ -1,3 +1,4 @@
+import { PROVIDER_IDS } from '../ports/image-model.ts';
 import type { ModelSpec, ModelTask, ProviderId, Quality } from '../ports/image-model.ts';
 
 /**
@@ -15,6 +16,12 @@ const KONTEXT_PARAMS = byQuality({
   standard: { output_format: 'png', guidance_scale: 3.5 },
   high: { output_format: 'png', guidance_scale: 4 },
 });
+
+/** FASHN v1.6 (its own API and fal): speed against quality. */
+const FASHN_V16_PARAMS = byQuality({ draft: { mode: 'performance' }, standard: { mode: 'balanced' }, high: { mode: 'quality' } });
+
+/** What dedicated clothing try-on models dress; `auto` is a product image of unknown kind. */
+const CLOTHING_SLOTS: readonly string[] = ['topGarment', 'bottomGarment', 'fullBodyGarment', 'auto'];
 
 function byQuality<T>(table: Record<Quality, T>): (quality: Quality) => T {
   return (quality) => table[quality];
@@ -97,6 +104,103 @@ export const MODEL_CATALOGUE: readonly ModelSpec[] = [
     qualities: ALL_QUALITIES,
     params: KONTEXT_PARAMS,
   },
+  // Dedicated try-on models: the person photo (or a twin's render) and one garment photo as they are,
+  // no prompt and no garment grid; identity, pose and body are kept and only the garment changes.
+  {
+    // FASHN Virtual Try-On v1.6 (docs.fashn.ai/api-reference/tryon-v1-6, lifecycle stable): 864x1296,
+    // categories tops, bottoms, one-pieces or auto; 5 s / 8 s / 12-17 s by mode; 1 credit an image.
+    id: 'tryon-v1.6',
+    provider: 'fashn',
+    kind: 'tryon',
+    maxReferences: 2,
+    slots: CLOTHING_SLOTS,
+    tasks: ['tryon'],
+    qualities: ALL_QUALITIES,
+    params: FASHN_V16_PARAMS,
+    priceHint: '1 FASHN credit an image',
+  },
+  {
+    // FASHN Try-On Max (docs.fashn.ai/api-reference/tryon-max, lifecycle experimental): clothing, shoes,
+    // hats, jewellery, bags; about 50 s, up to 4K; 4 credits an image.
+    id: 'tryon-max',
+    provider: 'fashn',
+    kind: 'tryon',
+    maxReferences: 2,
+    slots: [...CLOTHING_SLOTS, 'shoes'],
+    tasks: ['tryon', 'shoe-tryon'],
+    qualities: ALL_QUALITIES,
+    params: byQuality({
+      draft: { generation_mode: 'balanced', resolution: '1k' },
+      standard: { generation_mode: 'balanced', resolution: '2k' },
+      high: { generation_mode: 'quality', resolution: '4k' },
+    }),
+    priceHint: '4 FASHN credits an image',
+  },
+  {
+    // Google Vertex AI Virtual Try-On (GA 2026-01; model-reference/virtual-try-on-api): synchronous
+    // predict, one product image, output the size of the person image, 10 MB an image, 50 requests a
+    // minute a project. `baseSteps` defaults to 32.
+    id: 'virtual-try-on-001',
+    provider: 'vertex',
+    kind: 'tryon',
+    maxReferences: 2,
+    slots: CLOTHING_SLOTS,
+    tasks: ['tryon'],
+    qualities: ALL_QUALITIES,
+    params: byQuality({ draft: { baseSteps: 16 }, standard: { baseSteps: 32 }, high: { baseSteps: 48 } }),
+    maxImageBytes: 10 * 1024 * 1024,
+    priceHint: 'Vertex AI Imagen pricing (no per-call price published for try-on)',
+  },
+  {
+    // FASHN v1.6 on fal (fal.ai/models/fal-ai/fashn/tryon/v1.6/llms.txt): the same inputs as FASHN's API.
+    id: 'fal-ai/fashn/tryon/v1.6',
+    provider: 'fal',
+    kind: 'tryon',
+    maxReferences: 2,
+    slots: CLOTHING_SLOTS,
+    tasks: ['tryon'],
+    qualities: ALL_QUALITIES,
+    params: FASHN_V16_PARAMS,
+    priceHint: '$0.075 an image (fal)',
+  },
+  {
+    // Kling Kolors Virtual Try-On v1.5 on fal (llms.txt): human_image_url and garment_image_url only.
+    id: 'fal-ai/kling/v1-5/kolors-virtual-try-on',
+    provider: 'fal',
+    kind: 'tryon',
+    maxReferences: 2,
+    slots: CLOTHING_SLOTS,
+    tasks: ['tryon'],
+    qualities: ALL_QUALITIES,
+    params: () => ({}),
+    maxImageBytes: 10 * 1024 * 1024,
+    priceHint: '$0.07 an image (fal)',
+  },
+  {
+    // An open try-on model in a Cog container on the merchant's own GPU (FITROOM_COG_URL); the input
+    // field names come from FITROOM_COG_INPUTS (default: FASHN VTON v1.5's, which has no `auto`).
+    id: 'cog-tryon',
+    provider: 'cog',
+    kind: 'tryon',
+    maxReferences: 2,
+    slots: ['topGarment', 'bottomGarment', 'fullBodyGarment'],
+    tasks: ['tryon'],
+    qualities: ALL_QUALITIES,
+    params: () => ({}),
+    priceHint: 'your own GPU',
+  },
+  {
+    // A try-on model hosted on Replicate (REPLICATE_MODEL), with the same input mapping as Cog.
+    id: 'replicate-tryon',
+    provider: 'replicate',
+    kind: 'tryon',
+    maxReferences: 2,
+    slots: ['topGarment', 'bottomGarment', 'fullBodyGarment'],
+    tasks: ['tryon'],
+    qualities: ALL_QUALITIES,
+    params: () => ({}),
+    priceHint: "Replicate's per-second GPU price of the configured model",
+  },
   {
     // The classical CPU engine: geometric garment warping onto a body render. Generous slots: every
     // garment slot plus on-model references fit. `longSide` is the output's longer edge in pixels.
@@ -114,13 +218,31 @@ export const MODEL_CATALOGUE: readonly ModelSpec[] = [
 ];
 
 /**
+ * Dedicated try-on models, first in the default chain: they serve try-on on person photos and twins
+ * when the call carries the garment photos and its garments fit their slots (image-edit models and the
+ * builtin engine take the rest). The merchant's own GPU first (no data leaves their network), then
+ * FASHN v1.6 (fast, 1 credit), Vertex, the same FASHN model on fal, Kling Kolors, a Replicate-hosted
+ * model, and Try-On Max last (slow and 4 credits, but the one that also dresses shoes).
+ */
+export const DEDICATED_TRYON_CHAIN: readonly string[] = [
+  'cog-tryon',
+  'tryon-v1.6',
+  'virtual-try-on-001',
+  'fal-ai/fashn/tryon/v1.6',
+  'fal-ai/kling/v1-5/kolors-virtual-try-on',
+  'replicate-tryon',
+  'tryon-max',
+];
+
+/**
  * The default fallback chain: the vendors first (best quality), the builtin engine last so a deployment
  * without credentials still answers. Models that cannot serve a call (task, slots, missing credentials)
  * are skipped by the chain runner.
  */
 export const DEFAULT_MODEL_CHAIN: readonly string[] = [
-  // GA and not deprecated; the flash line comes second through its family entry, which discovery
-  // points at the successor of the deprecated gemini-3.1-flash-image
+  // dedicated try-on models first; then GA image-edit models: the flash line comes through its family
+  // entry, which discovery points at the successor of the deprecated gemini-3.1-flash-image
+  ...DEDICATED_TRYON_CHAIN,
   'gemini-3-pro-image',
   'gemini-flash-image-newest',
   'fal-ai/bytedance/seedream/v4/edit',
@@ -157,6 +279,9 @@ export interface ConfiguredModel {
   follow?: string;
   /** The id a family entry calls before discovery has run (default: `like` when it fits the family). */
   fallback?: string;
+  /** `tryon` for a dedicated try-on model, with the garment `slots` it dresses. */
+  kind?: 'image-edit' | 'tryon';
+  slots?: string[];
 }
 
 /** A vendor's notice that a model is ending, as discovery read it. */
@@ -225,7 +350,11 @@ export class ModelRegistry {
         const perQuality = ALL_QUALITIES.some((q) => q in p);
         params = perQuality ? (q) => ({ ...((p[q] as Record<string, unknown> | undefined) ?? {}) }) : () => ({ ...p });
       }
-      this.set({ id: e.id, provider, maxReferences, tasks, qualities, params });
+      const kind = e.kind ?? base?.kind;
+      const slots = e.slots ?? base?.slots;
+      if (kind === 'tryon' && !slots?.length) throw new TypeError(`model ${e.id}: a dedicated try-on model needs "slots"`);
+      const extra = { ...(kind ? { kind } : {}), ...(slots ? { slots } : {}), ...(base?.maxImageBytes ? { maxImageBytes: base.maxImageBytes } : {}), ...(base?.priceHint ? { priceHint: base.priceHint } : {}) };
+      this.set({ id: e.id, provider, maxReferences, tasks, qualities, params, ...extra });
       if (e.retired) this.retire(e.id, 'retired in configuration');
       if (e.follow !== undefined) {
         const fallback = e.fallback ?? (e.like && familyMatch(e.follow, e.like) ? e.like : undefined);
@@ -326,7 +455,7 @@ export class ModelRegistry {
   }
 }
 
-const PROVIDERS: readonly ProviderId[] = ['builtin', 'gemini', 'fal'];
+const PROVIDERS: readonly ProviderId[] = PROVIDER_IDS;
 
 /** A family pattern as a regular expression: `*` is a version number, the rest is literal. */
 function familyRegExp(pattern: string): RegExp {

@@ -10,7 +10,7 @@ import type { FileService } from '../../core/files.ts';
 import type { EncodedImage, RasterImage } from '../../core/images.ts';
 import type { JobKind, RunningJob } from '../../core/jobs.ts';
 import type { ImageCodec } from '../../core/ports/image-codec.ts';
-import type { ImageModelProvider, ModelReference } from '../../core/ports/image-model.ts';
+import type { GarmentReference, ImageModelProvider, ModelReference } from '../../core/ports/image-model.ts';
 import type { PersonAnalysis, PersonAnalyzer } from '../../core/ports/person-analyzer.ts';
 import { checkGarmentPhoto, checkPersonPhoto, type PersonNeeds } from '../../core/tryon/photo-checks.ts';
 import type { TwinDirectory } from '../../core/ports/twin-store.ts';
@@ -23,6 +23,9 @@ import type { TryOnStore } from '../../core/tryon/tryon-store.ts';
 import type { BodyRender } from '../../core/twins/body.ts';
 import { restLinks } from '../../core/links.ts';
 import type { StashedImage, TryOnJobInput } from './tryon-service.ts';
+
+/** The garment slot of a single product image (`auto`: the model decides). */
+const PRODUCT_SLOT: Record<ProductCategory, string> = { auto: 'auto', top: 'topGarment', bottom: 'bottomGarment', 'full-body': 'fullBodyGarment', shoe: 'shoes' };
 
 /** Decoding limits for request images: pixels checked from the header, then scaled to this side. */
 export const IMAGE_LIMITS = { maxPixels: 40_000_000, maxSide: 2048 };
@@ -134,12 +137,18 @@ export function tryOnJobKind(deps: TryOnJobDeps): JobKind<TryOnJobInput> {
 
       const references = await job.stage('build garment grid', async () => {
         const refs: ModelReference[] = identity.person.map((image) => ({ role: 'person', image }));
+        // dedicated try-on models take the garment photos as they are, not the grid
+        const garments: GarmentReference[] = [];
         let cells: GridCell[] | null = null;
         if (input.task === 'shoe-tryon') {
           for (const v of decoded.shoeViews) refs.push({ role: 'product', image: v.source });
+          const side = decoded.shoeViews.find((v) => v.angle === 'side') ?? decoded.shoeViews[0];
+          if (side) garments.push({ slot: 'shoes', image: side.source });
         } else if (decoded.product) {
           refs.splice(1, 0, { role: 'product', image: decoded.product.source });
+          garments.push({ slot: PRODUCT_SLOT[input.product!.category as ProductCategory], image: decoded.product.source });
         } else {
+          for (const [slot, list] of Object.entries(decoded.garments) as [GarmentSlot, Decoded[]][]) garments.push({ slot, image: list[0].source, ...(list[1] ? { onModel: list[1].source } : {}) });
           const slots: Partial<Record<GarmentSlot, SlotImages>> = {};
           for (const [slot, list] of Object.entries(decoded.garments) as [GarmentSlot, Decoded[]][]) slots[slot] = { packshot: list[0].raster, onModel: list[1]?.raster };
           const grid = composeGarmentGrid(slots);
@@ -147,7 +156,7 @@ export function tryOnJobKind(deps: TryOnJobDeps): JobKind<TryOnJobInput> {
           refs.splice(1, 0, { role: 'garment-grid', image: await codec.encode(grid.image, 'png') });
           job.note({ grid: { width: grid.image.width, height: grid.image.height, cells: grid.cells.map((c) => c.label) } });
         }
-        return { refs, cells };
+        return { refs, cells, garments };
       });
 
       const generated = await job.stage('generate', async (signal) => {
@@ -170,7 +179,7 @@ export function tryOnJobKind(deps: TryOnJobDeps): JobKind<TryOnJobInput> {
         const attempts: ModelAttempt[] = [];
         try {
           const result = await runModelChain({
-            call: { task: input.task, prompt, references: references.refs, quality: options.quality, signal, structured },
+            call: { task: input.task, prompt, references: references.refs, quality: options.quality, signal, structured, garments: references.garments },
             providers: deps.providers(),
             chain: config.ai.modelChain ?? undefined,
             pinnedModel: options.model,

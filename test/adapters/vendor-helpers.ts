@@ -65,3 +65,8 @@ export async function productView(angleDeg: number | undefined, rgb: RGB): Promi
   const bytes = new Uint8Array(await sharp({ create: { width: 16, height: 8, channels: 4, background: { r: rgb[0], g: rgb[1], b: rgb[2], alpha: 1 } } }).png().toBuffer());
   return { image: createRaster(16, 8, [...rgb, 255]), encoded: { bytes, contentType: 'image/png' }, angleDeg };
 }
+
+/** A call for a dedicated try-on model: the person reference and one garment photo as sent (grid kept, as the job sends it). */
+export function dedicatedCall(images: { person: Uint8Array; garment: Uint8Array }, model: string, over: Partial<ModelCall> = {}, garment: Partial<NonNullable<ModelCall['garments']>[number]> = {}): ModelCall {
+  return tryonCall(images, { model, prompt: 'ignored by dedicated models' }, { garments: [{ slot: 'topGarment', image: { bytes: images.garment, contentType: 'image/png' }, ...garment }], ...over });
+}
