@@ -97,12 +97,13 @@ export async function vendorsCommand(command: string | undefined, args: string[]
 /** The model of this provider the chain would call first (a family's member), still offered and not deprecated. */
 function pickModel(provider: ImageModelProvider, chain: readonly string[]): ModelSpec | undefined {
   const usable = (id: string | undefined) => id !== undefined && !modelRegistry.retiredReason(id) && !modelRegistry.deprecation(id);
-  for (const id of chain) {
+  // the chain's entries first, then the vendor's other catalogue models; a family entry stands for its member
+  for (const id of [...chain, ...provider.models().map((m) => m.id)]) {
     const target = modelRegistry.target(id);
     const spec = target ? modelRegistry.get(target) : undefined;
     if (spec?.provider === provider.id && usable(target) && spec.tasks.includes('generate') && spec.maxReferences >= 1) return spec;
   }
-  return provider.models().find((m) => usable(m.id) && m.tasks.includes('generate') && m.maxReferences >= 1);
+  return undefined;
 }
 
 async function liveImage(provider: ImageModelProvider, chain: readonly string[], falKey: string | null): Promise<LiveResult> {

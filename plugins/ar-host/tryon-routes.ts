@@ -50,7 +50,7 @@ export function registerTryOnRoutes(deps: ArRouteDeps): void {
     billable: true,
     body: 'ArGarmentFitOnRequest',
     example: { image: EX.png, garment: EX.photoUrl, category: 'top' },
-    responses: { 202: { description: 'Job queued (the try-on API\'s TryOnResponse)', schema: FORWARDED, example: QUEUED }, 200: { description: 'Cached result (the try-on API\'s TryOnResponse)', schema: FORWARDED, example: { ...QUEUED, status: 'completed', estimatedProcessingTime: 0, results: [{ url: EX.fileUrl, expiresAt: EX.later }] } }, 401: ERR('unauthorized, invalid_api_key'), 422: ERR('IMAGE_FETCH_FAILED, IMAGE_INVALID or INPUT_REFERENCE_LIMIT, as the try-on API answers'), 503: ERR('Try-on not installed') },
+    responses: { 202: { description: 'Job queued (the try-on API\'s TryOnResponse)', schema: FORWARDED, example: QUEUED }, 200: { description: 'Cached result (the try-on API\'s TryOnResponse)', schema: FORWARDED, example: { ...QUEUED, status: 'completed', estimatedProcessingTime: 0, results: [{ url: EX.fileUrl, expiresAt: EX.later }] } }, 401: ERR('unauthorized, invalid_api_key'), 404: ERR('NOT_FOUND: the digital twin does not exist'), 422: ERR('IMAGE_FETCH_FAILED, IMAGE_INVALID or INPUT_REFERENCE_LIMIT, as the try-on API answers'), 503: ERR('Try-on not installed') },
     async handler(ctx) {
       const b = ctx.body as { image?: string; digital_twin_id?: string; garment: string | string[]; category?: string; quality?: string; webhook_url?: string };
       const slot = b.category === 'bottom' ? 'bottomGarment' : b.category === 'full-body' ? 'fullBodyGarment' : 'topGarment';
@@ -76,7 +76,7 @@ export function registerTryOnRoutes(deps: ArRouteDeps): void {
     billable: true,
     body: 'ArShoesFitOnRequest',
     example: { digital_twin_id: EX.twinId, shoe_images: [{ url: EX.photoUrl, angle: 'side' }] },
-    responses: { 202: { description: 'Job queued (the try-on API\'s TryOnResponse)', schema: FORWARDED, example: QUEUED }, 401: ERR('unauthorized, invalid_api_key'), 422: ERR('IMAGE_FETCH_FAILED, IMAGE_INVALID or INPUT_REFERENCE_LIMIT, as the try-on API answers'), 503: ERR('Try-on not installed') },
+    responses: { 202: { description: 'Job queued (the try-on API\'s TryOnResponse)', schema: FORWARDED, example: QUEUED }, 401: ERR('unauthorized, invalid_api_key'), 404: ERR('NOT_FOUND: the digital twin does not exist'), 422: ERR('IMAGE_FETCH_FAILED, IMAGE_INVALID or INPUT_REFERENCE_LIMIT, as the try-on API answers'), 503: ERR('Try-on not installed') },
     async handler(ctx) {
       const b = ctx.body as { image?: string; digital_twin_id?: string; shoe_images: { url: string; angle?: string }[]; quality?: string; webhook_url?: string };
       return delegate(ctx, '/api/v1/tryon/shoes', {
