@@ -62,6 +62,8 @@ export const ERROR_CODES = {
   PERSON_INCOMPLETE: 422,
   /** A garment slot holding a photo of a person rather than the garment's packshot. */
   PERSON_IN_GARMENT_SLOT: 422,
+  /** The engine's quality gate refused its own result (a fold-over, the old garment left, too little covered); the message names the check. */
+  RESULT_UNRELIABLE: 422,
   attribution_unavailable: 503,
   invalid_user_id: 400,
   attribution_conflict: 409,
@@ -84,6 +86,7 @@ export const JOB_ERROR_CODES: Readonly<Record<string, string>> = {
   INPUT_REFERENCE_LIMIT: 'a pinned model takes fewer reference images than the call sends',
   QUOTA_EXCEEDED: 'the account\'s AI quota is used up',
   SERVICE_UNAVAILABLE: 'no backend can do this task',
+  RESULT_UNRELIABLE: 'the builtin try-on engine checked its own result and refused it, and no later model in the chain succeeded; `error` names the check (the warp folds over or is stretched beyond its bound, the new garment covers too little of the torso, the old garment still shows, or too much skin or background had to be synthesised) with its value and bound',
   PROVIDER_ACCOUNT: 'an AI vendor refused the deployment\'s key or credits (the operator acts)',
   MODEL_UNAVAILABLE: 'the configured AI model does not exist or was retired',
   PLATFORM_ERROR: 'a commerce platform refused a call',

@@ -64,6 +64,8 @@ export interface ModelCall {
   structured?: unknown;
   /** The garment photos as sent, for dedicated try-on models; image-edit models use the references. */
   garments?: GarmentReference[];
+  /** Facts about this attempt for the job's trace (the builtin engine's quality checks); the chain sets it. */
+  report?: (facts: Record<string, unknown>) => void;
 }
 
 /**
@@ -82,9 +84,11 @@ export interface ImageModelProvider {
 /**
  * What a failure says beyond retrying: `PROVIDER_ACCOUNT` the deployment's key or credits (no retry
  * helps until an operator acts; the chain moves on to other providers), `MODEL_UNAVAILABLE` the model
- * does not exist or was retired (a configuration error: the model leaves the chain).
+ * does not exist or was retired (a configuration error: the model leaves the chain),
+ * `RESULT_UNRELIABLE` the engine checked its own result and refused it (the chain moves on; when no
+ * later model succeeds, the job fails with this code and the engine's reason).
  */
-export type ProviderErrorCode = 'PROVIDER_ACCOUNT' | 'MODEL_UNAVAILABLE';
+export type ProviderErrorCode = 'PROVIDER_ACCOUNT' | 'MODEL_UNAVAILABLE' | 'RESULT_UNRELIABLE';
 
 /** A failure of a provider call; `retryable` failures let the chain fall back to the next model. */
 export class ProviderError extends Error {

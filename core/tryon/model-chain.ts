@@ -13,6 +13,8 @@ export interface ModelAttempt {
   outcome: 'succeeded' | 'failed' | 'timeout' | 'skipped' | 'cancelled';
   durationMs: number;
   error?: string;
+  /** What the provider reported about this attempt (the builtin engine's quality checks). */
+  facts?: Record<string, unknown>;
 }
 
 export interface ModelChainOptions {
@@ -121,6 +123,8 @@ export async function runModelChain(opts: ModelChainOptions): Promise<ModelChain
 
   const timeoutMs = opts.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
   let lastFailure: unknown;
+  // the engine's own refusal of its result, kept so the job can name it when no later model succeeds
+  let unreliable: { model: string; error: ProviderError } | undefined;
   // providers whose key or credits failed in this call: their other models would fail the same way
   const refused = new Map<ProviderId, string>();
   for (const spec of candidates) {
@@ -170,23 +174,34 @@ export async function runModelChain(opts: ModelChainOptions): Promise<ModelChain
     const elapsed = () => Math.round(performance.now() - started);
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = AbortSignal.any([call.signal, timeout]);
+    let facts: Record<string, unknown> | undefined;
+    const report = (f: Record<string, unknown>) => {
+      facts = { ...facts, ...f };
+    };
+    const withFacts = (a: ModelAttempt): ModelAttempt => (facts ? { ...a, facts } : a);
     try {
-      const images = await raceAbort(provider.run({ ...call, model, signal }), signal);
+      const images = await raceAbort(provider.run({ ...call, model, signal, report }), signal);
       if (images.length === 0) throw new ProviderError(spec.provider, `${model} returned no image`, { retryable: true });
-      record({ model, provider: spec.provider, outcome: 'succeeded', durationMs: elapsed() });
+      record(withFacts({ model, provider: spec.provider, outcome: 'succeeded', durationMs: elapsed() }));
       return { images, model, provider: spec.provider, attempts };
     } catch (err) {
       if (call.signal.aborted) {
-        record({ model, provider: spec.provider, outcome: 'cancelled', durationMs: elapsed(), error: 'cancelled' });
+        record(withFacts({ model, provider: spec.provider, outcome: 'cancelled', durationMs: elapsed(), error: 'cancelled' }));
         throw call.signal.reason;
       }
       if (timeout.aborted) {
-        record({ model, provider: spec.provider, outcome: 'timeout', durationMs: elapsed(), error: `no answer within ${timeoutMs} ms` });
+        record(withFacts({ model, provider: spec.provider, outcome: 'timeout', durationMs: elapsed(), error: `no answer within ${timeoutMs} ms` }));
         lastFailure = err;
         continue;
       }
       const message = err instanceof Error ? err.message : String(err);
-      record({ model, provider: spec.provider, outcome: 'failed', durationMs: elapsed(), error: message });
+      record(withFacts({ model, provider: spec.provider, outcome: 'failed', durationMs: elapsed(), error: message }));
+      // The engine refused its own result: a later model may do better; none left, the job names the reason.
+      if (err instanceof ProviderError && err.code === 'RESULT_UNRELIABLE') {
+        unreliable ??= { model, error: err };
+        lastFailure = err;
+        continue;
+      }
       // The model is gone (retired, renamed): out of every chain of this process, reported once.
       if (err instanceof ProviderError && err.code === 'MODEL_UNAVAILABLE') {
         registry.retire(model, message);
@@ -209,6 +224,11 @@ export async function runModelChain(opts: ModelChainOptions): Promise<ModelChain
     }
   }
 
+  if (unreliable) {
+    const { model, error } = unreliable;
+    const reason = error.message.startsWith(`${error.provider}: `) ? error.message.slice(error.provider.length + 2) : error.message;
+    throw new FitroomError('RESULT_UNRELIABLE', `${model} refused its own result: ${reason}`, { cause: error, retryable: false });
+  }
   const tried = attempts.filter((a) => a.outcome !== 'skipped');
   if (tried.length === 0) {
     const why = attempts.map((a) => `${a.model}: ${a.error}`).join('; ');

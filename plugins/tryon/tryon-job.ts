@@ -17,7 +17,7 @@ import type { TwinDirectory } from '../../core/ports/twin-store.ts';
 import { twinScope } from '../../core/ports/twin-store.ts';
 import { composeGarmentGrid, type GridCell } from '../../core/tryon/garment-grid.ts';
 import type { InlineTwins } from '../../core/tryon/inline-twins.ts';
-import { runModelChain } from '../../core/tryon/model-chain.ts';
+import { runModelChain, type ModelAttempt } from '../../core/tryon/model-chain.ts';
 import { clothingPrompt, shoePrompt } from '../../core/tryon/prompts.ts';
 import type { GarmentSlot, ProductCategory, SlotImages, TryOnStructuredInput } from '../../core/tryon/tryon-input.ts';
 import type { TryOnStore } from '../../core/tryon/tryon-store.ts';
@@ -191,15 +191,23 @@ export function tryOnJobKind(deps: TryOnJobDeps): JobKind<TryOnJobInput> {
           input.task === 'shoe-tryon'
             ? shoePrompt(input.shoeViews.map((v) => v.angle))
             : clothingPrompt(options.promptPreset, references.cells, input.product?.category ?? null, Math.max(0, identity.person.length - 1));
-        const result = await runModelChain({
-          call: { task: input.task, prompt, references: references.refs, quality: options.quality, signal, structured, garments: references.garments },
-          providers: deps.providers(),
-          chain: config.ai.modelChain ?? undefined,
-          pinnedModel: options.model,
-          provider: options.provider,
-        });
-        job.note({ model: result.model, provider: result.provider, attempts: result.attempts });
-        return result;
+        // every attempt goes to the trace, also when the chain fails (a gated result names its checks)
+        const attempts: ModelAttempt[] = [];
+        try {
+          const result = await runModelChain({
+            call: { task: input.task, prompt, references: references.refs, quality: options.quality, signal, structured, garments: references.garments },
+            providers: deps.providers(),
+            chain: config.ai.modelChain ?? undefined,
+            pinnedModel: options.model,
+            provider: options.provider,
+            onAttempt: (a) => attempts.push(a),
+          });
+          job.note({ model: result.model, provider: result.provider, attempts });
+          return result;
+        } catch (err) {
+          if (attempts.length) job.note({ attempts });
+          throw err;
+        }
       });
 
       return job.stage('store', async () => {

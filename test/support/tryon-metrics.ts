@@ -45,6 +45,10 @@ export const MARKS: {
   pairs: RealPair[];
   /** A long-sleeve and a short-sleeve top tried on each photo with forearm boxes. */
   sleevePairs: { person: string; longSleeve: string; shortSleeve: string }[];
+  /** Tops on the photos of varied poses and fabrics, measured like `pairs`. */
+  posePairs: RealPair[];
+  /** A person photo and the packshot of the very top that person wears (the paired check). */
+  ownGarmentPairs: RealPair[];
   fullLength: Record<string, FullLengthMarks>;
   dressPairs: { person: string; garment: string }[];
   shoePairs: { person: string; shoes: string }[];
@@ -292,4 +296,80 @@ export function dressMeetsTargets(m: DressMetrics): boolean {
 
 export function shoesMeetTargets(m: ShoeMetrics): boolean {
   return m.coverage >= SHOE_TARGETS.coverage && m.aboveAnkles <= SHOE_TARGETS.aboveAnkles && m.background <= SHOE_TARGETS.background;
+}
+
+/** Rec. 601 luma of each pixel (0..255), the channel SSIM is computed on. */
+export function luminance(img: RasterImage): Float64Array {
+  const out = new Float64Array(img.width * img.height);
+  for (let i = 0; i < out.length; i++) out[i] = 0.299 * img.data[i * 4] + 0.587 * img.data[i * 4 + 1] + 0.114 * img.data[i * 4 + 2];
+  return out;
+}
+
+/** Separable convolution with a normalised 1-D kernel; the image edge is clamped. */
+function convolve(src: Float64Array, w: number, h: number, k: number[]): Float64Array {
+  const r = k.length >> 1;
+  const tmp = new Float64Array(src.length);
+  const out = new Float64Array(src.length);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      let s = 0;
+      for (let j = -r; j <= r; j++) s += k[j + r] * src[y * w + Math.min(w - 1, Math.max(0, x + j))];
+      tmp[y * w + x] = s;
+    }
+  }
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      let s = 0;
+      for (let j = -r; j <= r; j++) s += k[j + r] * tmp[Math.min(h - 1, Math.max(0, y + j)) * w + x];
+      out[y * w + x] = s;
+    }
+  }
+  return out;
+}
+
+/**
+ * The SSIM map of two images of one size, on luminance, as Wang, Bovik, Sheikh and Simoncelli
+ * (2004) define it: an 11x11 Gaussian window of sigma 1.5, K1 = 0.01, K2 = 0.03, L = 255.
+ */
+export function ssimMap(a: RasterImage, b: RasterImage): Float64Array {
+  if (a.width !== b.width || a.height !== b.height) throw new Error(`SSIM of a ${a.width}x${a.height} and a ${b.width}x${b.height} image`);
+  const { width: w, height: h } = a;
+  const kernel = Array.from({ length: 11 }, (_, i) => Math.exp(-((i - 5) ** 2) / (2 * 1.5 ** 2)));
+  const sum = kernel.reduce((s, v) => s + v, 0);
+  for (let i = 0; i < kernel.length; i++) kernel[i] /= sum;
+  const x = luminance(a);
+  const y = luminance(b);
+  const n = w * h;
+  const xx = new Float64Array(n);
+  const yy = new Float64Array(n);
+  const xy = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    xx[i] = x[i] * x[i];
+    yy[i] = y[i] * y[i];
+    xy[i] = x[i] * y[i];
+  }
+  const [mx, my, sxx, syy, sxy] = [x, y, xx, yy, xy].map((m) => convolve(m, w, h, kernel));
+  const c1 = (0.01 * 255) ** 2;
+  const c2 = (0.03 * 255) ** 2;
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const vx = sxx[i] - mx[i] * mx[i];
+    const vy = syy[i] - my[i] * my[i];
+    const cov = sxy[i] - mx[i] * my[i];
+    out[i] = ((2 * mx[i] * my[i] + c1) * (2 * cov + c2)) / ((mx[i] * mx[i] + my[i] * my[i] + c1) * (vx + vy + c2));
+  }
+  return out;
+}
+
+/** Mean SSIM over the whole image, or over the pixels set in `region`. */
+export function ssim(a: RasterImage, b: RasterImage, region?: Uint8Array): number {
+  const map = ssimMap(a, b);
+  let s = 0;
+  let c = 0;
+  for (let i = 0; i < map.length; i++) {
+    if (region && !region[i]) continue;
+    s += map[i];
+    c++;
+  }
+  return c ? s / c : NaN;
 }

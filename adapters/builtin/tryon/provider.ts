@@ -1,7 +1,9 @@
 /**
  * The builtin ImageModelProvider for try-on: runs the classical warp engine on the structured
  * input (a BodyRender and the decoded garments per slot) and returns one PNG. It ignores prompts
- * and encoded references; vendors ignore the structured input.
+ * and encoded references; vendors ignore the structured input. A result on a person photo passes
+ * the quality gate first (quality-gate.ts): its checks go to the attempt's trace, and a refused
+ * result is a RESULT_UNRELIABLE failure, so the chain moves on or the job names the reason.
  */
 import type { ImageCodec } from '../../../core/ports/image-codec.ts';
 import { type ImageModelProvider, type ModelCall, type ModelSpec, ProviderError } from '../../../core/ports/image-model.ts';
@@ -10,6 +12,8 @@ import { isFitroomError } from '../../../core/errors.ts';
 import { modelsForProvider } from '../../../core/tryon/models.ts';
 import { isTryOnStructuredInput, type TryOnStructuredInput } from '../../../core/tryon/tryon-input.ts';
 import type { GarmentCategory } from './classify-garment.ts';
+import type { TryOnDiagnostics } from './diagnostics.ts';
+import { checkTryOnResult, type GateBounds, type GateCheck } from './quality-gate.ts';
 import { renderTryOn, type TryOnGarments } from './render-tryon.ts';
 
 export const BUILTIN_TRYON_MODEL = 'builtin-warp';
@@ -23,9 +27,12 @@ export class BuiltinTryOnProvider implements ImageModelProvider {
   readonly id = 'builtin' as const;
   readonly #codec: Pick<ImageCodec, 'encode'>;
   readonly #models: readonly ModelSpec[];
+  readonly #gate: Partial<GateBounds> | undefined;
 
-  constructor(codec: Pick<ImageCodec, 'encode'>) {
+  /** `gate`: bounds of the quality gate other than the calibrated GATE_BOUNDS (tests tighten one). */
+  constructor(codec: Pick<ImageCodec, 'encode'>, opts: { gate?: Partial<GateBounds> } = {}) {
     this.#codec = codec;
+    this.#gate = opts.gate;
     this.#models = modelsForProvider('builtin').filter((m) => m.id === BUILTIN_TRYON_MODEL);
   }
 
@@ -41,16 +48,19 @@ export class BuiltinTryOnProvider implements ImageModelProvider {
     if (!isTryOnStructuredInput(input)) throw new ProviderError('builtin', 'the try-on engine needs a body render and decoded garments', { retryable: false });
     call.signal.throwIfAborted();
     const longSide = Number(spec.params(call.quality).longSide) || undefined;
+    const diagnostics: TryOnDiagnostics = { layers: [] };
+    const product = input.product && { image: input.product.image, category: input.product.category as GarmentCategory | 'auto' };
     let image;
     try {
       image = renderTryOn({
         body: input.body,
         garments: garmentsOf(input),
-        product: input.product && { image: input.product.image, category: input.product.category as GarmentCategory | 'auto' },
+        product,
         quality: call.quality,
         longSide,
         preserveBackground: input.preserveBackground,
         signal: call.signal,
+        diagnostics,
       });
     } catch (e) {
       if (call.signal.aborted) throw call.signal.reason ?? e;
@@ -59,6 +69,24 @@ export class BuiltinTryOnProvider implements ImageModelProvider {
       throw new ProviderError('builtin', `try-on failed: ${reason}`, { retryable: false, cause: e });
     }
     call.signal.throwIfAborted();
+    if (input.body.pose === 'photo') {
+      const garments = garmentsOf(input);
+      const verdict = checkTryOnResult({
+        person: input.body,
+        result: image,
+        garments: { top: garments.top, bottom: garments.bottom, 'full-body': garments.fullBody, shoe: garments.shoes, ...(product && product.category !== 'auto' ? { [product.category]: product.image } : {}) },
+        diagnostics,
+        bounds: this.#gate,
+      });
+      call.report?.({ qualityGate: { passed: verdict.passed, ...(verdict.reason ? { reason: verdict.reason } : {}), checks: verdict.checks.map(traceCheck) } });
+      if (!verdict.passed) throw new ProviderError('builtin', verdict.reason!, { retryable: false, code: 'RESULT_UNRELIABLE' });
+    }
     return [await this.#codec.encode(image, 'png')];
   }
+}
+
+/** A check as the trace shows it: rounded, with "not measured" spelled out. */
+function traceCheck(c: GateCheck): Record<string, unknown> {
+  const round = (v: number) => Math.round(v * 10000) / 10000;
+  return { layer: c.layer, check: c.check, value: c.value === null ? 'not measured' : round(c.value), [c.kind === 'max' ? 'max' : 'min']: round(c.bound), passed: c.passed, ...(c.source ? { by: c.source } : {}) };
 }

@@ -267,6 +267,31 @@ describe('runModelChain rules', () => {
     const err = await runModelChain({ call: call(2), providers: [new FakeProvider('builtin', async () => Promise.reject(bug))], chain: ['builtin-warp'] }).catch((e) => e);
     expect(err).toBe(bug);
   });
+
+  const gated = (c: ModelCall) => {
+    c.report?.({ qualityGate: { passed: false, checks: [{ check: 'old-garment', value: 0.072, max: 0.03, passed: false }] } });
+    return Promise.reject(new ProviderError('builtin', 'old top still showing on 7.2 % of where it was (bound 3 %)', { retryable: false, code: 'RESULT_UNRELIABLE' }));
+  };
+
+  it('moves on from a result its engine refused (RESULT_UNRELIABLE) to the next model, with the checks on the attempt', async () => {
+    const result = await runModelChain({ call: call(2), providers: [new FakeProvider('builtin', gated), new FakeProvider('fal', ok)], chain: ['builtin-warp', 'fal-ai/bytedance/seedream/v4/edit'] });
+    expect(result.provider).toBe('fal');
+    expect(result.attempts[0]).toMatchObject({ model: 'builtin-warp', outcome: 'failed', error: expect.stringMatching(/old top still showing/), facts: { qualityGate: { passed: false } } });
+  });
+
+  it('fails with RESULT_UNRELIABLE and the reason when the refused result was the last chance', async () => {
+    const seen: ModelAttempt[] = [];
+    const down = async (): Promise<Uint8Array[]> => {
+      throw new ProviderError('fal', 'HTTP 500', { retryable: true, status: 500 });
+    };
+    const err = await runModelChain({ call: call(2), providers: [new FakeProvider('fal', down), new FakeProvider('builtin', gated)], chain: ['fal-ai/bytedance/seedream/v4/edit', 'builtin-warp'], onAttempt: (a) => seen.push(a) }).catch((e) => e);
+    expect(err).toBeInstanceOf(FitroomError);
+    expect(err.code).toBe('RESULT_UNRELIABLE');
+    expect(err.retryable).toBe(false);
+    expect(err.message).toMatch(/old top still showing on 7\.2 % of where it was \(bound 3 %\)/);
+    expect(seen.map((a) => a.outcome)).toEqual(['failed', 'failed']);
+    expect(seen[1].facts).toMatchObject({ qualityGate: { checks: [{ check: 'old-garment', passed: false }] } });
+  });
 });
 
 describe('checkPinnedModel', () => {

@@ -1,0 +1,205 @@
+/**
+ * The quality gate on constructed cases: a person photo (drawn here, with its parsing) in a red top,
+ * a green packshot, and results that are right or broken in one way each: a warp forced to fold, a
+ * warp stretched, the new top covering too little, the old top left below the new one, a fill
+ * larger than the bound. Each broken case fails with its own reason; the right one passes.
+ */
+import { describe, expect, it } from 'vitest';
+import type { RasterImage } from '../../../../core/images.ts';
+import { PERSON_PART, type PersonBody } from '../../../../core/ports/person-analyzer.ts';
+import type { BodyLandmarks } from '../../../../core/twins/body.ts';
+import { fitTps } from '../../../../adapters/builtin/tryon/tps.ts';
+import { GATE_BOUNDS, checkTryOnResult, measureWarp, type GateVerdict } from '../../../../adapters/builtin/tryon/quality-gate.ts';
+import type { LayerDiagnostics } from '../../../../adapters/builtin/tryon/diagnostics.ts';
+
+const W = 120;
+const H = 160;
+type Rgb = [number, number, number];
+const GREY: Rgb = [205, 205, 205];
+const RED: Rgb = [190, 35, 40];
+const GREEN: Rgb = [40, 150, 70];
+const SKIN: Rgb = [224, 172, 140];
+const DENIM: Rgb = [50, 70, 130];
+/** The torso of the parsing: x 40..80, y 40..110; legs below, arms beside, the face above. */
+const TORSO = { x0: 40, y0: 40, x1: 80, y1: 110 };
+
+function image(w: number, h: number, paint: (x: number, y: number) => Rgb): RasterImage {
+  const data = new Uint8Array(w * h * 4);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const c = paint(x, y);
+      data.set([...c, 255], (y * w + x) * 4);
+    }
+  }
+  return { width: w, height: h, data };
+}
+
+const inTorso = (x: number, y: number) => x >= TORSO.x0 && x < TORSO.x1 && y >= TORSO.y0 && y < TORSO.y1;
+const inArm = (x: number, y: number) => ((x >= 30 && x < 40) || (x >= 80 && x < 90)) && y >= 42 && y < 100;
+const inLegs = (x: number, y: number) => x >= 42 && x < 78 && y >= 110;
+const inFace = (x: number, y: number) => x >= 50 && x < 70 && y >= 12 && y < 36;
+
+function personBody(): PersonBody {
+  const img = image(W, H, (x, y) => (inTorso(x, y) ? RED : inArm(x, y) || inFace(x, y) ? SKIN : inLegs(x, y) ? DENIM : GREY));
+  const parts = new Uint8Array(W * H);
+  const mask = new Uint8Array(W * H);
+  for (let y = 0; y < H; y++) {
+    for (let x = 0; x < W; x++) {
+      const part = inTorso(x, y) ? PERSON_PART.torso : inArm(x, y) ? PERSON_PART.arm : inLegs(x, y) ? PERSON_PART.legs : inFace(x, y) ? PERSON_PART.face : 0;
+      parts[y * W + x] = part;
+      mask[y * W + x] = part ? 255 : 0;
+    }
+  }
+  const p = (x: number, y: number) => ({ x, y });
+  const names = ['headTop', 'chin', 'faceCenter', 'neck', 'leftElbow', 'rightElbow', 'leftWrist', 'rightWrist', 'chestLeft', 'chestRight', 'waistLeft', 'waistRight', 'crotch', 'leftKnee', 'rightKnee', 'leftAnkle', 'rightAnkle', 'leftToe', 'rightToe'];
+  // the gate reads the shoulders and hips; the rest only completes the record
+  const landmarks = { ...Object.fromEntries(names.map((k) => [k, p(60, 80)])), faceSize: 20, leftShoulder: p(80, 40), rightShoulder: p(40, 40), hipLeft: p(78, 110), hipRight: p(42, 110) } as BodyLandmarks;
+  return { image: img, mask, depth: new Float32Array(W * H), landmarks, pixelsPerCm: 2, pose: 'photo', parts };
+}
+
+const person = personBody();
+const packshot = image(100, 120, (x, y) => (x >= 20 && x < 80 && y >= 15 && y < 105 ? GREEN : [250, 250, 250]));
+
+/** The photo with the torso rows from y0 to y1 painted in `colour` (the rest as it was). */
+function dressed(rows: { y0: number; y1: number; colour: Rgb }[]): RasterImage {
+  return image(W, H, (x, y) => {
+    if (inTorso(x, y)) for (const r of rows) if (y >= r.y0 && y < r.y1) return r.colour;
+    const i = (y * W + x) * 4;
+    return [person.image.data[i], person.image.data[i + 1], person.image.data[i + 2]];
+  });
+}
+
+const gate = (result: RasterImage, layers?: LayerDiagnostics[]): GateVerdict => checkTryOnResult({ person, result, garments: { top: packshot }, diagnostics: layers ? { layers } : undefined });
+const value = (v: GateVerdict, name: string) => v.checks.find((c) => c.check === name)?.value;
+
+describe('checkTryOnResult', () => {
+  it('passes a top that covers the torso and hides the old one, measuring from the images what the renderer did not report', () => {
+    const v = gate(dressed([{ y0: 40, y1: 110, colour: GREEN }]));
+    expect(v.passed, v.reason).toBe(true);
+    expect(value(v, 'coverage')).toBe(1);
+    expect(value(v, 'old-garment')).toBe(0);
+    expect(value(v, 'fill-area')).toBe(0);
+    // no warp reported: not measured, and not a failure
+    expect(v.checks.find((c) => c.check === 'warp-folded')).toMatchObject({ value: null, passed: true, source: null });
+    expect(v.checks.find((c) => c.check === 'coverage')).toMatchObject({ source: 'gate', kind: 'min', bound: GATE_BOUNDS.coverage });
+  });
+
+  it('refuses a warp forced to fold over', () => {
+    // the middle control point pulled past the right edge: the spline folds the garment onto itself
+    const from = [{ x: 0, y: 0 }, { x: 100, y: 0 }, { x: 0, y: 120 }, { x: 100, y: 120 }, { x: 50, y: 60 }, { x: 75, y: 60 }];
+    const to = [{ x: 0, y: 0 }, { x: 100, y: 0 }, { x: 0, y: 120 }, { x: 100, y: 120 }, { x: 95, y: 60 }, { x: 60, y: 60 }];
+    const warp = measureWarp((x, y, out) => fitTps(from, to).map(x, y, out), 100, 120, { step: 2 });
+    expect(warp.folded).toBeGreaterThan(GATE_BOUNDS.folded);
+    const v = gate(dressed([{ y0: 40, y1: 110, colour: GREEN }]), [{ category: 'top', width: W, height: H, warp }]);
+    expect(v.passed).toBe(false);
+    expect(v.reason).toMatch(/^the top's warp folds over on \d+\.\d % of the garment \(bound 1 %\)$/);
+    expect(v.checks.find((c) => c.check === 'warp-folded')).toMatchObject({ passed: false, source: 'renderer' });
+  });
+
+  it('measures no fold and no distortion for a smooth warp (a scale and a shift)', () => {
+    const warp = measureWarp((x, y, out) => {
+      out[0] = 1.7 * x + 12;
+      out[1] = 1.7 * y - 5;
+    }, 100, 120);
+    expect(warp.folded).toBe(0);
+    expect(warp.maxAreaRatio).toBeCloseTo(1, 6);
+    expect(warp.minAreaRatio).toBeCloseTo(1, 6);
+  });
+
+  it('refuses a warp that stretches one region far beyond the rest', () => {
+    // the right fifth of the garment is spread twelve times wider than the rest
+    const warp = measureWarp((x, y, out) => {
+      out[0] = x < 80 ? x : 80 + (x - 80) * 12;
+      out[1] = y;
+    }, 100, 120);
+    expect(warp.folded).toBe(0);
+    expect(warp.maxAreaRatio).toBeCloseTo(12, 6);
+    const v = gate(dressed([{ y0: 40, y1: 110, colour: GREEN }]), [{ category: 'top', width: W, height: H, warp }]);
+    expect(v.reason).toBe("the top's warp stretches a region to 12.0x its median area (bound 6.0x)");
+  });
+
+  it('refuses a top that covers too little of the torso', () => {
+    // the new top over the upper 40 %, skin synthesised below it
+    const v = gate(dressed([{ y0: 40, y1: 68, colour: GREEN }, { y0: 68, y1: 110, colour: SKIN }]));
+    expect(v.passed).toBe(false);
+    expect(value(v, 'coverage')).toBeCloseTo(0.4, 2);
+    expect(v.reason).toBe('the new top covers only 40.0 % of the torso (bound 60 %)');
+    // the fill is measured too, from the images: the skin where the red top was
+    expect(value(v, 'fill-area')).toBeCloseTo(0.6, 2);
+  });
+
+  it('refuses a result with the old top still showing below the new one', () => {
+    // the new top ends 10 rows above the old one's hem: a red band left
+    const v = gate(dressed([{ y0: 40, y1: 100, colour: GREEN }]));
+    expect(v.passed).toBe(false);
+    expect(value(v, 'old-garment')).toBeGreaterThan(GATE_BOUNDS.oldGarment);
+    expect(v.reason).toMatch(/^old top still showing on \d+\.\d % of where it was \(bound 3 %\)$/);
+    expect(v.checks.find((c) => !c.passed)).toMatchObject({ check: 'old-garment', source: 'gate' });
+  });
+
+  it('counts the old top left over the hips, where the parsing says legs, when the trousers are another colour', () => {
+    // the old top hangs 6 rows below the torso of the parsing over the denim
+    const longTop = { ...person, image: image(W, H, (x, y) => (inTorso(x, y) || (inLegs(x, y) && y < 116) ? RED : inArm(x, y) || inFace(x, y) ? SKIN : inLegs(x, y) ? DENIM : GREY)) };
+    const result = image(W, H, (x, y) => {
+      if (inTorso(x, y)) return GREEN;
+      const i = (y * W + x) * 4;
+      return [longTop.image.data[i], longTop.image.data[i + 1], longTop.image.data[i + 2]];
+    });
+    const v = checkTryOnResult({ person: longTop, result, garments: { top: packshot } });
+    expect(v.passed).toBe(false);
+    expect(v.reason).toMatch(/^old top still showing/);
+  });
+
+  it('refuses a fill larger than the bound, as the renderer reports it', () => {
+    // a tank top over a long-sleeved top: the garment covers the torso, but skin is synthesised
+    // over arms as large as 70 % of it
+    const n = W * H;
+    const alpha = new Float32Array(n);
+    const target = new Uint8Array(n);
+    const oldGarment = new Uint8Array(n);
+    const fill = new Uint8Array(n);
+    let torso = 0;
+    for (let i = 0; i < n; i++) {
+      const x = i % W;
+      const y = Math.floor(i / W);
+      if (inTorso(x, y)) {
+        alpha[i] = 1;
+        target[i] = 1;
+        oldGarment[i] = 1;
+        torso++;
+      }
+    }
+    let filled = 0;
+    for (let i = 0; i < n && filled < 0.7 * torso; i++) {
+      const x = i % W;
+      const y = Math.floor(i / W);
+      if (!inTorso(x, y) && y >= 40 && y < 110 && (x < 40 || x >= 80) && x >= 10 && x < 110) {
+        fill[i] = 1;
+        oldGarment[i] = 1;
+        filled++;
+      }
+    }
+    const base = dressed([{ y0: 40, y1: 110, colour: GREEN }]);
+    for (let i = 0; i < n; i++) if (fill[i]) base.data.set(SKIN, i * 4);
+    const v = gate(base, [{ category: 'top', width: W, height: H, alpha, target, oldGarment, fill }]);
+    expect(v.passed).toBe(false);
+    expect(v.checks.find((c) => c.check === 'fill-area')).toMatchObject({ passed: false, source: 'renderer' });
+    expect(v.reason).toMatch(/^skin and background synthesised over 70\.\d % of the torso \(bound 60 %\)$/);
+  });
+
+  it('reports what it cannot measure as not measured: no parsing, no diagnostics', () => {
+    const { parts: _parts, ...classical } = person;
+    const v = checkTryOnResult({ person: classical, result: dressed([{ y0: 40, y1: 100, colour: GREEN }]), garments: { top: packshot } });
+    expect(v.passed).toBe(true);
+    for (const c of v.checks) expect(c).toMatchObject({ value: null, passed: true });
+  });
+
+  it('checks a result of another size than the photo (draft quality) on the photo scaled to it', () => {
+    const half = (img: RasterImage) => image(W / 2, H / 2, (x, y) => {
+      const i = (y * 2 * W + x * 2) * 4;
+      return [img.data[i], img.data[i + 1], img.data[i + 2]];
+    });
+    expect(gate(half(dressed([{ y0: 40, y1: 110, colour: GREEN }]))).passed).toBe(true);
+    expect(gate(half(dressed([{ y0: 40, y1: 96, colour: GREEN }]))).reason).toMatch(/^old top still showing/);
+  });
+});
