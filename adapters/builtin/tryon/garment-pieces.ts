@@ -11,13 +11,15 @@ import { fitBottom } from './fit-bottom.ts';
 import { fitShoes } from './fit-shoes.ts';
 import { fitUpper } from './fit-upper.ts';
 import { componentMask, MaskShape } from './mask-shape.ts';
-import { type GarmentCutout, segmentGarment } from './segment-garment.ts';
+import { cachedSegmentGarment } from './cutout-cache.ts';
+import type { GarmentCutout } from './segment-garment.ts';
 import { detectTop } from './top-landmarks.ts';
 import type { Piece } from './warp-piece.ts';
 
 export function cutOut(packshot: RasterImage, category: GarmentCategory): GarmentCutout {
-  // a pair of shoes is two components of similar size; other garments keep sizeable parts only
-  return segmentGarment(packshot, { keepRatio: category === 'shoe' ? 0.3 : 0.2 });
+  // a pair of shoes is two components of similar size; other garments keep sizeable parts only.
+  // The same packshot is cut once per process (cutout-cache.ts).
+  return cachedSegmentGarment(packshot, { keepRatio: category === 'shoe' ? 0.3 : 0.2 });
 }
 
 export function garmentPieces(cut: GarmentCutout, category: GarmentCategory, frame: BodyFrame): Piece[] {
