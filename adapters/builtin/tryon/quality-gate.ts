@@ -30,12 +30,11 @@ export interface GateBounds {
 
 /**
  * Calibrated on the 22 real top pairs of test/fixtures/real-photos (the bench prints the values):
- * coverage, old garment and fill on results measured from the images (1 pair refused). The warp
- * bounds are not yet calibrated on real warps: the renderer's warp statistics must be robust to a
- * few degenerate cells at the garment's edge (a raw maximum area ratio is not) before these bounds
- * can hold on the real pairs.
+ * coverage, old garment and fill measured from the images; the warp's fold-over share and its area
+ * ratios at the 0.5th and 99.5th percentile of the garment's cells, relative to the median (a sleeve
+ * laid along an arm is legitimately stretched several times; a degenerate mapping reaches thousands).
  */
-export const GATE_BOUNDS: GateBounds = { folded: 0.01, maxAreaRatio: 6, minAreaRatio: 1 / 6, coverage: 0.6, oldGarment: 0.03, fill: 0.6 };
+export const GATE_BOUNDS: GateBounds = { folded: 0.025, maxAreaRatio: 40, minAreaRatio: 1 / 40, coverage: 0.6, oldGarment: 0.03, fill: 0.6 };
 
 export type GateCheckName = 'warp-folded' | 'warp-stretch' | 'warp-squeeze' | 'coverage' | 'old-garment' | 'fill-area';
 
