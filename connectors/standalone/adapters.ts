@@ -35,8 +35,6 @@ import { MONITORING_STORE } from '../../core/ports/monitoring-store.ts';
 import { PostgresMonitoringStore } from '../../adapters/postgres/monitoring-store.ts';
 import { FOOT_MEASUREMENT_STORE } from '../../core/ports/foot-measurement-store.ts';
 import { PostgresFootMeasurementStore } from '../../adapters/postgres/foot-measurement-store.ts';
-import { TEXTURE_PAINTER } from '../../core/ports/texture-painter.ts';
-import { PooledTexturePainter } from '../../adapters/builtin/texture-painter/pooled.ts';
 import { CPU_POOL } from '../../core/ports/cpu-pool.ts';
 import { BATCH_STORE } from '../../core/ports/batch-store.ts';
 import { PostgresBatchStore } from '../../adapters/postgres/batch-store.ts';
@@ -68,7 +66,6 @@ export function bindPluginAdapters(ctx: AdapterContext): void {
   ctx.services.provide(OWNER_DATA, new PostgresOwnerData(ctx.pool, ctx.blobs));
   ctx.services.provide(MONITORING_STORE, new PostgresMonitoringStore(ctx.pool));
   ctx.services.provide(FOOT_MEASUREMENT_STORE, new PostgresFootMeasurementStore(ctx.pool));
-  ctx.services.provide(TEXTURE_PAINTER, new PooledTexturePainter(ctx.services.get(CPU_POOL)));
   ctx.services.provide(BATCH_STORE, new PostgresBatchStore(ctx.pool, ctx.config.webhook.maxAttempts));
   ctx.services.provide(PACKSHOT_CLASSIFIER, new PooledPackshotClassifier(ctx.services.get(CPU_POOL)));
 }

@@ -54,7 +54,6 @@ const POOL_MODULES = [
   './body-task.ts',
   '../../plugins/discovery/tasks.ts',
   '../../plugins/texture-painter/tasks.ts',
-  '../../adapters/builtin/texture-painter/task.ts',
   '../../adapters/builtin/shoe3d/packshot-classifier-task.ts',
 ].map((m) => new URL(m, import.meta.url).href);
 

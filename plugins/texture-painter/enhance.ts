@@ -1,35 +1,18 @@
-import { FitroomError, validationError } from '../../core/errors.ts';
+import { FitroomError } from '../../core/errors.ts';
 import type { RasterImage } from '../../core/images.ts';
 import type { ImageCodec } from '../../core/ports/image-codec.ts';
 import type { ImageModelProvider } from '../../core/ports/image-model.ts';
-import type { TexturePainter, TexturePaintMode, TextureWrap } from '../../core/ports/texture-painter.ts';
+import type { TexturePaintMode, TextureWrap } from '../../core/ports/texture-painter.ts';
 import { runModelChain } from '../../core/tryon/model-chain.ts';
 import { cpuTask, type CpuPool } from '../../core/ports/cpu-pool.ts';
-import type { MaskInput } from './tasks.ts';
+import { LIMITS, checkedInputs, decodeDataUrl, type BuiltinEnhanceInput, type TaskRefusal } from './tasks.ts';
+
+export { LIMITS } from './tasks.ts';
 
 const TASKS = new URL('./tasks.ts', import.meta.url);
-const maskTask = cpuTask<MaskInput, { mask: Uint8Array; painted: number }>(TASKS, 'paintedMask');
 const compositeTask = cpuTask<{ texture: Uint8Array; vendor: Uint8Array; mask: Uint8Array }, { rgba: Uint8Array }>(TASKS, 'composite');
 const answerTask = cpuTask<{ png: Uint8Array; fields: Record<string, unknown> }, { json: Uint8Array }>(TASKS, 'answer');
-
-/** Strict caps: the route has no credentials, so every request is bounded before any work. */
-export const LIMITS = {
-  maxSide: 2048,
-  maxPixels: 2048 * 2048,
-  /** Decoded bytes of the texture and of the mask. */
-  maxTextureBytes: 8 * 1024 * 1024,
-  maxMaskBytes: 4 * 1024 * 1024,
-  maxBodyBytes: 17 * 1024 * 1024,
-  /** Most painted pixels one request may ask to process. */
-  maxPaintedPixels: 1024 * 1024,
-  /** Enhancements running at once in one process; further requests wait in line, up to `maxWaiting`. */
-  concurrent: 2,
-  maxWaiting: 8,
-  /** Per client address: enhancements per minute and at once (besides the submission rate limit). */
-  perAddressPerMinute: 10,
-  perAddressConcurrent: 2,
-  vendorTimeoutMs: 60_000,
-};
+const builtinTask = cpuTask<BuiltinEnhanceInput, { json: Uint8Array } | { refused: TaskRefusal }>(TASKS, 'enhanceBuiltin');
 
 export interface EnhanceRequest {
   texture: string;
@@ -38,36 +21,6 @@ export interface EnhanceRequest {
   mode?: TexturePaintMode;
   wrap?: TextureWrap;
   detail?: number;
-}
-
-export interface EnhanceOutcome {
-  png: Uint8Array;
-  width: number;
-  height: number;
-  mode: TexturePaintMode;
-  wrap: TextureWrap;
-  regions: number;
-  paintedPixels: number;
-  engine: { provider: string; model: string | null; fallbackReason?: string };
-}
-
-const DATA_URL = /^data:(image\/(?:png|jpeg|webp));base64,/;
-
-/**
- * The image bytes of a base64 data URL. No regular expression walks the payload (50 ms per 9 MB on the
- * event loop): Node's decoder skips characters outside the alphabet, so a payload holding any decodes
- * to fewer bytes than its length says.
- */
-function decodeDataUrl(value: string, field: string, maxBytes: number): { bytes: Uint8Array; contentType: string } {
-  const m = DATA_URL.exec(value);
-  const bad = () => validationError([{ field, message: 'must be a base64 data URL of a PNG, JPEG or WebP image' }]);
-  if (!m) throw bad();
-  const payload = value.slice(m[0].length);
-  if ((payload.length * 3) / 4 > maxBytes + 3) throw new FitroomError('PAYLOAD_TOO_LARGE', `${field} is larger than ${maxBytes} bytes`);
-  const pad = payload.endsWith('==') ? 2 : payload.endsWith('=') ? 1 : 0;
-  const bytes = Buffer.from(payload, 'base64');
-  if (bytes.length !== Math.floor(((payload.length - pad) * 3) / 4)) throw bad();
-  return { bytes, contentType: m[1] };
 }
 
 /** A small gate: `concurrent` at once, a short line behind them, 503 beyond it. */
@@ -90,10 +43,10 @@ class Gate {
 }
 
 export interface TextureEnhancerDeps {
+  /** Decodes the vendor path's images (the builtin path decodes on a pool thread with its own codec). */
   codec: ImageCodec;
-  /** Pixel loops and the answer's encoding run here, off the HTTP event loop. */
+  /** The builtin enhancement, the vendor path's pixel loops and the answer's encoding run here, off the HTTP event loop. */
   pool: CpuPool;
-  painter: TexturePainter;
   /** Configured image model providers; the vendor ones are tried first through the model chain. */
   providers: () => readonly ImageModelProvider[];
   chain: readonly string[] | null;
@@ -113,7 +66,9 @@ function vendorPrompt(userPrompt: string | undefined, mode: TexturePaintMode): s
 /**
  * The texture painter's enhancement: decodes and checks the texture and mask within the caps,
  * tries the configured vendor image models (model chain, task `enhance`) and keeps their pixels
- * only inside the painted region, or runs the builtin engine (also when every vendor fails).
+ * only inside the painted region, or runs the builtin engine (also when every vendor fails). The
+ * builtin path runs whole on a pool thread: the data URLs go there as sent and the answer's JSON bytes
+ * come back, so no pixel, PNG or base64 text of it is handled on the event loop.
  */
 export class TextureEnhancer {
   readonly #d: TextureEnhancerDeps;
@@ -122,59 +77,38 @@ export class TextureEnhancer {
     this.#d = deps;
   }
 
-  /** Two at once from decoding to the answer (each holds tens of megabytes of pixels), the rest in line. */
-  enhance(req: EnhanceRequest, signal: AbortSignal): Promise<EnhanceOutcome> {
+  /** The 200 answer's JSON bytes. Two at once from decoding to the answer (each holds tens of megabytes of pixels), the rest in line. */
+  enhance(req: EnhanceRequest, signal: AbortSignal): Promise<Uint8Array> {
     return this.#gate.run(() => this.#enhance(req, signal));
   }
 
-  async #enhance(req: EnhanceRequest, signal: AbortSignal): Promise<EnhanceOutcome> {
-    const textureIn = decodeDataUrl(req.texture, 'texture', LIMITS.maxTextureBytes);
-    const maskIn = decodeDataUrl(req.mask, 'mask', LIMITS.maxMaskBytes);
-    const limits = { maxPixels: LIMITS.maxPixels };
-    const texture = await this.#decode(textureIn.bytes, 'texture', limits);
-    const maskImage = await this.#decode(maskIn.bytes, 'mask', limits);
-    if (maskImage.width !== texture.width || maskImage.height !== texture.height) {
-      throw validationError([{ field: 'mask', message: `must be the texture's size (${texture.width}x${texture.height}), got ${maskImage.width}x${maskImage.height}` }]);
-    }
-    const { width, height } = texture;
-    const { mask, painted } = await this.#d.pool.run(maskTask, { rgba: maskImage.data, width, height }, { signal });
-    if (!painted) throw validationError([{ field: 'mask', message: 'marks no painted pixel (white, opaque pixels mark the painted region)' }]);
-    if (painted > LIMITS.maxPaintedPixels) throw new FitroomError('PAYLOAD_TOO_LARGE', `The mask marks ${painted} pixels; at most ${LIMITS.maxPaintedPixels} can be processed per request`);
-    const mode = req.mode ?? 'blend', wrap = req.wrap ?? 'none';
-    {
-      const vendors = this.#d.providers().filter((p) => p.id !== 'builtin');
-      let fallbackReason: string | undefined;
-      if (vendors.length) {
-        try {
-          const r = await runModelChain({
-            call: { task: 'enhance', prompt: vendorPrompt(req.prompt, mode), references: [{ role: 'input', image: textureIn }, { role: 'mask', image: maskIn }], quality: 'standard', signal },
-            providers: vendors,
-            chain: this.#d.chain ?? undefined,
-            attemptTimeoutMs: LIMITS.vendorTimeoutMs,
-          });
-          const out = await this.#vendorComposite(texture, mask, r.images[0].bytes, signal);
-          return { png: (await this.#d.codec.encode(out, 'png')).bytes, width, height, mode, wrap, regions: 0, paintedPixels: painted, engine: { provider: r.provider, model: r.model } };
-        } catch (e) {
-          if (signal.aborted) throw e;
-          fallbackReason = e instanceof Error ? e.message : String(e);
-        }
+  async #enhance(req: EnhanceRequest, signal: AbortSignal): Promise<Uint8Array> {
+    const mode = req.mode ?? 'blend', wrap = req.wrap ?? 'none', detail = req.detail ?? 1;
+    const vendors = this.#d.providers().filter((p) => p.id !== 'builtin');
+    let fallbackReason: string | undefined;
+    if (vendors.length) {
+      const textureIn = decodeDataUrl(req.texture, 'texture', LIMITS.maxTextureBytes);
+      const maskIn = decodeDataUrl(req.mask, 'mask', LIMITS.maxMaskBytes);
+      const { texture, mask, painted } = await checkedInputs(this.#d.codec, textureIn.bytes, maskIn.bytes);
+      try {
+        const r = await runModelChain({
+          call: { task: 'enhance', prompt: vendorPrompt(req.prompt, mode), references: [{ role: 'input', image: textureIn }, { role: 'mask', image: maskIn }], quality: 'standard', signal },
+          providers: vendors,
+          chain: this.#d.chain ?? undefined,
+          attemptTimeoutMs: LIMITS.vendorTimeoutMs,
+        });
+        const out = await this.#vendorComposite(texture, mask, r.images[0].bytes, signal);
+        const png = (await this.#d.codec.encode(out, 'png')).bytes;
+        const fields = { width: texture.width, height: texture.height, mode, wrap, regions: 0, paintedPixels: painted, engine: { provider: r.provider, model: r.model } };
+        return (await this.#d.pool.run(answerTask, { png, fields }, { signal })).json;
+      } catch (e) {
+        if (signal.aborted) throw e;
+        fallbackReason = e instanceof Error ? e.message : String(e);
       }
-      const r = await this.#d.painter.enhance({ texture, mask, mode, wrap, detail: req.detail ?? 1, signal });
-      const png = (await this.#d.codec.encode(r.texture, 'png')).bytes;
-      return { png, width, height, mode, wrap, regions: r.regions, paintedPixels: painted, engine: { provider: 'builtin', model: 'builtin-texture-painter', ...(fallbackReason ? { fallbackReason } : {}) } };
     }
-  }
-
-  async #decode(bytes: Uint8Array, field: string, limits: { maxPixels: number }): Promise<RasterImage> {
-    let img: RasterImage;
-    try {
-      img = await this.#d.codec.decode(bytes, limits);
-    } catch (e) {
-      if (e instanceof FitroomError && /pixel|large/i.test(e.message)) throw new FitroomError('PAYLOAD_TOO_LARGE', `${field} is larger than ${LIMITS.maxSide}x${LIMITS.maxSide} pixels`);
-      throw validationError([{ field, message: 'is not a readable PNG, JPEG or WebP image' }]);
-    }
-    if (img.width > LIMITS.maxSide || img.height > LIMITS.maxSide) throw new FitroomError('PAYLOAD_TOO_LARGE', `${field} is ${img.width}x${img.height} pixels; at most ${LIMITS.maxSide} on a side`);
-    return img;
+    const r = await this.#d.pool.run(builtinTask, { texture: req.texture, mask: req.mask, mode, wrap, detail, ...(fallbackReason ? { fallbackReason } : {}) }, { signal });
+    if ('refused' in r) throw new FitroomError(r.refused.code, r.refused.message, { details: r.refused.details });
+    return r.json;
   }
 
   /** The vendor's picture, at the texture's size, inside the painted region only. */
@@ -183,11 +117,5 @@ export class TextureEnhancer {
     if (v.width !== texture.width || v.height !== texture.height) v = await this.#d.codec.resize(v, texture.width, texture.height);
     const { rgba } = await this.#d.pool.run(compositeTask, { texture: texture.data, vendor: v.data, mask }, { signal });
     return { width: texture.width, height: texture.height, data: rgba };
-  }
-
-  /** The 200 answer's JSON bytes, built off the event loop. */
-  async answer(out: EnhanceOutcome, signal: AbortSignal): Promise<Uint8Array> {
-    const { png, ...fields } = out;
-    return (await this.#d.pool.run(answerTask, { png, fields }, { signal })).json;
   }
 }

@@ -1,7 +1,6 @@
 import { definePlugin } from '../../core/plugin.ts';
 import { TOKENS } from '../../core/tokens.ts';
 import { notFound } from '../../core/errors.ts';
-import { TEXTURE_PAINTER } from '../../core/ports/texture-painter.ts';
 import { CPU_POOL } from '../../core/ports/cpu-pool.ts';
 import { LIMITS, TextureEnhancer, type EnhanceRequest } from './enhance.ts';
 import { painterAsset, painterHeaders, renderPainterPage } from './page.ts';
@@ -28,7 +27,6 @@ export const texturePainterPlugin = definePlugin({
     const enhancer = new TextureEnhancer({
       codec: api.get(TOKENS.imageCodec),
       pool: api.get(CPU_POOL),
-      painter: api.get(TEXTURE_PAINTER),
       providers: () => api.get(TOKENS.imageModels),
       chain: api.config.ai.modelChain,
     });
@@ -91,10 +89,10 @@ export const texturePainterPlugin = definePlugin({
       async handler(ctx) {
         const t0 = performance.now();
         const signal = AbortSignal.timeout(LIMITS.vendorTimeoutMs * 2);
-        const out = await enhancer.enhance(ctx.body as EnhanceRequest, signal);
-        // the answer (a data URL of up to 9 MB) is encoded as JSON bytes off the event loop
+        // decoding, the engine and the answer's JSON bytes (a data URL of up to 9 MB) all run on a pool thread
+        const bytes = await enhancer.enhance(ctx.body as EnhanceRequest, signal);
         return {
-          file: { contentType: 'application/json; charset=utf-8', bytes: await enhancer.answer(out, signal) },
+          file: { contentType: 'application/json; charset=utf-8', bytes },
           headers: { 'Cache-Control': 'no-store', 'Server-Timing': `enhance;dur=${Math.round(performance.now() - t0)}` },
         };
       },
