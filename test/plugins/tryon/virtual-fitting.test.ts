@@ -113,10 +113,12 @@ describe('POST /api/v1/virtual-fitting', () => {
     expect(deliveries.rows.map((d) => d.event)).toEqual(['job.completed']);
   });
 
-  it('does not share cached results between keys', async () => {
+  it('does not share cached results between keys: another account cannot even use the twin', async () => {
     const other = await svc.createKey();
     const r = await svc.call('POST', '/api/v1/virtual-fitting', { key: other.key, body: { digitalTwinId: twinId, topGarment: [img.top, img.top2], bottomGarment: img.bottom } });
-    expect(r.status).toBe(202);
-    await svc.call('DELETE', `/api/v1/jobs/${r.body.jobId}`, { key: other.key });
+    // twins are owner-scoped: to another account this twin does not exist, so neither do its results
+    expect(r.status).toBe(404);
+    expect(r.body.error.code).toBe('NOT_FOUND');
+    expect(r.body.results).toBeUndefined();
   });
 });
