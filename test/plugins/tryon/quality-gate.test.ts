@@ -53,7 +53,7 @@ describe('the quality gate through POST /api/v1/virtual-fitting', () => {
     const checks = attempt.facts.qualityGate.checks as { check: string; value: number | string; passed: boolean }[];
     expect(checks.map((c) => c.check)).toEqual(['warp-folded', 'warp-stretch', 'warp-squeeze', 'coverage', 'old-garment', 'fill-area']);
     const coverage = checks.find((c) => c.check === 'coverage')!;
-    expect(coverage).toMatchObject({ layer: 'top', min: 0.6, passed: true, by: 'gate' });
+    expect(coverage).toMatchObject({ layer: 'top', min: 0.6, passed: true, by: 'renderer' });
     expect(coverage.value).toBeGreaterThan(0.6);
   });
 
