@@ -159,7 +159,9 @@ export async function runModelChain(opts: ModelChainOptions): Promise<ModelChain
       skip(`accepts at most ${spec.maxReferences} references; the call has ${call.references.length}`);
       continue;
     }
-    const largest = Math.max(0, ...call.references.map((r) => r.image.bytes.byteLength), ...(call.garments ?? []).flatMap((g) => [g.image.bytes.byteLength, g.onModel?.bytes.byteLength ?? 0]));
+    // what the model is sent: a dedicated model gets the person and the garment photos, not the grid
+    const sent = spec.kind === 'tryon' ? [...call.references.filter((r) => r.role === 'person').map((r) => r.image), ...(call.garments ?? []).flatMap((g) => (g.onModel ? [g.image, g.onModel] : [g.image]))] : call.references.map((r) => r.image);
+    const largest = Math.max(0, ...sent.map((i) => i.bytes.byteLength));
     if (spec.maxImageBytes !== undefined && largest > spec.maxImageBytes) {
       skip(`accepts images up to ${spec.maxImageBytes} bytes; the call has one of ${largest}`);
       continue;
