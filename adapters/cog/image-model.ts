@@ -214,7 +214,14 @@ export class CogImageModel implements ImageModelProvider {
   /** The merchant's Cog container: one synchronous, idempotent PUT (a 409 means every slot is busy). */
   async #cog(input: Record<string, unknown>, signal: AbortSignal): Promise<Prediction> {
     const id = randomUUID().replace(/-/g, '');
-    return (await requestJson(this.id, `${this.#http.baseUrl}/predictions/${id}`, { method: 'PUT', headers: this.#headers(), json: { input }, signal, timeoutMs: this.#http.timeoutMs }, readError)) as Prediction;
+    const put = async () => (await requestJson(this.id, `${this.#http.baseUrl}/predictions/${id}`, { method: 'PUT', headers: this.#headers(), json: { input }, signal, timeoutMs: this.#http.timeoutMs }, readError)) as Prediction;
+    try {
+      return await put();
+    } catch (e) {
+      // a dropped connection: the same PUT joins the prediction still running instead of starting another
+      if (signal.aborted || !(e instanceof ProviderError) || e.status !== undefined || /timed out/.test(e.message)) throw e;
+      return put();
+    }
   }
 
   /** Replicate: create (holding up to `Prefer: wait`), then poll the prediction until it ends. */

@@ -127,6 +127,19 @@ describe('CogImageModel on a Cog container', () => {
     expect(await cog().run(call()).catch((e) => e)).toMatchObject({ code: 'MODEL_UNAVAILABLE', status: 404 });
   });
 
+  it('after a dropped connection sends the same PUT again, joining the running prediction rather than starting another', async () => {
+    const paths = new Set<string>();
+    const scope = nock(COG)
+      .put((uri) => (paths.add(uri), true))
+      .replyWithError('socket hang up')
+      .put((uri) => (paths.add(uri), true))
+      .reply(200, { status: 'succeeded', output: b64(output) });
+    expect(await cog().run(call())).toHaveLength(1);
+    // both interceptors answered, both for the one prediction id
+    expect(scope.isDone()).toBe(true);
+    expect(paths.size).toBe(1);
+  });
+
   it('times out a container that does not answer, as retryable', async () => {
     nock(COG).put(/\/predictions\//).reply(late(2_000, [200, { status: 'succeeded', output: b64(output) }]));
     const err = await cog({ timeoutMs: 150 }).run(call()).catch((e) => e);
