@@ -73,7 +73,17 @@ function topShape(cut: GarmentCutout): TopShape | null {
   const centreGuess = (bx0 + bx1) / 2;
   const widths: number[] = [];
   const centres: number[] = [];
+  const spans: number[] = [];
+  const spanCentres: number[] = [];
   for (let y = Math.round(by0 + 0.6 * H); y <= Math.round(by0 + 0.88 * H); y++) {
+    let first = bx0;
+    let last = bx1;
+    while (first < bx1 && !on(first, y)) first++;
+    while (last > first && !on(last, y)) last--;
+    if (last > first) {
+      spans.push(last - first + 1);
+      spanCentres.push((first + last) / 2);
+    }
     let x0 = Math.round(centreGuess);
     let x1 = x0;
     if (!on(x0, y)) continue;
@@ -82,9 +92,15 @@ function topShape(cut: GarmentCutout): TopShape | null {
     widths.push(x1 - x0 + 1);
     centres.push((x0 + x1) / 2);
   }
-  if (!widths.length) return null;
+  if (!widths.length && !spans.length) return null;
   let halfWidth = median(widths) / 2;
   let centre = median(centres);
+  // a busy print (a leopard's spots) breaks the matte's run through the middle into a narrow
+  // strip: then the garment's span across those rows is the panel (with any sleeves beside it)
+  if (spans.length && (!widths.length || median(widths) < 0.4 * median(spans))) {
+    halfWidth = median(spans) / 2;
+    centre = median(spanCentres);
+  }
   // sleeves hanging beside the body and touching it (a blouse's wide sleeves, a cardigan's) join
   // the panel's run out to the garment's sides; then the panel ends where the garment's lower
   // outline notches up between the hem and each cuff
@@ -196,6 +212,9 @@ function topShape(cut: GarmentCutout): TopShape | null {
       }
     }
     if (bins.some((b) => Number.isNaN(b.centre))) continue;
+    // a thin strip beside the panel (a print's edge where a white garment is lost on a white
+    // backdrop) is no sleeve
+    if (median(bins.map((b) => b.half)) < 0.02 * H) continue;
     // the sleeve's length from the seam to the middle of its opening: the farthest reach along
     // the axis less the opening's half width (a short sleeve's opening is slanted to the axis)
     const length = Math.max(0.5 * reach, reach - bins[SLEEVE_BINS - 1].half);
