@@ -8,7 +8,7 @@ import { FitroomError, validationError } from '../../core/errors.ts';
 import { inbound, write, type HttpDeps } from '../standalone/http.ts';
 import { COLLECTION_PRODUCTS_QUERY, METAFIELDS_SET, PRODUCT_IMAGES_QUERY, PRODUCTS_QUERY, adminGraphql, assertNoUserErrors } from './admin-api.ts';
 import { PLATFORM, PROXY_SCHEME, accountOf, exchangeToken, merchantOwner, newMediaRow, shopperOwner, type ShopifyConnector } from './shopify.ts';
-import { adminPage } from './admin-page.ts';
+import { countChartSaved, countStorefrontUse, mountAdminApp } from './admin/routes.ts';
 
 /** The storefront operations the app proxy serves (the widget's calls), by method and API path. */
 const PROXIED = [
@@ -88,18 +88,13 @@ export function mountShopify(router: Router, deps: ShopifyMountDeps): void {
       ctx.request.headers['x-fitroom-proxy-query'] = ctx.querystring;
       const req = inbound(ctx, deps.http);
       const prefix = /^\/apps\/[a-z0-9_-]+$/i.test(String(ctx.query.path_prefix ?? '')) ? String(ctx.query.path_prefix) : '/apps/fitroom';
-      write(ctx, await pipeline.invoke(proxied, { ...req, links: proxyLinks(req.links, prefix) }));
+      const res = await pipeline.invoke(proxied, { ...req, links: proxyLinks(req.links, prefix) });
+      write(ctx, res);
+      await countStorefrontUse(c, path, res.status, ctx.query.shop);
     });
   }
 
   // 4. The embedded admin page and its JSON routes.
-  router.get('/shopify/app', guarded(async (ctx) => {
-    const shop = shopify.utils.sanitizeShop(String(ctx.query.shop ?? ''));
-    ctx.set('Content-Security-Policy', `frame-ancestors https://admin.shopify.com${shop ? ` https://${shop}` : ''};`);
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = adminPage(c.settings.apiKey);
-  }));
-
   const admin = (fn: (ctx: Koa.Context, shop: string) => Promise<unknown>) =>
     guarded(async (ctx) => {
       const auth = /^Bearer (.+)$/.exec(ctx.get('authorization'))?.[1];
@@ -119,6 +114,7 @@ export function mountShopify(router: Router, deps: ShopifyMountDeps): void {
       ctx.body = await fn(ctx, shop);
     });
   const gql = async <T>(shop: string, q: string, v: Record<string, unknown>) => adminGraphql<T>(shopify, await c.offlineSession(shop), q, v, { onReauth: () => c.markReauth(shop) });
+  mountAdminApp(router, { connector: c, admin, gql });
 
   router.get('/shopify/api/products', admin(async (ctx, shop) => {
     const search = typeof ctx.query.q === 'string' ? ctx.query.q.slice(0, 200) : undefined;
@@ -152,6 +148,7 @@ export function mountShopify(router: Router, deps: ShopifyMountDeps): void {
       metafields: [{ ownerId: productGid(ctx.params.id, 'Product'), namespace: '$app:fitroom', key: 'size_chart', type: 'json', value }],
     });
     assertNoUserErrors('Shopify refused the size chart', data.metafieldsSet);
+    await countChartSaved(c, shop);
     return { success: true };
   }));
   router.get('/shopify/api/data-requests', admin(async (_ctx, shop) => ({ exports: await c.store.dataExports(PLATFORM, shop) })));
