@@ -32,8 +32,4 @@ export class PostgresPlatformUsage implements PlatformUsage {
     const r = await this.pool.query<{ n: string | null }>('select sum(count) as n from platform_usage where platform = $1 and shop = $2 and metric = $3', [platform, shop, metric]);
     return Number(r.rows[0]?.n ?? 0);
   }
-
-  async forget(platform: string, shop: string): Promise<void> {
-    await this.pool.query('delete from platform_usage where platform = $1 and shop = $2', [platform, shop]);
-  }
 }

@@ -7,6 +7,7 @@
  */
 import nock from 'nock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHmac } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Session } from '@shopify/shopify-api';
@@ -16,6 +17,7 @@ import { loadShopifySettings } from '../../../connectors/shopify/settings.ts';
 import { PLATFORM, shopifyPlugin, type ShopifyConnector } from '../../../connectors/shopify/shopify.ts';
 import { mountShopify } from '../../../connectors/shopify/routes.ts';
 import { themeState, type ThemeFiles } from '../../../connectors/shopify/admin/overview.ts';
+import { PLATFORM_USAGE } from '../../../core/ports/platform-usage.ts';
 import { signProxyQuery, signSessionToken } from './support.ts';
 
 const SHOP = 'overview-shop.myshopify.com';
@@ -96,6 +98,18 @@ describe('GET /shopify/api/overview', () => {
     const stored = await svc.fitroom.pool.query('select metric, count::int as n from platform_usage where platform = $1 and shop = $2', [PLATFORM, SHOP]);
     expect(stored.rows).toEqual([{ metric: 'tryon', n: 1 }]);
   }, 120_000);
+
+  it('forgets the shop\'s counters with the rest of its data on shop/redact', async () => {
+    await c.api.get(PLATFORM_USAGE).count(PLATFORM, SHOP, 'size_chart');
+    const raw = JSON.stringify({ shop_id: 1, shop_domain: SHOP });
+    const res = await fetch(`${svc.api}/shopify/webhooks`, { method: 'POST', body: raw, headers: {
+      'content-type': 'application/json', 'x-shopify-topic': 'shop/redact', 'x-shopify-shop-domain': SHOP, 'x-shopify-webhook-id': crypto.randomUUID(),
+      'x-shopify-api-version': '2026-10', 'x-shopify-event-id': crypto.randomUUID(), 'x-shopify-triggered-at': new Date().toISOString(),
+      'x-shopify-hmac-sha256': createHmac('sha256', SECRET).update(raw).digest('base64'),
+    } });
+    expect(res.status).toBe(200);
+    expect((await svc.fitroom.pool.query('select 1 from platform_usage where platform = $1 and shop = $2', [PLATFORM, SHOP])).rowCount).toBe(0);
+  });
 });
 
 describe('the size-chart editor\'s rules', () => {
