@@ -125,12 +125,24 @@ async function loadBilling() {
     body.replaceChildren(h('s-stack', { gap: 'base' }, ...plans.map((p) => {
       const price = p.price ?? p.amount;
       const current = p.id === b.plan || p.name === b.plan;
-      return h('s-stack', { direction: 'inline', gap: 'base', alignItems: 'center' },
-        h('s-text', { type: 'strong' }, p.name), price !== undefined ? h('s-text', { color: 'subdued' }, typeof price === 'number' ? money(price) : String(price)) : null, p.description ? h('s-text', { color: 'subdued' }, p.description) : null,
-        current ? h('s-badge', { tone: 'success' }, 'Current plan') : h('s-button', { onclick: () => subscribe(p.id) }, `Choose ${p.name}`));
+      const terms = p.usageTerms ?? p.description;
+      return h('s-stack', { direction: 'inline', gap: 'base', alignItems: 'center', 'data-plan': p.id },
+        h('s-text', { type: 'strong' }, p.name), price !== undefined ? h('s-text', {}, typeof price === 'number' ? `${money(price)} a month` : String(price)) : null, terms ? h('s-text', { color: 'subdued' }, terms) : null,
+        current ? h('s-badge', { tone: 'success' }, 'Current plan') : h('s-button', { onclick: () => (p.id === 'free' ? cancelPlan() : subscribe(p.id)) }, `Choose ${p.name}`));
     })));
   } catch (e) {
     body.replaceChildren(h('s-paragraph', {}, 'The plan could not be loaded.'));
+    fail(e);
+  }
+}
+
+/** The free plan is no subscription: choosing it cancels the paid one. */
+async function cancelPlan() {
+  try {
+    await call('/billing/cancel', { method: 'POST' });
+    toast('You are on the free plan');
+    loadBilling();
+  } catch (e) {
     fail(e);
   }
 }

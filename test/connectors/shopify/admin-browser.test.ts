@@ -21,7 +21,7 @@ import { mountShopify } from '../../../connectors/shopify/routes.ts';
 import { deepLinks } from '../../../connectors/shopify/admin/overview.ts';
 import { PLATFORM_USAGE } from '../../../core/ports/platform-usage.ts';
 import { CHROMIUM, SHOTS, launchChromium } from '../../plugins/ar-host/browser.ts';
-import { signSessionToken } from './support.ts';
+import { signSessionToken, TEST_TOKEN_KEYS } from './support.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../../..');
@@ -65,7 +65,7 @@ function productsPage() {
 }
 
 beforeAll(async () => {
-  const settings = loadShopifySettings({ SHOPIFY_API_KEY: API_KEY, SHOPIFY_API_SECRET: SECRET, SHOPIFY_APP_URL: 'https://my-test-app.myshopify.io' })!;
+  const settings = loadShopifySettings({ SHOPIFY_API_KEY: API_KEY, SHOPIFY_API_SECRET: SECRET, SHOPIFY_APP_URL: 'https://my-test-app.myshopify.io', SHOPIFY_TOKEN_KEYS: TEST_TOKEN_KEYS })!;
   const plugin = shopifyPlugin(settings);
   svc = await startTestService({ plugins: [plugin], mounts: [(router, h) => mountShopify(router, { connector: plugin.connector(), pipeline: h.pipeline, http: h })] });
   c = plugin.connector();
@@ -133,7 +133,8 @@ const toasts = (page: Page) => page.evaluate(() => (window as any).__shopifyCall
 
 describe('the embedded admin (Polaris web components, App Bridge)', () => {
   it.runIf(existsSync(CHROMIUM))('shows the onboarding checklist from the server, and the size-chart table refuses a bad cell, then saves a good chart to the product metafield', async () => {
-    const { context, page, errors } = await openAdmin();
+    // the routes of the plan, data requests, erasures and settings answer 404 here, as on a server without them
+    const { context, page, errors } = await openAdmin(async (p) => void (await p.route(/\/shopify\/api\/(billing|data-requests|compliance|settings)/, (route) => route.fulfill({ status: 404, body: '' }))));
     const step = (id: string) => page.locator(`[data-step="${id}"]`);
 
     // the checklist: the theme has the embed on but not the block; no chart yet; a model is ready
@@ -159,7 +160,7 @@ describe('the embedded admin (Polaris web components, App Bridge)', () => {
     expect(await row(103).textContent()).toContain('MODEL3D_PROCESSING_FAILURE');
     expect(await row(102).locator('s-badge').first().textContent()).toBe('Ready');
     expect(await row(101).getByRole('button', { name: 'Generate 3D' }).count()).toBe(1);
-    // the teammates' sections answer 404 on this server: calm empty states, no error
+    // those sections show a short note, no error
     for (const s of ['billing', 'requests', 'settings', 'compliance']) await page.locator(`[data-empty="${s}"]`).waitFor();
     await page.screenshot({ path: path.join(SHOTS, 'shopify-admin-page.png'), fullPage: true });
     await page.locator('#setup').screenshot({ path: path.join(SHOTS, 'shopify-admin-checklist.png') });
@@ -218,15 +219,21 @@ describe('the embedded admin (Polaris web components, App Bridge)', () => {
   }, 180_000);
 
   it.runIf(existsSync(CHROMIUM))('uses the billing, data-request, compliance and settings routes with the session token, in the shapes they answer', async () => {
-    // these routes come from other parts of the app; their answers are given here in their documented shapes
+    // answers in the shapes of billing.ts, data-requests.ts and the settings route, so the page is tested on its own
     const seen: { method: string; path: string; auth: string | undefined; body: unknown }[] = [];
     let delivered: string | null = null;
+    let plan = 'paid';
     const request = { id: 'dr-9001', customerId: '3001', requestedAt: '2026-11-20T09:30:00.000Z', status: 'open' };
+    const plans = [
+      { id: 'free', name: 'Free', price: 0, usageTerms: 'Builtin engines only, no usage charges', cappedAmount: 0 },
+      { id: 'paid', name: 'Fitroom Paid', price: 19, usageTerms: '$0.10 per AI try-on, $1.00 per vendor 3D model', cappedAmount: 50 },
+    ];
     const answers: Record<string, (body: unknown) => unknown> = {
-      'GET /shopify/api/billing': () => ({ plan: 'free', status: 'ACTIVE', usage: { amount: 12.5, cap: 50, currency: 'USD' }, plans: [{ id: 'free', name: 'Free', price: 0 }, { id: 'pro', name: 'Pro', price: 19 }] }),
+      'GET /shopify/api/billing': () => (plan === 'paid' ? { plan, status: 'ACTIVE', usage: { amount: 12.5, cap: 50, currency: 'USD' }, plans } : { plan, status: 'CANCELLED', usage: { amount: 0, cap: 0, currency: 'USD' }, plans }),
+      'POST /shopify/api/billing/cancel': () => ((plan = 'free'), { plan: 'free', status: 'CANCELLED' }),
       'POST /shopify/api/billing/subscribe': () => ({ confirmationUrl: `https://${SHOP}/admin/charges/4028/confirm_recurring_application_charge?signature=x` }),
-      'GET /shopify/api/data-requests': () => ({ dataRequests: [{ ...request, deliveredAt: delivered }] }),
-      'POST /shopify/api/data-requests/dr-9001/delivered': () => ((delivered = '2026-11-27T10:00:00.000Z'), { success: true }),
+      'GET /shopify/api/data-requests': () => ({ dataRequests: [{ ...request, deliveredAt: delivered, status: delivered ? 'delivered' : 'open' }] }),
+      'POST /shopify/api/data-requests/dr-9001/delivered': () => ((delivered = '2026-11-27T10:00:00.000Z'), { dataRequest: { ...request, deliveredAt: delivered, status: 'delivered' } }),
       'GET /shopify/api/compliance': () => ({ shopRedact: null, customersRedact: { lastRunAt: '2026-11-25T08:00:00.000Z', rows: 12, files: 3 } }),
       'GET /shopify/api/settings': () => ({ photoRetentionHours: 24 }),
       'PUT /shopify/api/settings': (b) => b,
@@ -247,13 +254,18 @@ describe('the embedded admin (Polaris web components, App Bridge)', () => {
     });
     const token = (await page.evaluate(() => (window as any).__shopifyStub.token)) as string;
 
-    // plan and usage against the cap; choosing a plan goes to Shopify's confirmation page in the top frame
+    // plan and usage against the cap; the free plan by cancelling; the paid one through Shopify's confirmation page in the top frame
     await expect.poll(() => page.locator('#plan').textContent(), WAIT).toContain('Usage charges: $12.50 of $50.00 (25% of the cap)');
     expect(await page.locator('#plan [role="meter"]').getAttribute('aria-valuenow')).toBe('12.5');
-    expect(await page.locator('#billing-body s-badge').textContent()).toBe('Current plan');
-    await page.getByRole('button', { name: 'Choose Pro', exact: true }).click();
+    expect(await page.locator('[data-plan="paid"] s-badge').textContent()).toBe('Current plan');
+    expect(await page.locator('[data-plan="paid"]').textContent()).toContain('$19.00 a month');
+    await page.getByRole('button', { name: 'Choose Free', exact: true }).click();
+    await expect.poll(() => page.locator('[data-plan="free"] s-badge').textContent(), WAIT).toBe('Current plan');
+    expect(await page.locator('#plan [role="meter"]').count()).toBe(0);
+    await page.getByRole('button', { name: 'Choose Fitroom Paid', exact: true }).click();
     await expect.poll(() => page.evaluate(() => (window as any).__shopifyCalls.opened), WAIT).toEqual([{ url: `https://${SHOP}/admin/charges/4028/confirm_recurring_application_charge?signature=x`, target: '_top' }]);
-    expect(seen.find((x) => x.path === '/shopify/api/billing/subscribe')).toMatchObject({ method: 'POST', auth: `Bearer ${token}`, body: { plan: 'pro' } });
+    expect(seen.find((x) => x.path === '/shopify/api/billing/cancel')).toMatchObject({ method: 'POST', auth: `Bearer ${token}` });
+    expect(seen.find((x) => x.path === '/shopify/api/billing/subscribe')).toMatchObject({ method: 'POST', auth: `Bearer ${token}`, body: { plan: 'paid' } });
 
     // a data request: the export downloaded with the token (fetch and blob), then marked delivered
     const row = page.locator('s-table-row[data-request="dr-9001"]');

@@ -18,7 +18,7 @@ import { PLATFORM, shopifyPlugin, type ShopifyConnector } from '../../../connect
 import { mountShopify } from '../../../connectors/shopify/routes.ts';
 import { themeState, type ThemeFiles } from '../../../connectors/shopify/admin/overview.ts';
 import { PLATFORM_USAGE } from '../../../core/ports/platform-usage.ts';
-import { signProxyQuery, signSessionToken } from './support.ts';
+import { signProxyQuery, signSessionToken, TEST_TOKEN_KEYS } from './support.ts';
 
 const SHOP = 'overview-shop.myshopify.com';
 const API_KEY = 'testApiKey';
@@ -30,7 +30,7 @@ let svc: TestService;
 let c: ShopifyConnector;
 
 beforeAll(async () => {
-  const settings = loadShopifySettings({ SHOPIFY_API_KEY: API_KEY, SHOPIFY_API_SECRET: SECRET, SHOPIFY_APP_URL: 'https://my-test-app.myshopify.io' })!;
+  const settings = loadShopifySettings({ SHOPIFY_API_KEY: API_KEY, SHOPIFY_API_SECRET: SECRET, SHOPIFY_APP_URL: 'https://my-test-app.myshopify.io', SHOPIFY_TOKEN_KEYS: TEST_TOKEN_KEYS })!;
   const plugin = shopifyPlugin(settings);
   svc = await startTestService({ plugins: [plugin], env: { BOT_VERIFIER: 'off' }, mounts: [(router, h) => mountShopify(router, { connector: plugin.connector(), pipeline: h.pipeline, http: h })] });
   c = plugin.connector();

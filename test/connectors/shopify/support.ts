@@ -23,3 +23,6 @@ export function signSessionToken(shop: string, apiKey: string, secret: string, s
   const body = `${part({ alg: 'HS256', typ: 'JWT' })}.${part({ iss: `https://${shop}/admin`, dest: `https://${shop}`, aud: apiKey, sub: '42', exp: now + seconds, nbf: now - 5, iat: now, jti: randomUUID(), sid: randomUUID() })}`;
   return `${body}.${createHmac('sha256', secret).update(body).digest('base64url')}`;
 }
+
+/** SHOPIFY_TOKEN_KEYS for tests: one fixed 32-byte key (never a real deployment's). */
+export const TEST_TOKEN_KEYS = `k1:${Buffer.alloc(32, 7).toString('base64')}`;
