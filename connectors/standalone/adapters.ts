@@ -29,6 +29,8 @@ import { PERSON_ANALYZER } from '../../core/ports/person-analyzer.ts';
 import { LearnedPersonAnalyzer } from '../../adapters/human/person-analyzer.ts';
 import { PLATFORM_STORE } from '../../core/ports/platform-store.ts';
 import { PostgresPlatformStore } from '../../adapters/postgres/platform-store.ts';
+import { PLATFORM_APP_STORE } from '../../core/ports/platform-app-store.ts';
+import { PostgresPlatformAppStore } from '../../adapters/postgres/platform-app-store.ts';
 import { OWNER_DATA } from '../../core/ports/owner-data.ts';
 import { PostgresOwnerData } from '../../adapters/postgres/owner-data.ts';
 import { MONITORING_STORE } from '../../core/ports/monitoring-store.ts';
@@ -63,6 +65,7 @@ export function bindPluginAdapters(ctx: AdapterContext): void {
   bindShoe3dAdapters(ctx);
   ctx.services.provide(AR_MODEL_PROCESSOR, new BuiltinArModelProcessor(codec));
   ctx.services.provide(PLATFORM_STORE, new PostgresPlatformStore(ctx.pool));
+  ctx.services.provide(PLATFORM_APP_STORE, new PostgresPlatformAppStore(ctx.pool));
   ctx.services.provide(OWNER_DATA, new PostgresOwnerData(ctx.pool, ctx.blobs));
   ctx.services.provide(MONITORING_STORE, new PostgresMonitoringStore(ctx.pool));
   ctx.services.provide(FOOT_MEASUREMENT_STORE, new PostgresFootMeasurementStore(ctx.pool));

@@ -12,3 +12,6 @@ export function signProxyQuery(secret: string, pairs: [string, string][]): strin
   q.append('signature', createHmac('sha256', secret).update(message).digest('hex'));
   return q.toString();
 }
+
+/** SHOPIFY_TOKEN_KEYS for tests: one fixed 32-byte key (never a real deployment's). */
+export const TEST_TOKEN_KEYS = `k1:${Buffer.alloc(32, 7).toString('base64')}`;
