@@ -33,17 +33,23 @@ export class PostgresPlatformStore implements PlatformStore {
 
   /** Everything kept for a shop (shop/redact). */
   async deleteInstall(platform: string, shop: string) {
-    for (const table of ['platform_installs', 'platform_sessions', 'platform_customers', 'platform_media', 'platform_data_exports', 'platform_shop_settings']) {
+    // everything kept per shop, the admin's usage counters (PlatformUsage) included
+    for (const table of ['platform_installs', 'platform_sessions', 'platform_customers', 'platform_media', 'platform_data_exports', 'platform_shop_settings', 'platform_usage']) {
       await this.pool.query(`delete from ${table} where platform = $1 and shop = $2`, [platform, shop]);
     }
   }
 
-  async putSession(platform: string, id: string, shop: string, data: unknown) {
+  async putSession(platform: string, id: string, shop: string, data: unknown, meta?: { keyId: string | null; expiresAt: Date | null }) {
     await this.pool.query(
-      `insert into platform_sessions (platform, id, shop, data) values ($1, $2, $3, $4)
-       on conflict (platform, id) do update set shop = $3, data = $4, updated_at = now()`,
-      [platform, id, shop, JSON.stringify(data)],
+      `insert into platform_sessions (platform, id, shop, data, key_id, expires_at) values ($1, $2, $3, $4, $5, $6)
+       on conflict (platform, id) do update set shop = $3, data = $4, key_id = $5, expires_at = $6, updated_at = now()`,
+      [platform, id, shop, JSON.stringify(data), meta?.keyId ?? null, meta?.expiresAt ?? null],
     );
+  }
+
+  async sessionsToSeal(platform: string, keyId: string) {
+    const r = await this.pool.query<{ id: string; shop: string; data: unknown }>('select id, shop, data from platform_sessions where platform = $1 and key_id is distinct from $2', [platform, keyId]);
+    return r.rows;
   }
 
   async getSession(platform: string, id: string) {

@@ -10,6 +10,8 @@ import { RATE_LIMITS } from '../../core/pipeline.ts';
 import { inbound, write } from '../standalone/http.ts';
 import { PLATFORM, PROXY_SCHEME, type ShopifyConnector } from './shopify.ts';
 import type { ShopifyMountDeps } from './routes.ts';
+import { planGated } from './billing.ts';
+import { countStorefrontUse } from './admin/routes.ts';
 
 /**
  * The storefront operations the app proxy serves (the dialog's calls and the 3D viewer), by method and
@@ -76,7 +78,7 @@ export function mountProxy(router: Router, deps: ShopifyMountDeps): void {
   for (const [method, path] of PROXIED) {
     const op = deps.http.kernel.operations.find((o) => o.method === method && o.path === path && (o.host ?? 'api') === 'api');
     if (!op) continue;
-    const proxied: Operation = { ...op, auth: [PROXY_SCHEME] };
+    const proxied: Operation = { ...op, auth: [PROXY_SCHEME], handler: planGated(c, op) };
     router.register(`/shopify/proxy${path.replace(/\{(\w+)\}/g, ':$1')}`, [method], async (ctx) => {
       if (UPLOADS.has(`${method} ${path}`) && ctx.get(CONSENT_HEADER) !== CONSENT_VERSION) {
         return fail(ctx, new FitroomError('FORBIDDEN', 'The shopper has not accepted the photo notice: the page sends X-Fitroom-Consent once they have'));
@@ -86,7 +88,9 @@ export function mountProxy(router: Router, deps: ShopifyMountDeps): void {
       const req = inbound(ctx, deps.http);
       const ip = shopperAddress(ctx, hops);
       const prefix = proxyPrefix(ctx);
-      write(ctx, await pipeline.invoke(proxied, { ...req, ip, loopback: ip === ctx.ip && req.loopback, links: proxyLinks(req.links, prefix) }));
+      const res = await pipeline.invoke(proxied, { ...req, ip, loopback: ip === ctx.ip && req.loopback, links: proxyLinks(req.links, prefix) });
+      write(ctx, res);
+      await countStorefrontUse(c, path, res.status, ctx.query.shop);
     });
   }
 

@@ -23,10 +23,13 @@ export interface PlatformStore {
   getInstall(platform: string, shop: string): Promise<PlatformInstall | null>;
   saveInstall(rec: PlatformInstall): Promise<void>;
   deleteInstall(platform: string, shop: string): Promise<void>;
-  putSession(platform: string, id: string, shop: string, data: unknown): Promise<void>;
+  /** `meta`: the key that sealed the row's tokens and when its access token expires (migration 091). */
+  putSession(platform: string, id: string, shop: string, data: unknown, meta?: { keyId: string | null; expiresAt: Date | null }): Promise<void>;
   getSession(platform: string, id: string): Promise<unknown | null>;
   deleteSessions(platform: string, ids: string[]): Promise<void>;
   sessionsByShop(platform: string, shop: string): Promise<unknown[]>;
+  /** Sessions not sealed with `keyId` (plain rows from before 091, or an older key): to seal again. */
+  sessionsToSeal(platform: string, keyId: string): Promise<{ id: string; shop: string; data: unknown }[]>;
   /** Records an event id; false when it was seen before (a redelivery). */
   firstDelivery(platform: string, eventId: string): Promise<boolean>;
   rememberCustomer(platform: string, shop: string, customerId: string): Promise<void>;

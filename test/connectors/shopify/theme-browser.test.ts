@@ -26,7 +26,7 @@ import { loadShopifySettings } from '../../../connectors/shopify/settings.ts';
 import { shopifyPlugin, shopperOwner } from '../../../connectors/shopify/shopify.ts';
 import { mountShopify } from '../../../connectors/shopify/routes.ts';
 import { CHROMIUM, SHOTS, launchChromium } from '../../plugins/ar-host/browser.ts';
-import { signProxyQuery } from './support.ts';
+import { signProxyQuery, TEST_TOKEN_KEYS } from './support.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const EXTENSION = path.join(ROOT, 'connectors/shopify/extensions/fitroom-theme');
@@ -120,7 +120,7 @@ async function renderProductPage(engine: Liquid, p: ProductFixture): Promise<str
 }
 
 beforeAll(async () => {
-  const settings = loadShopifySettings({ SHOPIFY_API_KEY: 'testApiKey', SHOPIFY_API_SECRET: SECRET, SHOPIFY_APP_URL: 'https://my-test-app.myshopify.io' })!;
+  const settings = loadShopifySettings({ SHOPIFY_API_KEY: 'testApiKey', SHOPIFY_API_SECRET: SECRET, SHOPIFY_APP_URL: 'https://my-test-app.myshopify.io', SHOPIFY_TOKEN_KEYS: TEST_TOKEN_KEYS })!;
   const plugin = shopifyPlugin(settings);
   svc = await startTestService({ plugins: [plugin], mounts: [(router, h) => mountShopify(router, { connector: plugin.connector(), pipeline: h.pipeline, http: h })] });
   await plugin.connector().completeInstall(new Session({ id: `offline_${SHOP}`, shop: SHOP, state: 'x', isOnline: false, accessToken: 'shpat_x', scope: 'write_products' }));
