@@ -26,6 +26,11 @@ export interface Caller {
   countsAiQuota: boolean;
   /** Analytics attribution from a usage token (X-Service-Usage-Account); changes nothing else. */
   usageAccountId?: string;
+  /**
+   * A storefront token minted by a service key with `forwardsShoppers`: held by the merchant's server,
+   * which names each shopper (X-Fitroom-Shopper, X-Fitroom-Shopper-IP) so limits and passes are theirs.
+   */
+  forwardsShoppers?: boolean;
 }
 
 export function sha256Hex(input: string | Uint8Array): string {
