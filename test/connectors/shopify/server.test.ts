@@ -184,6 +184,21 @@ describe('tokens', () => {
     expect(logLines.join('')).not.toMatch(/shpat_|shprt_/);
   });
 
+  it('exchanges a non-expiring offline token stored before for an expiring one at its first use', async () => {
+    const shop = 'legacy-shop.myshopify.com';
+    await c.completeInstall(new Session({ id: `offline_${shop}`, shop, state: '', isOnline: false, accessToken: 'shpat_never_expires', scope: 'write_products' }));
+    let sent: Record<string, string> | null = null;
+    nock(`https://${shop}`).post('/admin/oauth/access_token').reply(200, async (req: Request) => {
+      sent = (await req.json()) as Record<string, string>;
+      return accessTokenAnswer('shpat_migrated', 'shprt_migrated');
+    });
+    const s = await c.offlineSession(shop);
+    expect(sent!).toMatchObject({ grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange', subject_token: 'shpat_never_expires', subject_token_type: 'urn:shopify:params:oauth:token-type:offline-access-token', expiring: '1' });
+    expect(s.accessToken).toBe('shpat_migrated');
+    expect(s.refreshToken).toBe('shprt_migrated');
+    expect((await c.offlineSession(shop)).accessToken).toBe('shpat_migrated');
+  });
+
   it('asks the merchant to re-authorize when the refresh token has expired too, without calling Shopify', async () => {
     const shop = 'expired-shop.myshopify.com';
     await c.completeInstall(new Session({ id: `offline_${shop}`, shop, state: '', isOnline: false, accessToken: 'shpat_expired', scope: 'write_products', expires: new Date(Date.now() - 60_000), refreshToken: 'shprt_expired', refreshTokenExpires: new Date(Date.now() - 1000) }));
