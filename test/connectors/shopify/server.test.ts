@@ -236,7 +236,7 @@ describe('tokens', () => {
 async function shopperJob(customer: string) {
   const img = await tryOnImages();
   const q = signProxyQuery(SECRET, [['shop', SHOP], ['path_prefix', '/apps/fitroom'], ['timestamp', String(Math.floor(Date.now() / 1000))], ['logged_in_customer_id', customer]]);
-  const r = await fetch(`${svc.api}/shopify/proxy/api/v1/virtual-fitting?${q}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ personImages: [img.face], topGarment: img.top, options: { quality: 'draft' } }) });
+  const r = await fetch(`${svc.api}/shopify/proxy/api/v1/virtual-fitting?${q}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-fitroom-consent': '1' }, body: JSON.stringify({ personImages: [img.face], topGarment: img.top, options: { quality: 'draft' } }) });
   expect(r.status).toBe(202);
   return (await r.json()).jobId as string;
 }
