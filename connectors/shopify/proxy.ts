@@ -10,6 +10,7 @@ import { inbound, write } from '../standalone/http.ts';
 import { PLATFORM, PROXY_SCHEME, type ShopifyConnector } from './shopify.ts';
 import type { ShopifyMountDeps } from './routes.ts';
 import { planGated } from './billing.ts';
+import { countStorefrontUse } from './admin/routes.ts';
 
 /**
  * The storefront operations the app proxy serves (the dialog's calls and the 3D viewer), by method and
@@ -86,7 +87,9 @@ export function mountProxy(router: Router, deps: ShopifyMountDeps): void {
       const req = inbound(ctx, deps.http);
       const ip = shopperAddress(ctx, hops);
       const prefix = proxyPrefix(ctx);
-      write(ctx, await pipeline.invoke(proxied, { ...req, ip, loopback: ip === ctx.ip && req.loopback, links: proxyLinks(req.links, prefix) }));
+      const res = await pipeline.invoke(proxied, { ...req, ip, loopback: ip === ctx.ip && req.loopback, links: proxyLinks(req.links, prefix) });
+      write(ctx, res);
+      await countStorefrontUse(c, path, res.status, ctx.query.shop);
     });
   }
 

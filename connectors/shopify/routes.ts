@@ -10,7 +10,7 @@ import { PLATFORM, accountOf, exchangeToken, newMediaRow, type ShopifyConnector 
 import { mountWebhooks, readRaw } from './webhooks.ts';
 import { mountDataRequests, mountCompliance } from './data-requests.ts';
 import { assert3dAllowed, mountBilling } from './billing.ts';
-import { adminPage } from './admin-page.ts';
+import { countChartSaved, mountAdminApp } from './admin/routes.ts';
 import { mountProxy } from './proxy.ts';
 import { mountStorefrontSettings } from './storefront.ts';
 
@@ -63,13 +63,6 @@ export function mountShopify(router: Router, deps: ShopifyMountDeps): void {
   mountProxy(router, deps);
 
   // 4. The embedded admin page and its JSON routes.
-  router.get('/shopify/app', guarded(async (ctx) => {
-    const shop = shopify.utils.sanitizeShop(String(ctx.query.shop ?? ''));
-    ctx.set('Content-Security-Policy', `frame-ancestors https://admin.shopify.com${shop ? ` https://${shop}` : ''};`);
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = adminPage(c.settings.apiKey);
-  }));
-
   const admin = (fn: (ctx: Koa.Context, shop: string) => Promise<unknown>) =>
     guarded(async (ctx) => {
       const auth = /^Bearer (.+)$/.exec(ctx.get('authorization'))?.[1];
@@ -89,6 +82,7 @@ export function mountShopify(router: Router, deps: ShopifyMountDeps): void {
       ctx.body = await fn(ctx, shop);
     });
   const gql = <T>(shop: string, q: string, v: Record<string, unknown>) => c.admin<T>(shop, q, v);
+  mountAdminApp(router, { connector: c, admin, gql });
 
   router.get('/shopify/api/products', admin(async (ctx, shop) => {
     const search = typeof ctx.query.q === 'string' ? ctx.query.q.slice(0, 200) : undefined;
@@ -122,6 +116,7 @@ export function mountShopify(router: Router, deps: ShopifyMountDeps): void {
       metafields: [{ ownerId: productGid(ctx.params.id, 'Product'), namespace: '$app:fitroom', key: 'size_chart', type: 'json', value }],
     });
     assertNoUserErrors('Shopify refused the size chart', data.metafieldsSet);
+    await countChartSaved(c, shop);
     return { success: true };
   }));
   mountStorefrontSettings(router, deps, admin);

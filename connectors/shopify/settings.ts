@@ -31,8 +31,11 @@ export interface ShopifySettings {
   billing: BillingSettings;
 }
 
-/** The default scopes: products and their media and metafields, the app proxy, collections. */
-export const DEFAULT_SCOPES = ['read_products', 'write_products', 'write_app_proxy'];
+/**
+ * The default scopes: products and their media and metafields, the app proxy, collections, and the
+ * live theme's files read-only (the admin's checklist sees whether the app embed and block are on).
+ */
+export const DEFAULT_SCOPES = ['read_products', 'write_products', 'write_app_proxy', 'read_themes'];
 
 /**
  * SHOPIFY_API_KEY, SHOPIFY_API_SECRET and SHOPIFY_APP_URL (and optional SHOPIFY_SCOPES): all or none.

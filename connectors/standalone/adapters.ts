@@ -40,6 +40,8 @@ import { PostgresFootMeasurementStore } from '../../adapters/postgres/foot-measu
 import { CPU_POOL } from '../../core/ports/cpu-pool.ts';
 import { BATCH_STORE } from '../../core/ports/batch-store.ts';
 import { PostgresBatchStore } from '../../adapters/postgres/batch-store.ts';
+import { PLATFORM_USAGE } from '../../core/ports/platform-usage.ts';
+import { PostgresPlatformUsage } from '../../adapters/postgres/platform-usage-store.ts';
 import { PACKSHOT_CLASSIFIER } from '../../core/ports/packshot-classifier.ts';
 import { PooledPackshotClassifier } from '../../adapters/builtin/shoe3d/pooled-packshot-classifier.ts';
 
@@ -65,6 +67,7 @@ export function bindPluginAdapters(ctx: AdapterContext): void {
   bindShoe3dAdapters(ctx);
   ctx.services.provide(AR_MODEL_PROCESSOR, new BuiltinArModelProcessor(codec));
   ctx.services.provide(PLATFORM_STORE, new PostgresPlatformStore(ctx.pool));
+  ctx.services.provide(PLATFORM_USAGE, new PostgresPlatformUsage(ctx.pool));
   ctx.services.provide(PLATFORM_APP_STORE, new PostgresPlatformAppStore(ctx.pool));
   ctx.services.provide(OWNER_DATA, new PostgresOwnerData(ctx.pool, ctx.blobs));
   ctx.services.provide(MONITORING_STORE, new PostgresMonitoringStore(ctx.pool));
