@@ -1,27 +1,18 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import { randomUUID } from 'node:crypto';
-import type { Operation } from '../../core/plugin.ts';
 import type { OperationPipeline } from '../../core/pipeline.ts';
-import { restLinks, type Links } from '../../core/links.ts';
+import { restLinks } from '../../core/links.ts';
 import { FitroomError, validationError } from '../../core/errors.ts';
-import { inbound, write, type HttpDeps } from '../standalone/http.ts';
+import { write, type HttpDeps } from '../standalone/http.ts';
 import { COLLECTION_PRODUCTS_QUERY, METAFIELDS_SET, PRODUCT_IMAGES_QUERY, PRODUCTS_QUERY, assertNoUserErrors } from './admin-api.ts';
-import { PLATFORM, PROXY_SCHEME, accountOf, exchangeToken, newMediaRow, type ShopifyConnector } from './shopify.ts';
+import { PLATFORM, accountOf, exchangeToken, newMediaRow, type ShopifyConnector } from './shopify.ts';
 import { mountWebhooks, readRaw } from './webhooks.ts';
 import { mountDataRequests, mountCompliance } from './data-requests.ts';
-import { assert3dAllowed, mountBilling, planGated } from './billing.ts';
-import { countChartSaved, countStorefrontUse, mountAdminApp } from './admin/routes.ts';
-
-/** The storefront operations the app proxy serves (the widget's calls), by method and API path. */
-const PROXIED = [
-  ['POST', '/api/v1/virtual-fitting'],
-  ['GET', '/api/v1/jobs/{jobId}'],
-  ['POST', '/api/v1/digital-twin'],
-  ['POST', '/api/v1/size-fitting'],
-  ['GET', '/api/v1/challenge'],
-  ['GET', '/widget/v1/fitroom.js'],
-] as const;
+import { assert3dAllowed, mountBilling } from './billing.ts';
+import { mountProxy } from './proxy.ts';
+import { mountStorefrontSettings } from './storefront.ts';
+import { countChartSaved, mountAdminApp } from './admin/routes.ts';
 
 export interface ShopifyMountDeps {
   connector: ShopifyConnector;
@@ -69,20 +60,7 @@ export function mountShopify(router: Router, deps: ShopifyMountDeps): void {
   mountWebhooks(router, c, fail, deps.http.log);
 
   // 3. The app proxy: the storefront's calls, signed by Shopify, answered by the core pipeline.
-  for (const [method, path] of PROXIED) {
-    const op = deps.http.kernel.operations.find((o) => o.method === method && o.path === path && (o.host ?? 'api') === 'api');
-    if (!op) continue;
-    const proxied: Operation = { ...op, auth: [PROXY_SCHEME], handler: planGated(c, op) };
-    router.register(`/shopify/proxy${path.replace(/\{(\w+)\}/g, ':$1')}`, [method], async (ctx) => {
-      // the proxy scheme checks the signature over the exact query, duplicates included
-      ctx.request.headers['x-fitroom-proxy-query'] = ctx.querystring;
-      const req = inbound(ctx, deps.http);
-      const prefix = /^\/apps\/[a-z0-9_-]+$/i.test(String(ctx.query.path_prefix ?? '')) ? String(ctx.query.path_prefix) : '/apps/fitroom';
-      const res = await pipeline.invoke(proxied, { ...req, links: proxyLinks(req.links, prefix) });
-      write(ctx, res);
-      await countStorefrontUse(c, path, res.status, ctx.query.shop);
-    });
-  }
+  mountProxy(router, deps);
 
   // 4. The embedded admin page and its JSON routes.
   const admin = (fn: (ctx: Koa.Context, shop: string) => Promise<unknown>) =>
@@ -141,6 +119,7 @@ export function mountShopify(router: Router, deps: ShopifyMountDeps): void {
     await countChartSaved(c, shop);
     return { success: true };
   }));
+  mountStorefrontSettings(router, deps, admin);
   mountDataRequests(router, c, admin);
   mountCompliance(router, c, admin);
   mountBilling(router, c, admin, (ctx) => readJson(ctx.req, 16 * 1024));
@@ -176,10 +155,6 @@ function productGid(id: string, type: 'Product' | 'Collection'): string {
   throw validationError([{ field: 'id', message: `must be a ${type} id` }]);
 }
 
-/** Status links stay on the shop's proxy path (same origin as the page); files stay on the API host. */
-function proxyLinks(base: Links, prefix: string): Links {
-  return { ...base, job: (jobId) => `${prefix}/api/v1/jobs/${encodeURIComponent(jobId)}` };
-}
 
 async function readJson(req: NodeJS.ReadableStream, max: number): Promise<unknown> {
   // an empty body reads as null (routes with no fields)

@@ -14,6 +14,8 @@ import type { CredentialService } from '../../core/credentials.ts';
 import type { FileService } from '../../core/files.ts';
 import { PLATFORM_APP_STORE, type PlatformAppStore } from '../../core/ports/platform-app-store.ts';
 import type { ShopifySettings } from './settings.ts';
+import { shopperBuckets } from './proxy.ts';
+import { purgeShopperPhotos } from './storefront.ts';
 import { adminGraphql, assertNoUserErrors, MEDIA_STATUS_QUERY, PRODUCT_UPDATE_MEDIA, STAGED_UPLOADS_CREATE } from './admin-api.ts';
 import { OfflineTokens, sealStoredSessions, TokenVault } from './tokens.ts';
 import { billingPlans, chargeVendorJobs } from './billing.ts';
@@ -205,6 +207,7 @@ export function shopifyPlugin(settings: ShopifySettings): FitroomPlugin & { conn
         estimatedSeconds: 60,
         run: async (job) => ({ result: await attachModel(c, job as never) }),
       });
+      api.cron({ task: 'fitroom_shopify_photo_purge', pattern: '*/15 * * * *', run: async () => void (await purgeShopperPhotos(c)) });
       api.cron({ task: 'fitroom_shopify_media_sweep', pattern: '* * * * *', run: async () => void (await c.sweepMedia()) });
       // usage charges of the paid plan: one per completed vendor job, idempotent per job
       api.cron({ task: 'fitroom_shopify_usage_charges', pattern: '* * * * *', run: async () => void (await chargeVendorJobs(c)) });
@@ -220,7 +223,7 @@ export function shopifyPlugin(settings: ShopifySettings): FitroomPlugin & { conn
  */
 function proxyScheme(c: ShopifyConnector) {
   return {
-    async resolve(req: { query: Readonly<Record<string, string>>; headers: Readonly<Record<string, string | undefined>> }) {
+    async resolve(req: { query: Readonly<Record<string, string>>; headers: Readonly<Record<string, string | undefined>>; ip: string }) {
       const raw = req.headers['x-fitroom-proxy-query'];
       if (raw === undefined) return undefined;
       const params = new URLSearchParams(raw);
@@ -243,7 +246,7 @@ function proxyScheme(c: ShopifyConnector) {
         if (!/^\d{1,20}$/.test(customer)) throw new FitroomError('HTTP_ERROR', 'logged_in_customer_id is not a Shopify customer id');
         await c.store.rememberCustomer(PLATFORM, shop, customer);
       }
-      return { caller: c.shopperCaller(install, customer) };
+      return { caller: { ...c.shopperCaller(install, customer), rateBuckets: shopperBuckets(c, shop, customer, req) } };
     },
     missing: () => new FitroomError('HTTP_ERROR', 'App proxy requests come signed by Shopify'),
   };

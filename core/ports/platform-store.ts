@@ -42,7 +42,21 @@ export interface PlatformStore {
   updateMedia(id: string, patch: Partial<Pick<PlatformMedia, 'status' | 'mediaId' | 'error'>>): Promise<void>;
   recordDataExport(e: { platform: string; id: string; shop: string; customerId: string; fileId: string }): Promise<void>;
   dataExports(platform: string, shop: string): Promise<{ id: string; customerId: string; fileId: string; createdAt: Date }[]>;
+  /** The shop's storefront settings (the defaults when it never saved any). */
+  shopSettings(platform: string, shop: string): Promise<PlatformShopSettings>;
+  saveShopSettings(platform: string, shop: string, s: PlatformShopSettings): Promise<void>;
+  /** Installed shops with their photo retention, for the purge. */
+  retentionByShop(platform: string): Promise<{ shop: string; photoRetentionHours: number }[]>;
 }
+
+/** A shop's storefront settings. */
+export interface PlatformShopSettings {
+  /** Hours a shopper's photos and what is made from them are kept (1 to 720). */
+  photoRetentionHours: number;
+}
+
+/** Short by default: a shopper's photo is needed for minutes, kept a day for a second try. */
+export const DEFAULT_SHOP_SETTINGS: PlatformShopSettings = { photoRetentionHours: 24 };
 
 /** A product's generated 3D model on its way to the platform's product media. */
 export interface PlatformMedia {

@@ -151,7 +151,8 @@ describe('the app proxy', () => {
     if (!(await c.store.getInstall(PLATFORM, SHOP))) await install();
     const img = await tryOnImages();
     const body = JSON.stringify({ personImages: [img.face], topGarment: img.top, options: { quality: 'draft' } });
-    const post = (q: string) => fetch(`${svc.api}/shopify/proxy/api/v1/virtual-fitting?${q}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    // the page sends the consent header once the shopper accepted the photo notice
+    const post = (q: string) => fetch(`${svc.api}/shopify/proxy/api/v1/virtual-fitting?${q}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-fitroom-consent': '1' }, body });
     const ok = await post(signProxyQuery(proxyParams('1001')));
     const okBody = await ok.json();
     expect(ok.status, JSON.stringify(okBody)).toBe(202);
@@ -300,7 +301,7 @@ describe('3D models to product media', () => {
 describe('uninstall and redaction', () => {
   async function shopperJob(customer: string, garment: 'top' | 'top2' = 'top') {
     const img = await tryOnImages();
-    const r = await fetch(`${svc.api}/shopify/proxy/api/v1/virtual-fitting?${signProxyQuery(proxyParams(customer))}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ personImages: [img.face], topGarment: img[garment], options: { quality: 'draft' } }) });
+    const r = await fetch(`${svc.api}/shopify/proxy/api/v1/virtual-fitting?${signProxyQuery(proxyParams(customer))}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-fitroom-consent': '1' }, body: JSON.stringify({ personImages: [img.face], topGarment: img[garment], options: { quality: 'draft' } }) });
     expect(r.status).toBe(202);
     return (await r.json()).jobId as string;
   }
