@@ -33,6 +33,7 @@ export class PostgresPlatformStore implements PlatformStore {
 
   /** Everything kept for a shop (shop/redact). */
   async deleteInstall(platform: string, shop: string) {
+    // everything kept per shop, the admin's usage counters (PlatformUsage) included
     for (const table of ['platform_installs', 'platform_sessions', 'platform_customers', 'platform_media', 'platform_data_exports', 'platform_shop_settings', 'platform_usage']) {
       await this.pool.query(`delete from ${table} where platform = $1 and shop = $2`, [platform, shop]);
     }

@@ -10,9 +10,9 @@ import { PLATFORM, accountOf, exchangeToken, newMediaRow, type ShopifyConnector 
 import { mountWebhooks, readRaw } from './webhooks.ts';
 import { mountDataRequests, mountCompliance } from './data-requests.ts';
 import { assert3dAllowed, mountBilling } from './billing.ts';
+import { countChartSaved, mountAdminApp } from './admin/routes.ts';
 import { mountProxy } from './proxy.ts';
 import { mountStorefrontSettings } from './storefront.ts';
-import { countChartSaved, mountAdminApp } from './admin/routes.ts';
 
 export interface ShopifyMountDeps {
   connector: ShopifyConnector;
