@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
@@ -17,7 +17,7 @@ import { syntheticPerson, pngDataUrl } from '../../support/images.ts';
 import { loadShopifySettings } from '../../../connectors/shopify/settings.ts';
 import { shopifyPlugin, shopperOwner } from '../../../connectors/shopify/shopify.ts';
 import { mountShopify } from '../../../connectors/shopify/routes.ts';
-import { CHROMIUM, SHOTS, launchChromium } from '../../plugins/ar-host/browser.ts';
+import { SHOTS, launchChromium } from '../../plugins/ar-host/browser.ts';
 import { signProxyQuery } from './support.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -75,7 +75,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => store.listen(0, '127.0.0.1', r));
   storeUrl = `http://127.0.0.1:${(store.address() as AddressInfo).port}`;
-  if (existsSync(CHROMIUM)) browser = await launchChromium();
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
@@ -85,7 +85,7 @@ afterAll(async () => {
 });
 
 describe('the Fitroom theme block through the app proxy', () => {
-  it.runIf(existsSync(CHROMIUM))('shows a try-on result and a size recommendation on a product page', async () => {
+  it('shows a try-on result and a size recommendation on a product page', async () => {
     const photo = path.join(SHOTS, 'theme-shopper.png');
     writeFileSync(photo, Buffer.from((await pngDataUrl(syntheticPerson({ seed: 5 }).image)).split(',')[1], 'base64'));
     const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
