@@ -34,4 +34,20 @@ describe('OpenAPI lint', () => {
     const problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[] = JSON.parse(out.stdout).problems;
     expect(problems.map((p) => `${p.severity} ${p.ruleId} ${p.location[0]?.pointer}: ${p.message}`)).toEqual([]);
   }, 120_000);
+
+  it('describes the builtin engines truthfully on /docs: they ship learned models', async () => {
+    const doc = (await svc.call('GET', '/api/v1/openapi.json')).body;
+    expect(doc.info.description).not.toMatch(/no AI weights/);
+    expect(doc.info.description).toMatch(/learned models/);
+  });
+
+  it('answers /favicon.ico with the icon, and /docs links it', async () => {
+    const res = await fetch(`${svc.api}/favicon.ico`);
+    expect([res.status, res.headers.get('content-type')]).toEqual([200, 'image/png']);
+    const png = Buffer.from(await res.arrayBuffer());
+    expect(png.subarray(1, 4).toString()).toBe('PNG');
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([32, 32]);
+    expect((await svc.call('GET', '/docs')).text).toContain('<link rel="icon" href="/favicon.svg"');
+    expect((await fetch(`${svc.api}/favicon.svg`)).headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+  });
 });
