@@ -26,6 +26,11 @@ export interface Caller {
   countsAiQuota: boolean;
   /** Analytics attribution from a usage token (X-Service-Usage-Account); changes nothing else. */
   usageAccountId?: string;
+  /**
+   * The rate-limit buckets this caller's requests count against, in order, instead of its owner hash:
+   * each allows `factor` times the category's limit (a platform's shopper, then the shop's total).
+   */
+  rateBuckets?: { key: string; factor: number }[];
 }
 
 export function sha256Hex(input: string | Uint8Array): string {
