@@ -52,6 +52,13 @@ export class BotVerification implements BotCheck {
     throw refuse(pass ? 'the verification pass has expired or belongs to another network or shopper: solve a new challenge' : 'this request needs a solved challenge (X-Challenge-Token) or a valid verification pass');
   }
 
+  passHolder(value: string, ip: string): string | null {
+    const pass = this.#read(value);
+    if (!pass || pass.net !== network(ip) || pass.at + PASS_SECONDS <= Math.floor(this.#now().getTime() / 1000)) return null;
+    // the signature is unique per pass; its hash names the holder without revealing the pass
+    return createHmac('sha256', 'fitroom pass holder').update(value).digest('base64url').slice(0, 22);
+  }
+
   #sign(claims: { v: 1; kid: string; at: number; net: string; sub?: string }): string {
     const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
     return `${payload}.${createHmac('sha256', this.#keys[0].key).update(payload).digest('base64url')}`;

@@ -31,6 +31,11 @@ export interface Caller {
    * which names each shopper (X-Fitroom-Shopper, X-Fitroom-Shopper-IP) so limits and passes are theirs.
    */
   forwardsShoppers?: boolean;
+  /**
+   * The rate-limit buckets this caller's requests count against, in order, instead of its owner hash:
+   * each allows `factor` times the category's limit (a platform's shopper, then the shop's total).
+   */
+  rateBuckets?: { key: string; factor: number }[];
 }
 
 export function sha256Hex(input: string | Uint8Array): string {

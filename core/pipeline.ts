@@ -55,6 +55,8 @@ export interface BotCheck {
   readonly passCookie: string;
   /** `subject`: the shopper a merchant server forwards; a pass minted for one is valid for that shopper only. */
   check(input: { challengeToken?: string; passCookie?: string; ip: string; subject?: string }): Promise<{ ttlSeconds: number; setPass?: { name: string; value: string; maxAgeSeconds: number } }>;
+  /** A stable id of a valid, unexpired pass of this network (a rate-limit bucket), or null. */
+  passHolder?(pass: string, ip: string): string | null;
 }
 
 export interface PipelineDeps {
@@ -155,16 +157,22 @@ export class OperationPipeline {
   async #rateLimit(op: Operation, req: InboundRequest, caller: Caller | null, headers: Record<string, string>, shopper?: string) {
     if (!op.rateLimit) return;
     const dev = caller?.development || req.loopback;
-    const limit = RATE_LIMITS[op.rateLimit] * (dev ? this.#d.kernel.config.devRateMultiplier : 1);
+    const base = RATE_LIMITS[op.rateLimit] * (dev ? this.#d.kernel.config.devRateMultiplier : 1);
     // a merchant server's shoppers each get the limit, not one limit shared by the whole shop
-    const key = `${op.rateLimit}:${caller ? caller.ownerHash : `ip:${req.ip}`}${shopper ? `:shopper:${shopper}` : ''}`;
-    const d = await this.#d.rateLimiter.consume(key, limit, 60);
-    headers['X-RateLimit-Limit'] = String(d.limit);
-    headers['X-RateLimit-Remaining'] = String(d.remaining);
-    headers['X-RateLimit-Reset'] = String(d.resetAt);
-    if (!d.allowed) {
-      headers['Retry-After'] = String(Math.max(1, d.resetAt - Math.floor(Date.now() / 1000)));
-      throw new FitroomError('RATE_LIMITED', `Rate limit of ${d.limit} requests per minute exceeded`);
+    const own = { key: `${caller ? caller.ownerHash : `ip:${req.ip}`}${shopper ? `:shopper:${shopper}` : ''}`, factor: 1 };
+    const buckets = caller?.rateBuckets?.length ? caller.rateBuckets : [own];
+    // The first bucket that refuses stops: a shopper over their own limit does not use up the shop's.
+    for (const [i, b] of buckets.entries()) {
+      const d = await this.#d.rateLimiter.consume(`${op.rateLimit}:${b.key}`, base * b.factor, 60);
+      if (i === 0 || !d.allowed) {
+        headers['X-RateLimit-Limit'] = String(d.limit);
+        headers['X-RateLimit-Remaining'] = String(d.remaining);
+        headers['X-RateLimit-Reset'] = String(d.resetAt);
+      }
+      if (!d.allowed) {
+        headers['Retry-After'] = String(Math.max(1, d.resetAt - Math.floor(Date.now() / 1000)));
+        throw new FitroomError('RATE_LIMITED', `Rate limit of ${d.limit} requests per minute exceeded${i > 0 ? ' (shared limit)' : ''}`);
+      }
     }
   }
 

@@ -86,7 +86,13 @@ export class SafeHttp implements OutboundHttp {
   async fetch(url: string, limits: FetchLimits = {}): Promise<FetchedResource> {
     const maxBytes = limits.maxBytes ?? this.opts.maxBytes;
     // data URLs never reach the URL parser: it takes seconds on an image of 30 MB
-    if (/^data:/i.test(url)) return decodeDataUrl(url, maxBytes, limits.accept);
+    if (/^data:/i.test(url)) {
+      const decoded = decodeDataUrl(url, maxBytes, limits.accept);
+      // decoding megabytes takes tens of milliseconds (the new bytes' memory first of all): what the
+      // caller does with them (hashing, storing) runs in a later turn of the event loop, not in this one
+      if (decoded.bytes.length > 1024 * 1024) await new Promise((resolve) => setImmediate(resolve));
+      return decoded;
+    }
     let u = this.checkUrl(url, false);
     const signal = AbortSignal.any([AbortSignal.timeout(limits.timeoutMs ?? this.opts.timeoutMs), ...(limits.signal ? [limits.signal] : [])]);
     for (let hop = 0; ; hop++) {

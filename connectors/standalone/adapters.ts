@@ -29,6 +29,8 @@ import { PERSON_ANALYZER } from '../../core/ports/person-analyzer.ts';
 import { LearnedPersonAnalyzer } from '../../adapters/human/person-analyzer.ts';
 import { PLATFORM_STORE } from '../../core/ports/platform-store.ts';
 import { PostgresPlatformStore } from '../../adapters/postgres/platform-store.ts';
+import { PLATFORM_APP_STORE } from '../../core/ports/platform-app-store.ts';
+import { PostgresPlatformAppStore } from '../../adapters/postgres/platform-app-store.ts';
 import { OWNER_DATA } from '../../core/ports/owner-data.ts';
 import { PostgresOwnerData } from '../../adapters/postgres/owner-data.ts';
 import { MONITORING_STORE } from '../../core/ports/monitoring-store.ts';
@@ -38,6 +40,8 @@ import { PostgresFootMeasurementStore } from '../../adapters/postgres/foot-measu
 import { CPU_POOL } from '../../core/ports/cpu-pool.ts';
 import { BATCH_STORE } from '../../core/ports/batch-store.ts';
 import { PostgresBatchStore } from '../../adapters/postgres/batch-store.ts';
+import { PLATFORM_USAGE } from '../../core/ports/platform-usage.ts';
+import { PostgresPlatformUsage } from '../../adapters/postgres/platform-usage-store.ts';
 import { PACKSHOT_CLASSIFIER } from '../../core/ports/packshot-classifier.ts';
 import { PooledPackshotClassifier } from '../../adapters/builtin/shoe3d/pooled-packshot-classifier.ts';
 
@@ -63,6 +67,8 @@ export function bindPluginAdapters(ctx: AdapterContext): void {
   bindShoe3dAdapters(ctx);
   ctx.services.provide(AR_MODEL_PROCESSOR, new BuiltinArModelProcessor(codec));
   ctx.services.provide(PLATFORM_STORE, new PostgresPlatformStore(ctx.pool));
+  ctx.services.provide(PLATFORM_USAGE, new PostgresPlatformUsage(ctx.pool));
+  ctx.services.provide(PLATFORM_APP_STORE, new PostgresPlatformAppStore(ctx.pool));
   ctx.services.provide(OWNER_DATA, new PostgresOwnerData(ctx.pool, ctx.blobs));
   ctx.services.provide(MONITORING_STORE, new PostgresMonitoringStore(ctx.pool));
   ctx.services.provide(FOOT_MEASUREMENT_STORE, new PostgresFootMeasurementStore(ctx.pool));

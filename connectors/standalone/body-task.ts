@@ -7,7 +7,7 @@ export function parseJson(text: string): { ok: true; value: unknown } | { ok: fa
   }
 }
 
-/** The same from UTF-8 bytes (moved here from the event loop), strict: an object or an array at the top. */
+/** The same from UTF-8 bytes (shared memory the event loop filled as the body arrived), strict: an object or an array at the top. */
 export function parseJsonBytes(bytes: Uint8Array): { ok: true; value: unknown } | { ok: false } {
   let text: string;
   try {
