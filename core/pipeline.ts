@@ -55,8 +55,8 @@ export interface BotCheck {
   readonly passCookie: string;
   /** `subject`: the shopper a merchant server forwards; a pass minted for one is valid for that shopper only. */
   check(input: { challengeToken?: string; passCookie?: string; ip: string; subject?: string }): Promise<{ ttlSeconds: number; setPass?: { name: string; value: string; maxAgeSeconds: number } }>;
-    /** A stable id of a valid, unexpired pass of this network (a rate-limit bucket), or null. */
-    passHolder?(pass: string, ip: string): string | null;
+  /** A stable id of a valid, unexpired pass of this network (a rate-limit bucket), or null. */
+  passHolder?(pass: string, ip: string): string | null;
 }
 
 export interface PipelineDeps {
@@ -159,8 +159,8 @@ export class OperationPipeline {
     const dev = caller?.development || req.loopback;
     const base = RATE_LIMITS[op.rateLimit] * (dev ? this.#d.kernel.config.devRateMultiplier : 1);
     // a merchant server's shoppers each get the limit, not one limit shared by the whole shop
-    const own = `${caller ? caller.ownerHash : `ip:${req.ip}`}${shopper ? `:shopper:${shopper}` : ''}`;
-    const buckets = caller?.rateBuckets?.length ? caller.rateBuckets : [{ key: own, factor: 1 }];
+    const own = { key: `${caller ? caller.ownerHash : `ip:${req.ip}`}${shopper ? `:shopper:${shopper}` : ''}`, factor: 1 };
+    const buckets = caller?.rateBuckets?.length ? caller.rateBuckets : [own];
     // The first bucket that refuses stops: a shopper over their own limit does not use up the shop's.
     for (const [i, b] of buckets.entries()) {
       const d = await this.#d.rateLimiter.consume(`${op.rateLimit}:${b.key}`, base * b.factor, 60);
