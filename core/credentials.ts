@@ -31,6 +31,11 @@ export interface Caller {
    * each allows `factor` times the category's limit (a platform's shopper, then the shop's total).
    */
   rateBuckets?: { key: string; factor: number }[];
+  /**
+   * A storefront token minted by a service key with `forwardsShoppers`: held by the merchant's server,
+   * which names each shopper (X-Fitroom-Shopper, X-Fitroom-Shopper-IP) so limits and passes are theirs.
+   */
+  forwardsShoppers?: boolean;
 }
 
 export function sha256Hex(input: string | Uint8Array): string {

@@ -200,8 +200,8 @@ export async function subscriptionUpdated(c: ShopifyConnector, shop: string, pay
   const prior = await c.appStore.billing(PLATFORM, shop);
   if (sub.status.toUpperCase() !== 'ACTIVE') {
     // a cancelled, declined, expired or frozen subscription: the shop is on the free plan (if it was this one)
-    if (!prior || !prior.subscriptionId || prior.subscriptionId === sub.admin_graphql_api_id) await c.appStore.saveBilling(freeRecord(shop, sub.status.toUpperCase()));
-    return { plan: 'free', status: sub.status.toUpperCase() };
+    if (prior?.subscriptionId === sub.admin_graphql_api_id) await c.appStore.saveBilling(freeRecord(shop, sub.status.toUpperCase()));
+    return { plan: prior?.subscriptionId === sub.admin_graphql_api_id ? 'free' : (prior?.plan ?? 'free'), status: sub.status.toUpperCase() };
   }
   const rec = await syncBilling(c, shop);
   return { plan: rec.plan, status: rec.status };

@@ -6,6 +6,7 @@ import type { Operation } from '../../core/plugin.ts';
 import type { Links } from '../../core/links.ts';
 import { TOKENS } from '../../core/tokens.ts';
 import { FitroomError } from '../../core/errors.ts';
+import { RATE_LIMITS } from '../../core/pipeline.ts';
 import { inbound, write } from '../standalone/http.ts';
 import { PLATFORM, PROXY_SCHEME, type ShopifyConnector } from './shopify.ts';
 import type { ShopifyMountDeps } from './routes.ts';
@@ -101,6 +102,10 @@ export function mountProxy(router: Router, deps: ShopifyMountDeps): void {
       for (const [k, v] of new URLSearchParams(ctx.querystring)) query[k] = v;
       const ok = await resolver.resolve({ headers: { 'x-fitroom-proxy-query': ctx.querystring }, query, cookie: () => undefined, ip: shopperAddress(ctx, hops), operationId: 'shopifyConsent' });
       if (!ok) throw resolver.missing();
+      // counted like a status read, in the shopper's bucket
+      const bucket = ok.caller?.rateBuckets?.[0]?.key ?? `ip:${shopperAddress(ctx, hops)}`;
+      const d = await c.api.get(TOKENS.rateLimiter).consume(`status:${bucket}`, RATE_LIMITS.status, 60);
+      if (!d.allowed) throw new FitroomError('RATE_LIMITED', `Rate limit of ${d.limit} requests per minute exceeded`, { retryAfterSeconds: d.resetAt - Math.floor(Date.now() / 1000) });
       const shop = c.shopify.utils.sanitizeShop(query.shop ?? '')!;
       const settings = await c.store.shopSettings(PLATFORM, shop);
       ctx.set('Cache-Control', 'no-store');

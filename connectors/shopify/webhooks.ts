@@ -124,6 +124,9 @@ export async function handleWebhook(c: ShopifyConnector, topic: string, shop: st
         await c.jobs.cancel(j.id, { ...c.merchantCaller(install), ownerHash: j.ownerHash }).then(() => cancelled++, () => undefined);
       }
       await c.store.deleteSessions(PLATFORM, [c.shopify.session.getOfflineId(shop)]);
+      // Shopify cancels the app's subscription with the uninstall; a reinstall starts on the free plan
+      const billing = await c.appStore.billing(PLATFORM, shop);
+      if (billing?.plan === 'paid') await c.appStore.saveBilling({ ...billing, plan: 'free', status: 'CANCELLED', subscriptionId: null, usageLineItemId: null, since: null });
       await c.store.saveInstall({ ...install, status: 'uninstalled', uninstalledAt: new Date() });
       return { answer: { topic, cancelled } };
     }

@@ -235,7 +235,7 @@ describe('the embedded admin (Polaris web components, App Bridge)', () => {
       'GET /shopify/api/data-requests': () => ({ dataRequests: [{ ...request, deliveredAt: delivered, status: delivered ? 'delivered' : 'open' }] }),
       'POST /shopify/api/data-requests/dr-9001/delivered': () => ((delivered = '2026-11-27T10:00:00.000Z'), { dataRequest: { ...request, deliveredAt: delivered, status: 'delivered' } }),
       'GET /shopify/api/compliance': () => ({ shopRedact: null, customersRedact: { lastRunAt: '2026-11-25T08:00:00.000Z', rows: 12, files: 3 } }),
-      'GET /shopify/api/settings': () => ({ photoRetentionHours: 24 }),
+      'GET /shopify/api/settings': () => ({ photoRetentionHours: 24, limits: { photoRetentionHours: { min: 1, max: 720, default: 24 } } }),
       'PUT /shopify/api/settings': (b) => b,
     };
     const { context, page, errors } = await openAdmin(async (p) => {
@@ -285,9 +285,9 @@ describe('the embedded admin (Polaris web components, App Bridge)', () => {
     expect(await page.locator('#compliance').textContent()).toMatch(/Customer erasure.*12 records and 3 files removed.*Store erasure.*none yet/);
     const hours = page.getByLabel("Keep shoppers' photos for (hours)");
     expect(await hours.inputValue()).toBe('24');
-    await hours.fill('0');
+    await hours.fill('721');
     await page.locator('#retention').getByRole('button', { name: 'Save', exact: true }).click();
-    await expect.poll(() => page.locator('#retention s-number-field').getAttribute('error'), WAIT).toBe('Enter a whole number of hours, at least 1');
+    await expect.poll(() => page.locator('#retention s-number-field').getAttribute('error'), WAIT).toBe('Enter a whole number of hours, between 1 and 720 hours');
     expect(seen.some((x) => x.method === 'PUT')).toBe(false);
     await hours.fill('48');
     await page.locator('#retention').getByRole('button', { name: 'Save', exact: true }).click();

@@ -184,6 +184,28 @@ describe('tokens', () => {
     expect(logLines.join('')).not.toMatch(/shpat_|shprt_/);
   });
 
+  it('exchanges a non-expiring offline token stored before for an expiring one at its first use', async () => {
+    const shop = 'legacy-shop.myshopify.com';
+    await c.completeInstall(new Session({ id: `offline_${shop}`, shop, state: '', isOnline: false, accessToken: 'shpat_never_expires', scope: 'write_products' }));
+    let sent: Record<string, string> | null = null;
+    nock(`https://${shop}`).post('/admin/oauth/access_token').reply(200, async (req: Request) => {
+      sent = (await req.json()) as Record<string, string>;
+      return accessTokenAnswer('shpat_migrated', 'shprt_migrated');
+    });
+    const s = await c.offlineSession(shop);
+    expect(sent!).toMatchObject({ grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange', subject_token: 'shpat_never_expires', subject_token_type: 'urn:shopify:params:oauth:token-type:offline-access-token', expiring: '1' });
+    expect(s.accessToken).toBe('shpat_migrated');
+    expect(s.refreshToken).toBe('shprt_migrated');
+    expect((await c.offlineSession(shop)).accessToken).toBe('shpat_migrated');
+  });
+
+  it('asks the merchant to re-authorize when the refresh token has expired too, without calling Shopify', async () => {
+    const shop = 'expired-shop.myshopify.com';
+    await c.completeInstall(new Session({ id: `offline_${shop}`, shop, state: '', isOnline: false, accessToken: 'shpat_expired', scope: 'write_products', expires: new Date(Date.now() - 60_000), refreshToken: 'shprt_expired', refreshTokenExpires: new Date(Date.now() - 1000) }));
+    await expect(c.offlineSession(shop)).rejects.toMatchObject({ code: 'PLATFORM_REAUTH_REQUIRED' });
+    expect((await c.store.getInstall(PLATFORM, shop))!.status).toBe('needs_reauth');
+  });
+
   it('seals plain rows from before migration 091 (lazily and at start) and reseals rows of a rotated-out key', async () => {
     const plain = new Session({ id: `offline_${OTHER}`, shop: OTHER, state: '', isOnline: false, accessToken: 'shpat_plain_legacy', scope: 'write_products', expires: new Date(Date.now() + 3_600_000), refreshToken: 'shprt_plain_legacy', refreshTokenExpires: new Date(Date.now() + 86_400_000) });
     await svc.fitroom.pool.query('insert into platform_sessions (platform, id, shop, data) values ($1, $2, $3, $4)', [PLATFORM, plain.id, OTHER, JSON.stringify(plain.toObject())]);
@@ -214,7 +236,7 @@ describe('tokens', () => {
 async function shopperJob(customer: string) {
   const img = await tryOnImages();
   const q = signProxyQuery(SECRET, [['shop', SHOP], ['path_prefix', '/apps/fitroom'], ['timestamp', String(Math.floor(Date.now() / 1000))], ['logged_in_customer_id', customer]]);
-  const r = await fetch(`${svc.api}/shopify/proxy/api/v1/virtual-fitting?${q}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ personImages: [img.face], topGarment: img.top, options: { quality: 'draft' } }) });
+  const r = await fetch(`${svc.api}/shopify/proxy/api/v1/virtual-fitting?${q}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-fitroom-consent': '1' }, body: JSON.stringify({ personImages: [img.face], topGarment: img.top, options: { quality: 'draft' } }) });
   expect(r.status).toBe(202);
   return (await r.json()).jobId as string;
 }
@@ -443,6 +465,37 @@ describe('billing', () => {
     expect(cancelCalls.find((x) => x.name === 'appSubscriptionCancel')!.vars).toMatchObject({ id: 'gid://shopify/AppSubscription/4019585080', prorate: true });
     expect(await vendorAllowed(c, SHOP, 'tryon')).toBe('free');
   }, 120_000);
+});
+
+describe('billing, plan changes from Shopify', () => {
+  it('a CANCELLED app_subscriptions/update moves the shop to the free plan; a billing call refused once with 401 is repeated with a renewed token', async () => {
+    if ((await c.store.getInstall(PLATFORM, SHOP))?.status !== 'installed') await installByExchange();
+    const subId = 'gid://shopify/AppSubscription/555';
+    await c.appStore.saveBilling({ platform: PLATFORM, shop: SHOP, plan: 'paid', subscriptionId: subId, status: 'ACTIVE', usageLineItemId: 'gid://shopify/AppSubscriptionLineItem/9', balanceUsed: 0, cappedAmount: 1, currency: 'USD', test: true, since: new Date() });
+    // another subscription's update does not touch the shop's plan
+    const foreign = await webhook('app_subscriptions/update', { app_subscription: { admin_graphql_api_id: 'gid://shopify/AppSubscription/1', name: 'Fitroom Paid', status: 'CANCELLED', admin_graphql_api_shop_id: 'gid://shopify/Shop/2' } });
+    expect(foreign.status).toBe(200);
+    expect((await c.appStore.billing(PLATFORM, SHOP))!.plan).toBe('paid');
+    const gone = await webhook('app_subscriptions/update', { app_subscription: { admin_graphql_api_id: subId, name: 'Fitroom Paid', status: 'CANCELLED', admin_graphql_api_shop_id: 'gid://shopify/Shop/1' } });
+    expect(gone.body).toMatchObject({ plan: 'free', status: 'CANCELLED' });
+    expect(await vendorAllowed(c, SHOP, 'model3d')).toBe('free');
+    // a malformed subscription body is refused before any work
+    expect((await webhook('app_subscriptions/update', { app_subscription: { name: 'x' } })).status).toBe(400);
+
+    const session = await c.offlineSession(SHOP);
+    nock(ADMIN).post('/admin/oauth/access_token').reply(200, accessTokenAnswer('shpat_billing_retry', 'shprt_billing_retry'));
+    const tokens: (string | null)[] = [];
+    nock(ADMIN).persist().post(GRAPHQL).reply(async function (...args: unknown[]) {
+      const req = args[0] as Request;
+      tokens.push(req.headers.get('x-shopify-access-token'));
+      if (tokens.length === 1) return [401, { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' }];
+      return [200, { data: { currentAppInstallation: { activeSubscriptions: [] } } }];
+    } as never);
+    const r = await adminFetch('/shopify/api/billing');
+    expect(r.status).toBe(200);
+    expect((await r.json()).plan).toBe('free');
+    expect(tokens).toEqual([session.accessToken, 'shpat_billing_retry']);
+  });
 });
 
 describe('retries and repeated parameters', () => {

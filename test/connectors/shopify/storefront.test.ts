@@ -6,6 +6,7 @@
  * extension's assets within Theme Check's budget. No Shopify host is called.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { solveChallenge } from 'altcha-lib/v1';
 import { readFileSync } from 'node:fs';
 import { Session } from '@shopify/shopify-api';
 import { getJwt } from '@shopify/shopify-api/test-helpers';
@@ -19,7 +20,7 @@ import { DIALOG_ASSET, THEME_ASSET_BUDGET_GZIP, themeAssetSizes } from '../../..
 import { WIDGET_FILE } from '../../../plugins/storefront/widget-size.ts';
 import { RATE_LIMITS } from '../../../core/pipeline.ts';
 import { TOKENS } from '../../../core/tokens.ts';
-import { signProxyQuery } from './support.ts';
+import { signProxyQuery, TEST_TOKEN_KEYS } from './support.ts';
 
 const API_KEY = 'testApiKey';
 const SECRET = 'testApiSecretKey';
@@ -30,7 +31,7 @@ let svc: TestService;
 let c: ShopifyConnector;
 
 beforeAll(async () => {
-  const settings = loadShopifySettings({ SHOPIFY_API_KEY: API_KEY, SHOPIFY_API_SECRET: SECRET, SHOPIFY_APP_URL: 'https://my-test-app.myshopify.io' })!;
+  const settings = loadShopifySettings({ SHOPIFY_API_KEY: API_KEY, SHOPIFY_API_SECRET: SECRET, SHOPIFY_APP_URL: 'https://my-test-app.myshopify.io', SHOPIFY_TOKEN_KEYS: TEST_TOKEN_KEYS })!;
   const plugin = shopifyPlugin(settings);
   svc = await startTestService({ plugins: [plugin], env: { BOT_VERIFIER: 'off' }, mounts: [(router, h) => mountShopify(router, { connector: plugin.connector(), pipeline: h.pipeline, http: h })] });
   c = plugin.connector();
@@ -42,9 +43,9 @@ afterAll(async () => {
 });
 
 /** A request as Shopify's app proxy forwards it: signed query, the shopper's address in X-Forwarded-For. */
-function proxied(path: string, opts: { shop?: string; customer?: string; address?: string; method?: string; headers?: Record<string, string>; body?: string } = {}) {
+function proxied(path: string, opts: { shop?: string; customer?: string; address?: string; method?: string; headers?: Record<string, string>; body?: string; api?: string } = {}) {
   const q = signProxyQuery(SECRET, [['shop', opts.shop ?? SHOP], ['logged_in_customer_id', opts.customer ?? ''], ['path_prefix', '/apps/fitroom'], ['timestamp', String(Math.floor(Date.now() / 1000))]]);
-  return fetch(`${svc.api}/shopify/proxy${path}?${q}`, { method: opts.method ?? 'GET', headers: { ...(opts.address ? { 'x-forwarded-for': opts.address } : {}), ...opts.headers }, body: opts.body });
+  return fetch(`${opts.api ?? svc.api}/shopify/proxy${path}?${q}`, { method: opts.method ?? 'GET', headers: { ...(opts.address ? { 'x-forwarded-for': opts.address } : {}), ...opts.headers }, body: opts.body });
 }
 
 const admin = async (shop: string, method: string, body?: unknown) =>
@@ -112,6 +113,40 @@ describe('the storefront through the app proxy', () => {
     // another shop's shoppers have their own total
     expect((await submit({ address: '203.0.113.30', shop: OTHER })).status).toBe(400);
   });
+});
+
+describe('guests with a verification pass', () => {
+  it('count against their pass, not their address: a guest behind the same address keeps their own bucket', async () => {
+    // a second API process on the same database, with bot verification on (the builtin proof of work)
+    const plugin = shopifyPlugin(loadShopifySettings({ SHOPIFY_API_KEY: API_KEY, SHOPIFY_API_SECRET: SECRET, SHOPIFY_APP_URL: 'https://my-test-app.myshopify.io', SHOPIFY_TOKEN_KEYS: TEST_TOKEN_KEYS })!);
+    const bot = await startTestService({ plugins: [plugin], shareDatabaseWith: svc, worker: false, mounts: [(router, h) => mountShopify(router, { connector: plugin.connector(), pipeline: h.pipeline, http: h })] });
+    try {
+      const shop = 'pass-front.myshopify.com';
+      await plugin.connector().completeInstall(new Session({ id: `offline_${shop}`, shop, state: 'x', isOnline: false, accessToken: 'shpat_x', scope: 'write_products' }));
+      const address = '198.51.100.40';
+      const submit = (headers: Record<string, string>) => proxied('/api/v1/virtual-fitting', { api: bot.api, shop, address, method: 'POST', headers: { 'content-type': 'application/json', 'x-fitroom-consent': '1', 'x-service-verification-pass-mode': 'header', ...headers }, body: '{}' });
+      // the challenge, solved as the dialog does; the verified call hands back the pass in a header
+      const ch = (await (await proxied('/api/v1/challenge', { api: bot.api, shop, address })).json()).challenge as { algorithm: string; challenge: string; salt: string; signature: string; maxnumber: number };
+      const solved = await solveChallenge(ch.challenge, ch.salt, ch.algorithm, ch.maxnumber).promise;
+      const first = await submit({ 'x-challenge-token': Buffer.from(JSON.stringify({ ...ch, number: solved!.number })).toString('base64') });
+      expect(first.status).toBe(400);
+      const pass = first.headers.get('x-service-verification-pass')!;
+      expect(pass).toBeTruthy();
+      const statuses: number[] = [];
+      for (let i = 0; i < RATE_LIMITS.submission; i++) statuses.push((await submit({ 'x-service-verification-pass': pass })).status);
+      expect(new Set(statuses)).toEqual(new Set([400]));
+      expect((await submit({ 'x-service-verification-pass': pass })).status).toBe(429);
+      // another guest at the same address, without that pass: their own bucket (then asked to verify)
+      const other = await submit({});
+      expect(other.status).toBe(403);
+      expect((await other.json()).error.code).toBe('BOT_VERIFICATION_REQUIRED');
+      // a forged pass is no bucket of its own: it counts against the address
+      const forged = await submit({ 'x-service-verification-pass': `${pass.split('.')[0]}.AAAA` });
+      expect(forged.headers.get('x-ratelimit-remaining')).toBe(String(RATE_LIMITS.submission - 3));
+    } finally {
+      await bot.close();
+    }
+  }, 120_000);
 });
 
 describe('photo retention', () => {
