@@ -4,7 +4,8 @@
  * Every operation of the OpenAPI document gets its largest input (image fields as data URLs of 10.8 MB
  * images, uploads at their byte limit, product images at the pixel limit, the painter's texture at its
  * caps, six at once) and the issue's adversarial cases (a 2048² texture with a 1024² painted region; a
- * shop whose robots.txt holds 2000 wildcard rules, 1.9 MB, reached by a long path).
+ * shop whose robots.txt holds 2000 wildcard rules, 1.9 MB, reached by a long path), and the AR host's
+ * first, uncached bake and USDZ conversion of a stored model (anonymous get_gltf and get_usdz).
  *
  * What is asserted, and why not health's latency alone: on the CI machine (2 loaded cores) an HTTP
  * round trip to an idle service already takes 20 ms to over a second, depending on what else runs, and
