@@ -24,7 +24,7 @@ export interface InboundRequest {
   /** Whether the client is on this machine (development rate multiplier). */
   loopback: boolean;
   /** Reads the JSON body (undefined when the request has none); called after authentication. */
-  readJson(maxBytes: number): Promise<unknown>;
+  readJson(maxBytes: number, opts?: { dataUrlsAsBytes?: boolean }): Promise<unknown>;
   /** Streams a multipart file into the blob store; called after authentication. */
   readUpload(spec: UploadSpec): Promise<UploadedFile>;
   /** Base URL of the host that received the request. */
@@ -243,7 +243,7 @@ export class OperationPipeline {
       body = upload.fields;
       assertSafeJson(body);
     } else if (op.body) {
-      body = await req.readJson(op.maxBodyBytes ?? kernel.config.maxJsonBytes);
+      body = await req.readJson(op.maxBodyBytes ?? kernel.config.maxJsonBytes, { dataUrlsAsBytes: op.dataUrlsAsBytes });
       assertSafeJson(body);
       kernel.validator.assert(op.body, body ?? null);
     }
