@@ -29,6 +29,8 @@ export interface TokenClaims {
   exp: number;
   /** Random, so two tokens minted in the same second differ. */
   n: string;
+  /** Storefront tokens of a service key only: the holder forwards each shopper's identity. */
+  fwd?: 1;
 }
 
 export interface MintedToken {
@@ -73,11 +75,11 @@ export class AccountTokens {
     return this.#usageKey !== null;
   }
 
-  mint(type: TokenType, minter: ApiKeyRecord, ttlSeconds: number, accountId = accountOf(minter)): MintedToken {
+  mint(type: TokenType, minter: ApiKeyRecord, ttlSeconds: number, accountId = accountOf(minter), opts: { forwardsShoppers?: boolean } = {}): MintedToken {
     const now = Math.floor(this.#now().getTime() / 1000);
     const key = type === 'usage' ? this.#usageKey : this.#secrets[0].key;
     if (!key) throw new FitroomError('SERVICE_UNAVAILABLE', 'Usage tokens are disabled on this deployment: set USAGE_TOKEN_HANDSHAKE_SECRET');
-    const claims: TokenClaims = { typ: type, kid: type === 'usage' ? 'u1' : this.#secrets[0].kid, acc: accountId, key: minter.id, iat: now, exp: now + ttlSeconds, n: randomBytes(6).toString('base64url') };
+    const claims: TokenClaims = { typ: type, kid: type === 'usage' ? 'u1' : this.#secrets[0].kid, acc: accountId, key: minter.id, iat: now, exp: now + ttlSeconds, n: randomBytes(6).toString('base64url'), ...(opts.forwardsShoppers ? { fwd: 1 as const } : {}) };
     const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
     const token = `${TOKEN_PREFIX[type]}${payload}.${sign(key, TOKEN_PREFIX[type] + payload)}`;
     return { token, tokenType: type, accountId, expiresAt: new Date(claims.exp * 1000).toISOString(), expiresIn: ttlSeconds };
@@ -125,7 +127,7 @@ export class AccountTokens {
 
 /** The caller a storefront token stands for: the account's shopper namespace, the AI quota counted. */
 export function storefrontCaller(c: TokenClaims): Caller {
-  return { kind: 'storefront', credentialId: c.key, ownerHash: sha256Hex(`storefront:${c.acc}`), accountId: c.acc, development: false, countsKeyUsage: false, countsAiQuota: true };
+  return { kind: 'storefront', credentialId: c.key, ownerHash: sha256Hex(`storefront:${c.acc}`), accountId: c.acc, development: false, countsKeyUsage: false, countsAiQuota: true, ...(c.fwd === 1 ? { forwardsShoppers: true } : {}) };
 }
 
 /** The caller of a service key acting for an account: ownership `account:<id>`, the AI quota counted. */

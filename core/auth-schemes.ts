@@ -82,7 +82,7 @@ export function registerAuthSchemes(api: PluginApi): AccountTokens {
     missing: () => new FitroomError('HTTP_ERROR', 'Missing storefront token: send it in the X-API-Key header'),
     openapi: {
       security: [{ StorefrontToken: [] }],
-      schemes: { StorefrontToken: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A short-lived storefront token (`wfs1.`) from POST /api/v1/storefront/tokens, sent in X-API-Key by storefront pages. Accepted only where this scheme is listed; elsewhere 403 CREDENTIAL_NOT_ALLOWED.' } },
+      schemes: { StorefrontToken: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'A short-lived storefront token (`wfs1.`) from POST /api/v1/storefront/tokens, sent in X-API-Key by storefront pages. Accepted only where this scheme is listed; elsewhere 403 CREDENTIAL_NOT_ALLOWED. A token minted with `forwardsShoppers` (by a service key, held by the merchant\'s server) sends `X-Fitroom-Shopper` (required: a stable shopper id) and `X-Fitroom-Shopper-IP` (optional: the shopper\'s address) with each request: rate limits count per shopper, bot verification uses that address and the pass it mints is bound to that shopper.' } },
     },
   });
 
@@ -121,6 +121,7 @@ function registerTokenOperations(api: PluginApi, tokens: AccountTokens) {
       type: { type: 'string', enum: Object.keys(TOKEN_TYPES), default: 'storefront', description: '`storefront` (wfs1., default), `account` (wfa1.) or `usage` (wfu1., needs the X-Usage-Handshake header).' },
       ttlSeconds: { type: 'integer', minimum: 60, maximum: MAX_TOKEN_TTL_SECONDS, description: `Lifetime; default ${cfg.storefrontTtlSeconds} s for storefront tokens (STOREFRONT_TOKEN_TTL_SECONDS), ${cfg.accountTtlSeconds} s for account and usage tokens; never more than ${MAX_TOKEN_TTL_SECONDS} s.` },
       accountId: { type: 'string', minLength: 1, maxLength: 200, description: 'Usage tokens only: the account to attribute. Storefront and account tokens are always for the calling key\'s own account.' },
+      forwardsShoppers: { type: 'boolean', default: false, description: 'Storefront tokens minted with a service key only: a token for a merchant\'s server that calls on behalf of its shoppers (a commerce backend\'s store routes). Its requests must name the shopper in `X-Fitroom-Shopper` (1-128 characters `A-Z a-z 0-9 _ . : -`, e.g. `cart_01H…` or `cus_01H…`) and may give the shopper\'s address in `X-Fitroom-Shopper-IP`; rate limits then count per shopper, and bot verification checks that address and binds its pass to that shopper. Never hand such a token to a browser. Any other credential sending those headers gets 403 `CREDENTIAL_NOT_ALLOWED`.' },
     },
   });
   api.schema('MintedToken', {
@@ -157,7 +158,7 @@ function registerTokenOperations(api: PluginApi, tokens: AccountTokens) {
       503: { description: 'Usage tokens are not configured', schema: 'ErrorEnvelope' },
     },
     async handler(ctx) {
-      const b = (ctx.body ?? {}) as { type?: TokenType; ttlSeconds?: number; accountId?: string };
+      const b = (ctx.body ?? {}) as { type?: TokenType; ttlSeconds?: number; accountId?: string; forwardsShoppers?: boolean };
       const type = b.type ?? 'storefront';
       const caller = ctx.caller!;
       if (caller.kind !== 'user' && caller.kind !== 'service' && caller.kind !== 'development') throw new FitroomError('CREDENTIAL_NOT_ALLOWED', 'Tokens are minted with an API key, not with another token');
@@ -169,8 +170,9 @@ function registerTokenOperations(api: PluginApi, tokens: AccountTokens) {
         if (!b.accountId) throw new FitroomError('VALIDATION_ERROR', 'The request is invalid', { details: [{ field: 'accountId', message: 'is required for usage tokens' }] });
         tokens.checkHandshake(ctx.headers['x-usage-handshake'], b.accountId);
       }
+      if (b.forwardsShoppers && (type !== 'storefront' || rec.kind !== 'service')) throw new FitroomError('CREDENTIAL_NOT_ALLOWED', 'forwardsShoppers is for storefront tokens minted with a service key (a merchant server acting for its shoppers)');
       const ttl = b.ttlSeconds ?? (type === 'storefront' ? cfg.storefrontTtlSeconds : cfg.accountTtlSeconds);
-      const minted = tokens.mint(type, rec, ttl, type === 'usage' ? b.accountId : undefined);
+      const minted = tokens.mint(type, rec, ttl, type === 'usage' ? b.accountId : undefined, { forwardsShoppers: b.forwardsShoppers === true });
       return { status: 201, body: { success: true, ...minted }, headers: { 'Cache-Control': 'no-store' } };
     },
   });

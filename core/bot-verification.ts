@@ -32,7 +32,7 @@ export class BotVerification implements BotCheck {
     this.#now = opts.now ?? (() => new Date());
   }
 
-  async check(input: { challengeToken?: string; passCookie?: string; ip: string }) {
+  async check(input: { challengeToken?: string; passCookie?: string; ip: string; subject?: string }) {
     const now = this.#now();
     if (input.challengeToken) {
       if (input.challengeToken.length > 8192) throw refuse('the challenge token is too long');
@@ -40,26 +40,34 @@ export class BotVerification implements BotCheck {
       if (!verdict.ok) throw refuse(verdict.reason ?? 'the challenge token is invalid');
       const id = verdict.id ?? input.challengeToken;
       if (!(await this.#replay.claim(id, verdict.expiresAt ?? new Date(now.getTime() + 600_000)))) throw refuse('the challenge token was already used: solve a new challenge');
-      const value = this.#sign({ v: 1, kid: this.#keys[0].kid, at: Math.floor(now.getTime() / 1000), net: network(input.ip) });
+      const value = this.#sign({ v: 1, kid: this.#keys[0].kid, at: Math.floor(now.getTime() / 1000), net: network(input.ip), ...(input.subject ? { sub: input.subject } : {}) });
       return { ttlSeconds: PASS_SECONDS, setPass: { name: PASS_COOKIE, value, maxAgeSeconds: PASS_SECONDS } };
     }
     const pass = input.passCookie ? this.#read(input.passCookie) : null;
-    if (pass && pass.net === network(input.ip)) {
+    // a pass minted for a forwarded shopper is that shopper's only; one minted for a browser is no shopper's
+    if (pass && pass.net === network(input.ip) && pass.sub === input.subject) {
       const remaining = pass.at + PASS_SECONDS - Math.floor(now.getTime() / 1000);
       if (remaining > 0) return { ttlSeconds: remaining };
     }
-    throw refuse(pass ? 'the verification pass has expired or belongs to another network: solve a new challenge' : 'this request needs a solved challenge (X-Challenge-Token) or a valid verification pass');
+    throw refuse(pass ? 'the verification pass has expired or belongs to another network or shopper: solve a new challenge' : 'this request needs a solved challenge (X-Challenge-Token) or a valid verification pass');
   }
 
-  #sign(claims: { v: 1; kid: string; at: number; net: string }): string {
+  passHolder(value: string, ip: string): string | null {
+    const pass = this.#read(value);
+    if (!pass || pass.net !== network(ip) || pass.at + PASS_SECONDS <= Math.floor(this.#now().getTime() / 1000)) return null;
+    // the signature is unique per pass; its hash names the holder without revealing the pass
+    return createHmac('sha256', 'fitroom pass holder').update(value).digest('base64url').slice(0, 22);
+  }
+
+  #sign(claims: { v: 1; kid: string; at: number; net: string; sub?: string }): string {
     const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
     return `${payload}.${createHmac('sha256', this.#keys[0].key).update(payload).digest('base64url')}`;
   }
 
-  #read(cookie: string): { at: number; net: string } | null {
+  #read(cookie: string): { at: number; net: string; sub?: string } | null {
     const [payload, sig, extra] = cookie.split('.');
     if (!payload || !sig || extra !== undefined || payload.length > 512) return null;
-    let c: { v?: unknown; kid?: unknown; at?: unknown; net?: unknown };
+    let c: { v?: unknown; kid?: unknown; at?: unknown; net?: unknown; sub?: unknown };
     try {
       c = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as typeof c;
     } catch {
@@ -71,7 +79,8 @@ export class BotVerification implements BotCheck {
     const expected = Buffer.from(createHmac('sha256', key).update(payload).digest('base64url'));
     const given = Buffer.from(sig);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
-    return c.v === 1 && Number.isInteger(c.at) && typeof c.net === 'string' ? { at: c.at as number, net: c.net } : null;
+    if (c.sub !== undefined && typeof c.sub !== 'string') return null;
+    return c.v === 1 && Number.isInteger(c.at) && typeof c.net === 'string' ? { at: c.at as number, net: c.net, ...(c.sub ? { sub: c.sub } : {}) } : null;
   }
 }
 

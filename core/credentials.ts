@@ -26,6 +26,16 @@ export interface Caller {
   countsAiQuota: boolean;
   /** Analytics attribution from a usage token (X-Service-Usage-Account); changes nothing else. */
   usageAccountId?: string;
+  /**
+   * The rate-limit buckets this caller's requests count against, in order, instead of its owner hash:
+   * each allows `factor` times the category's limit (a platform's shopper, then the shop's total).
+   */
+  rateBuckets?: { key: string; factor: number }[];
+  /**
+   * A storefront token minted by a service key with `forwardsShoppers`: held by the merchant's server,
+   * which names each shopper (X-Fitroom-Shopper, X-Fitroom-Shopper-IP) so limits and passes are theirs.
+   */
+  forwardsShoppers?: boolean;
 }
 
 export function sha256Hex(input: string | Uint8Array): string {

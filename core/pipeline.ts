@@ -5,6 +5,7 @@ import type { RateLimiter } from './ports/rate-limiter.ts';
 import type { Links } from './links.ts';
 import { FitroomError, envelope, isFitroomError, validationError, type ErrorDetail } from './errors.ts';
 import { withRequestId } from './request-context.ts';
+import ipaddr from 'ipaddr.js';
 
 /** Requests per minute per credential (or client address for anonymous calls), from the spec's limits. */
 export const RATE_LIMITS: Record<RateLimitCategory, number> = { submission: 50, status: 500, download: 300, health: 5000 };
@@ -23,7 +24,7 @@ export interface InboundRequest {
   /** Whether the client is on this machine (development rate multiplier). */
   loopback: boolean;
   /** Reads the JSON body (undefined when the request has none); called after authentication. */
-  readJson(maxBytes: number): Promise<unknown>;
+  readJson(maxBytes: number, opts?: { dataUrlsAsBytes?: boolean }): Promise<unknown>;
   /** Streams a multipart file into the blob store; called after authentication. */
   readUpload(spec: UploadSpec): Promise<UploadedFile>;
   /** Base URL of the host that received the request. */
@@ -52,7 +53,10 @@ export interface OperationResponse extends Omit<OperationResult, 'status' | 'hea
 export interface BotCheck {
   /** Name of the pass cookie. */
   readonly passCookie: string;
-  check(input: { challengeToken?: string; passCookie?: string; ip: string }): Promise<{ ttlSeconds: number; setPass?: { name: string; value: string; maxAgeSeconds: number } }>;
+  /** `subject`: the shopper a merchant server forwards; a pass minted for one is valid for that shopper only. */
+  check(input: { challengeToken?: string; passCookie?: string; ip: string; subject?: string }): Promise<{ ttlSeconds: number; setPass?: { name: string; value: string; maxAgeSeconds: number } }>;
+  /** A stable id of a valid, unexpired pass of this network (a rate-limit bucket), or null. */
+  passHolder?(pass: string, ip: string): string | null;
 }
 
 export interface PipelineDeps {
@@ -94,8 +98,10 @@ export class OperationPipeline {
     const cookies: ResponseCookie[] = [];
     try {
       const { caller, scheme, resolver } = await this.#authenticate(op, req);
-      await this.#rateLimit(op, req, caller, headers);
-      await this.#verifyBrowser(op, req, caller, headers, cookies);
+      const shopper = forwardedShopper(req, caller);
+      if (shopper) req = { ...req, ip: shopper.ip ?? req.ip };
+      await this.#rateLimit(op, req, caller, headers, shopper?.id);
+      await this.#verifyBrowser(op, req, caller, headers, cookies, shopper?.id);
       const context = await this.#context(op, req, caller, scheme);
       // a valid request about to do the work takes its places (an invalid one costs little)
       const release = op.anonymousLimit && !caller ? await this.#anonymousLimit(op, req) : null;
@@ -148,18 +154,25 @@ export class OperationPipeline {
     throw kernel.authResolvers.get(op.auth[0])?.missing() ?? new FitroomError('HTTP_ERROR', 'Missing credentials');
   }
 
-  async #rateLimit(op: Operation, req: InboundRequest, caller: Caller | null, headers: Record<string, string>) {
+  async #rateLimit(op: Operation, req: InboundRequest, caller: Caller | null, headers: Record<string, string>, shopper?: string) {
     if (!op.rateLimit) return;
     const dev = caller?.development || req.loopback;
-    const limit = RATE_LIMITS[op.rateLimit] * (dev ? this.#d.kernel.config.devRateMultiplier : 1);
-    const key = `${op.rateLimit}:${caller ? caller.ownerHash : `ip:${req.ip}`}`;
-    const d = await this.#d.rateLimiter.consume(key, limit, 60);
-    headers['X-RateLimit-Limit'] = String(d.limit);
-    headers['X-RateLimit-Remaining'] = String(d.remaining);
-    headers['X-RateLimit-Reset'] = String(d.resetAt);
-    if (!d.allowed) {
-      headers['Retry-After'] = String(Math.max(1, d.resetAt - Math.floor(Date.now() / 1000)));
-      throw new FitroomError('RATE_LIMITED', `Rate limit of ${d.limit} requests per minute exceeded`);
+    const base = RATE_LIMITS[op.rateLimit] * (dev ? this.#d.kernel.config.devRateMultiplier : 1);
+    // a merchant server's shoppers each get the limit, not one limit shared by the whole shop
+    const own = { key: `${caller ? caller.ownerHash : `ip:${req.ip}`}${shopper ? `:shopper:${shopper}` : ''}`, factor: 1 };
+    const buckets = caller?.rateBuckets?.length ? caller.rateBuckets : [own];
+    // The first bucket that refuses stops: a shopper over their own limit does not use up the shop's.
+    for (const [i, b] of buckets.entries()) {
+      const d = await this.#d.rateLimiter.consume(`${op.rateLimit}:${b.key}`, base * b.factor, 60);
+      if (i === 0 || !d.allowed) {
+        headers['X-RateLimit-Limit'] = String(d.limit);
+        headers['X-RateLimit-Remaining'] = String(d.remaining);
+        headers['X-RateLimit-Reset'] = String(d.resetAt);
+      }
+      if (!d.allowed) {
+        headers['Retry-After'] = String(Math.max(1, d.resetAt - Math.floor(Date.now() / 1000)));
+        throw new FitroomError('RATE_LIMITED', `Rate limit of ${d.limit} requests per minute exceeded${i > 0 ? ' (shared limit)' : ''}`);
+      }
     }
   }
 
@@ -191,7 +204,7 @@ export class OperationPipeline {
    * requests a browser sends (`Origin` or `Sec-Fetch-Site`), need a single-use challenge token or a
    * pass cookie. Server-to-server calls with a secret key are not browsers and are not asked.
    */
-  async #verifyBrowser(op: Operation, req: InboundRequest, caller: Caller | null, headers: Record<string, string>, cookies: ResponseCookie[]) {
+  async #verifyBrowser(op: Operation, req: InboundRequest, caller: Caller | null, headers: Record<string, string>, cookies: ResponseCookie[], shopper?: string) {
     const bot = this.#d.botCheck;
     if (!bot || !op.browserProtected) return;
     const fromBrowser = caller?.kind === 'storefront' || req.headers.origin !== undefined || req.headers['sec-fetch-site'] !== undefined;
@@ -200,7 +213,7 @@ export class OperationPipeline {
     // it gets the pass in a header and sends it back in one.
     const passInHeader = req.headers['x-service-verification-pass-mode'] === 'header';
     const pass = req.cookie(bot.passCookie) ?? (passInHeader ? req.headers['x-service-verification-pass'] : undefined);
-    const outcome = await bot.check({ challengeToken: req.headers['x-challenge-token'], passCookie: pass, ip: req.ip });
+    const outcome = await bot.check({ challengeToken: req.headers['x-challenge-token'], passCookie: pass, ip: req.ip, ...(shopper ? { subject: shopper } : {}) });
     headers['X-Service-Verification-TTL'] = String(outcome.ttlSeconds);
     if (outcome.setPass) {
       cookies.push(outcome.setPass);
@@ -230,12 +243,33 @@ export class OperationPipeline {
       body = upload.fields;
       assertSafeJson(body);
     } else if (op.body) {
-      body = await req.readJson(op.maxBodyBytes ?? kernel.config.maxJsonBytes);
+      body = await req.readJson(op.maxBodyBytes ?? kernel.config.maxJsonBytes, { dataUrlsAsBytes: op.dataUrlsAsBytes });
       assertSafeJson(body);
       kernel.validator.assert(op.body, body ?? null);
     }
     return { params: { ...req.params }, query: req.query, body, caller, authScheme: scheme, headers: req.headers, upload, ip: req.ip, baseUrl: req.baseUrl, links: req.links, requestId: req.requestId };
   }
+}
+
+const SHOPPER_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+/**
+ * The shopper a merchant server names on a storefront token minted for that (`forwardsShoppers`):
+ * X-Fitroom-Shopper (required) and X-Fitroom-Shopper-IP (optional). Any other caller sending them is
+ * refused, so a browser cannot pick the address its limits and passes are counted against.
+ */
+function forwardedShopper(req: InboundRequest, caller: Caller | null): { id: string; ip?: string } | null {
+  const id = req.headers['x-fitroom-shopper'];
+  const ip = req.headers['x-fitroom-shopper-ip'];
+  if (!caller?.forwardsShoppers) {
+    if (id !== undefined || ip !== undefined) throw new FitroomError('CREDENTIAL_NOT_ALLOWED', 'X-Fitroom-Shopper and X-Fitroom-Shopper-IP are accepted only with a storefront token minted with forwardsShoppers');
+    return null;
+  }
+  const details: ErrorDetail[] = [];
+  if (id === undefined || !SHOPPER_ID.test(id)) details.push({ field: 'X-Fitroom-Shopper', message: 'is required with this token: a shopper id of 1-128 characters A-Z a-z 0-9 _ . : -' });
+  if (ip !== undefined && !ipaddr.isValid(ip)) details.push({ field: 'X-Fitroom-Shopper-IP', message: 'must be an IPv4 or IPv6 address' });
+  if (details.length) throw validationError(details);
+  return { id: id!, ...(ip !== undefined ? { ip: ipaddr.process(ip).toString() } : {}) };
 }
 
 function schemeLabel(scheme: string): string {

@@ -26,20 +26,31 @@ export class PostgresOwnerData implements OwnerData {
     };
   }
 
-  async erase(owners: string[]): Promise<OwnerDataCounts> {
+  erase(owners: string[]): Promise<OwnerDataCounts> {
+    return this.#erase(owners, null);
+  }
+
+  eraseBefore(owners: string[], before: Date): Promise<OwnerDataCounts> {
+    return this.#erase(owners, before);
+  }
+
+  /** `before` null: everything; else rows created before it (`$2`, null matches every row). */
+  async #erase(owners: string[], before: Date | null): Promise<OwnerDataCounts> {
     const c = await this.pool.connect();
+    const AT = '($2::timestamptz is null or created_at < $2)';
     let blobKeys: string[];
     let counts: OwnerDataCounts;
     try {
       await c.query('begin');
-      await c.query('delete from webhook_deliveries where job_id in (select id from jobs where owner_hash = any($1::text[]))', [owners]);
+      const p = [owners, before];
+      await c.query(`delete from webhook_deliveries where job_id in (select id from jobs where owner_hash = any($1::text[]) and ${AT})`, p);
       // batches own their batch.completed deliveries; their item jobs are the owner's jobs (below)
-      await c.query('delete from webhook_deliveries where id in (select delivery_id from batches where owner_hash = any($1::text[]))', [owners]);
-      const jobs = await c.query('delete from jobs where owner_hash = any($1::text[])', [owners]);
-      await c.query('delete from batches where owner_hash = any($1::text[])', [owners]);
-      const results = await c.query('delete from tryon_results where owner_hash = any($1::text[])', [owners]);
-      const twins = await c.query('delete from twins where owner_hash = any($1::text[])', [owners]);
-      const files = await c.query<{ blob_key: string }>('delete from files where owner_hash = any($1::text[]) returning blob_key', [owners]);
+      await c.query(`delete from webhook_deliveries where id in (select delivery_id from batches where owner_hash = any($1::text[]) and ${AT})`, p);
+      const jobs = await c.query(`delete from jobs where owner_hash = any($1::text[]) and ${AT}`, p);
+      await c.query(`delete from batches where owner_hash = any($1::text[]) and ${AT}`, p);
+      const results = await c.query(`delete from tryon_results where owner_hash = any($1::text[]) and ${AT}`, p);
+      const twins = await c.query(`delete from twins where owner_hash = any($1::text[]) and ${AT}`, p);
+      const files = await c.query<{ blob_key: string }>(`delete from files where owner_hash = any($1::text[]) and ${AT} returning blob_key`, p);
       await c.query('commit');
       blobKeys = files.rows.map((r) => r.blob_key);
       counts = { jobs: jobs.rowCount ?? 0, files: files.rowCount ?? 0, twins: twins.rowCount ?? 0, tryOnResults: results.rowCount ?? 0 };

@@ -1,5 +1,5 @@
 import type { Pool } from './db.ts';
-import type { PlatformInstall, PlatformMedia, PlatformStore } from '../../core/ports/platform-store.ts';
+import { DEFAULT_SHOP_SETTINGS, type PlatformInstall, type PlatformMedia, type PlatformShopSettings, type PlatformStore } from '../../core/ports/platform-store.ts';
 
 interface InstallRow {
   platform: string;
@@ -33,17 +33,23 @@ export class PostgresPlatformStore implements PlatformStore {
 
   /** Everything kept for a shop (shop/redact). */
   async deleteInstall(platform: string, shop: string) {
-    for (const table of ['platform_installs', 'platform_sessions', 'platform_customers', 'platform_media', 'platform_data_exports']) {
+    // everything kept per shop, the admin's usage counters (PlatformUsage) included
+    for (const table of ['platform_installs', 'platform_sessions', 'platform_customers', 'platform_media', 'platform_data_exports', 'platform_shop_settings', 'platform_usage']) {
       await this.pool.query(`delete from ${table} where platform = $1 and shop = $2`, [platform, shop]);
     }
   }
 
-  async putSession(platform: string, id: string, shop: string, data: unknown) {
+  async putSession(platform: string, id: string, shop: string, data: unknown, meta?: { keyId: string | null; expiresAt: Date | null }) {
     await this.pool.query(
-      `insert into platform_sessions (platform, id, shop, data) values ($1, $2, $3, $4)
-       on conflict (platform, id) do update set shop = $3, data = $4, updated_at = now()`,
-      [platform, id, shop, JSON.stringify(data)],
+      `insert into platform_sessions (platform, id, shop, data, key_id, expires_at) values ($1, $2, $3, $4, $5, $6)
+       on conflict (platform, id) do update set shop = $3, data = $4, key_id = $5, expires_at = $6, updated_at = now()`,
+      [platform, id, shop, JSON.stringify(data), meta?.keyId ?? null, meta?.expiresAt ?? null],
     );
+  }
+
+  async sessionsToSeal(platform: string, keyId: string) {
+    const r = await this.pool.query<{ id: string; shop: string; data: unknown }>('select id, shop, data from platform_sessions where platform = $1 and key_id is distinct from $2', [platform, keyId]);
+    return r.rows;
   }
 
   async getSession(platform: string, id: string) {
@@ -110,5 +116,27 @@ export class PostgresPlatformStore implements PlatformStore {
   async dataExports(platform: string, shop: string) {
     const r = await this.pool.query<{ id: string; customer_id: string; file_id: string; created_at: Date }>('select id, customer_id, file_id, created_at from platform_data_exports where platform = $1 and shop = $2 order by created_at desc', [platform, shop]);
     return r.rows.map((x) => ({ id: x.id, customerId: x.customer_id, fileId: x.file_id, createdAt: x.created_at }));
+  }
+
+  async shopSettings(platform: string, shop: string): Promise<PlatformShopSettings> {
+    const r = await this.pool.query<{ photo_retention_hours: number }>('select photo_retention_hours from platform_shop_settings where platform = $1 and shop = $2', [platform, shop]);
+    return r.rows[0] ? { photoRetentionHours: r.rows[0].photo_retention_hours } : { ...DEFAULT_SHOP_SETTINGS };
+  }
+
+  async saveShopSettings(platform: string, shop: string, s: PlatformShopSettings) {
+    await this.pool.query(
+      `insert into platform_shop_settings (platform, shop, photo_retention_hours) values ($1, $2, $3)
+       on conflict (platform, shop) do update set photo_retention_hours = $3, updated_at = now()`,
+      [platform, shop, s.photoRetentionHours],
+    );
+  }
+
+  async retentionByShop(platform: string) {
+    const r = await this.pool.query<{ shop: string; hours: number }>(
+      `select i.shop, coalesce(s.photo_retention_hours, $2) as hours from platform_installs i
+       left join platform_shop_settings s on s.platform = i.platform and s.shop = i.shop where i.platform = $1`,
+      [platform, DEFAULT_SHOP_SETTINGS.photoRetentionHours],
+    );
+    return r.rows.map((x) => ({ shop: x.shop, photoRetentionHours: x.hours }));
   }
 }

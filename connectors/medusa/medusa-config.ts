@@ -24,6 +24,7 @@ module.exports = defineConfig({
         apiKey: process.env.FITROOM_API_KEY,
         autoDigitize: process.env.FITROOM_AUTO_DIGITIZE === "true",
         inlineImages: process.env.FITROOM_INLINE_IMAGES === "true",
+        ...(process.env.FITROOM_PUBLIC_URL ? { publicUrl: process.env.FITROOM_PUBLIC_URL, webhookSecret: process.env.FITROOM_WEBHOOK_SECRET } : {}),
       },
     },
   ],

@@ -8,7 +8,7 @@ export default defineConfig({
     setupFiles: ["integration-tests/setup.ts"],
     fileParallelism: false, // each file boots a Medusa application: one at a time on a small machine
     pool: "forks",
-    testTimeout: 120_000,
+    testTimeout: 300_000, // a loaded machine: a builtin try-on can take minutes
     hookTimeout: 300_000,
   },
 })

@@ -7,6 +7,8 @@ const MAX_THROTTLE_RETRIES = 5;
 export interface AdminCallOptions {
   /** Called when Shopify no longer accepts the shop's token (401/403): the shop must reopen the app. */
   onReauth?: () => Promise<void>;
+  /** Called once when Shopify answers 401: a renewed session to retry with (expiring tokens), or null. */
+  onUnauthorized?: (refused: Session) => Promise<Session | null>;
   sleep?: (ms: number) => Promise<void>;
 }
 
@@ -16,7 +18,8 @@ export interface AdminCallOptions {
  * (PLATFORM_REAUTH_REQUIRED); other GraphQL and HTTP errors become PLATFORM_ERROR with Shopify's words.
  */
 export async function adminGraphql<T = any>(shopify: Shopify, session: Session, query: string, variables: Record<string, unknown> = {}, opts: AdminCallOptions = {}): Promise<T> {
-  const client = new shopify.clients.Graphql({ session });
+  let client = new shopify.clients.Graphql({ session });
+  let renewed = false;
   const sleep = opts.sleep ?? ((ms: number) => new Promise((r) => setTimeout(r, ms)));
   for (let attempt = 0; ; attempt++) {
     try {
@@ -27,6 +30,14 @@ export async function adminGraphql<T = any>(shopify: Shopify, session: Session, 
       if (wait !== null && attempt < MAX_THROTTLE_RETRIES) {
         await sleep(wait);
         continue;
+      }
+      if (e instanceof HttpResponseError && e.response.code === 401 && !renewed && opts.onUnauthorized) {
+        renewed = true;
+        const next = await opts.onUnauthorized(session);
+        if (next) {
+          client = new shopify.clients.Graphql({ session: next });
+          continue;
+        }
       }
       if (e instanceof HttpResponseError && (e.response.code === 401 || e.response.code === 403)) {
         await opts.onReauth?.();

@@ -10,7 +10,7 @@ import { mountShopify } from './routes.ts';
  */
 export function shopifyFromEnv(env: Record<string, string | undefined>): { plugins: FitroomPlugin[]; mounts: Mount[]; status: string } {
   const settings = loadShopifySettings(env);
-  if (!settings) return { plugins: [], mounts: [], status: 'Shopify app off (set SHOPIFY_API_KEY, SHOPIFY_API_SECRET and SHOPIFY_APP_URL to mount it under /shopify)' };
+  if (!settings) return { plugins: [], mounts: [], status: 'Shopify app off (set SHOPIFY_API_KEY, SHOPIFY_API_SECRET, SHOPIFY_APP_URL and SHOPIFY_TOKEN_KEYS to mount it under /shopify)' };
   const plugin = shopifyPlugin(settings);
   const mount: Mount = (router, http) => mountShopify(router, { connector: plugin.connector(), pipeline: http.pipeline, http });
   return { plugins: [plugin], mounts: [mount], status: `Shopify app on ${settings.appUrl.origin}/shopify (app proxy: ${settings.appUrl.origin}/shopify/proxy)` };

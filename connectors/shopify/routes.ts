@@ -1,26 +1,18 @@
 import type Router from '@koa/router';
 import type Koa from 'koa';
 import { randomUUID } from 'node:crypto';
-import type { Operation } from '../../core/plugin.ts';
 import type { OperationPipeline } from '../../core/pipeline.ts';
-import { restLinks, type Links } from '../../core/links.ts';
+import { restLinks } from '../../core/links.ts';
 import { FitroomError, validationError } from '../../core/errors.ts';
-import { inbound, write, type HttpDeps } from '../standalone/http.ts';
-import { COLLECTION_PRODUCTS_QUERY, METAFIELDS_SET, PRODUCT_IMAGES_QUERY, PRODUCTS_QUERY, adminGraphql, assertNoUserErrors } from './admin-api.ts';
-import { PLATFORM, PROXY_SCHEME, accountOf, exchangeToken, merchantOwner, newMediaRow, shopperOwner, type ShopifyConnector } from './shopify.ts';
-import { adminPage } from './admin-page.ts';
-
-/** The storefront operations the app proxy serves (the widget's calls), by method and API path. */
-const PROXIED = [
-  ['POST', '/api/v1/virtual-fitting'],
-  ['GET', '/api/v1/jobs/{jobId}'],
-  ['POST', '/api/v1/digital-twin'],
-  ['POST', '/api/v1/size-fitting'],
-  ['GET', '/api/v1/challenge'],
-  ['GET', '/widget/v1/fitroom.js'],
-] as const;
-
-const MAX_WEBHOOK_BYTES = 1024 * 1024;
+import { write, type HttpDeps } from '../standalone/http.ts';
+import { COLLECTION_PRODUCTS_QUERY, METAFIELDS_SET, PRODUCT_IMAGES_QUERY, PRODUCTS_QUERY, assertNoUserErrors } from './admin-api.ts';
+import { PLATFORM, accountOf, exchangeToken, newMediaRow, type ShopifyConnector } from './shopify.ts';
+import { mountWebhooks, readRaw } from './webhooks.ts';
+import { mountDataRequests, mountCompliance } from './data-requests.ts';
+import { assert3dAllowed, mountBilling } from './billing.ts';
+import { countChartSaved, mountAdminApp } from './admin/routes.ts';
+import { mountProxy } from './proxy.ts';
+import { mountStorefrontSettings } from './storefront.ts';
 
 export interface ShopifyMountDeps {
   connector: ShopifyConnector;
@@ -56,7 +48,7 @@ export function mountShopify(router: Router, deps: ShopifyMountDeps): void {
   router.get('/shopify/auth/callback', guarded(async (ctx) => {
     let session;
     try {
-      ({ session } = await shopify.auth.callback({ rawRequest: ctx.req, rawResponse: ctx.res }));
+      ({ session } = await shopify.auth.callback({ rawRequest: ctx.req, rawResponse: ctx.res, expiring: true }));
     } catch (e) {
       throw new FitroomError('HTTP_ERROR', `The Shopify authorization could not be completed: ${(e as Error).message}`);
     }
@@ -64,42 +56,13 @@ export function mountShopify(router: Router, deps: ShopifyMountDeps): void {
     ctx.redirect(`https://${session.shop}/admin/apps/${c.settings.apiKey}`);
   }));
 
-  // 2. Webhooks, HMAC-checked on the raw body, each delivery handled once.
-  router.post('/shopify/webhooks', guarded(async (ctx) => {
-    const rawBody = await readRaw(ctx.req, MAX_WEBHOOK_BYTES);
-    const check = await shopify.webhooks.validate({ rawBody, rawRequest: ctx.req, rawResponse: ctx.res });
-    if (!check.valid) throw new FitroomError('HTTP_ERROR', `Webhook refused: ${check.reason}`);
-    const { topic, domain, webhookId } = check as { topic: string; domain: string; webhookId: string };
-    if (!(await c.store.firstDelivery(PLATFORM, webhookId))) {
-      ctx.body = { success: true, duplicate: true };
-      return;
-    }
-    const payload = JSON.parse(rawBody) as Record<string, any>;
-    ctx.body = { success: true, ...(await handleWebhook(c, normalizeTopic(topic), domain, payload)) };
-  }));
+  // 2. Webhooks: HMAC, body checked against the headers, work before the delivery is recorded (webhooks.ts).
+  mountWebhooks(router, c, fail, deps.http.log);
 
   // 3. The app proxy: the storefront's calls, signed by Shopify, answered by the core pipeline.
-  for (const [method, path] of PROXIED) {
-    const op = deps.http.kernel.operations.find((o) => o.method === method && o.path === path && (o.host ?? 'api') === 'api');
-    if (!op) continue;
-    const proxied: Operation = { ...op, auth: [PROXY_SCHEME] };
-    router.register(`/shopify/proxy${path.replace(/\{(\w+)\}/g, ':$1')}`, [method], async (ctx) => {
-      // the proxy scheme checks the signature over the exact query, duplicates included
-      ctx.request.headers['x-fitroom-proxy-query'] = ctx.querystring;
-      const req = inbound(ctx, deps.http);
-      const prefix = /^\/apps\/[a-z0-9_-]+$/i.test(String(ctx.query.path_prefix ?? '')) ? String(ctx.query.path_prefix) : '/apps/fitroom';
-      write(ctx, await pipeline.invoke(proxied, { ...req, links: proxyLinks(req.links, prefix) }));
-    });
-  }
+  mountProxy(router, deps);
 
   // 4. The embedded admin page and its JSON routes.
-  router.get('/shopify/app', guarded(async (ctx) => {
-    const shop = shopify.utils.sanitizeShop(String(ctx.query.shop ?? ''));
-    ctx.set('Content-Security-Policy', `frame-ancestors https://admin.shopify.com${shop ? ` https://${shop}` : ''};`);
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = adminPage(c.settings.apiKey);
-  }));
-
   const admin = (fn: (ctx: Koa.Context, shop: string) => Promise<unknown>) =>
     guarded(async (ctx) => {
       const auth = /^Bearer (.+)$/.exec(ctx.get('authorization'))?.[1];
@@ -118,7 +81,8 @@ export function mountShopify(router: Router, deps: ShopifyMountDeps): void {
       ctx.set('Cache-Control', 'no-store');
       ctx.body = await fn(ctx, shop);
     });
-  const gql = async <T>(shop: string, q: string, v: Record<string, unknown>) => adminGraphql<T>(shopify, await c.offlineSession(shop), q, v, { onReauth: () => c.markReauth(shop) });
+  const gql = <T>(shop: string, q: string, v: Record<string, unknown>) => c.admin<T>(shop, q, v);
+  mountAdminApp(router, { connector: c, admin, gql });
 
   router.get('/shopify/api/products', admin(async (ctx, shop) => {
     const search = typeof ctx.query.q === 'string' ? ctx.query.q.slice(0, 200) : undefined;
@@ -152,12 +116,17 @@ export function mountShopify(router: Router, deps: ShopifyMountDeps): void {
       metafields: [{ ownerId: productGid(ctx.params.id, 'Product'), namespace: '$app:fitroom', key: 'size_chart', type: 'json', value }],
     });
     assertNoUserErrors('Shopify refused the size chart', data.metafieldsSet);
+    await countChartSaved(c, shop);
     return { success: true };
   }));
-  router.get('/shopify/api/data-requests', admin(async (_ctx, shop) => ({ exports: await c.store.dataExports(PLATFORM, shop) })));
+  mountStorefrontSettings(router, deps, admin);
+  mountDataRequests(router, c, admin);
+  mountCompliance(router, c, admin);
+  mountBilling(router, c, admin, (ctx) => readJson(ctx.req, 16 * 1024));
 
   async function generate3d(conn: ShopifyConnector, ctx: Koa.Context, shop: string, productId: string, known?: string[]) {
     const install = await conn.installed(shop);
+    await assert3dAllowed(conn, shop);
     const images = known ?? (await gql<{ product: { images: { nodes: { url: string }[] } } | null }>(shop, PRODUCT_IMAGES_QUERY, { id: productId })).product?.images.nodes.map((i) => i.url);
     if (!images) throw new FitroomError('NOT_FOUND', 'No such product in this shop');
     if (!images.length) throw validationError([{ field: 'images', message: 'the product has no images to build a model from' }]);
@@ -186,79 +155,11 @@ function productGid(id: string, type: 'Product' | 'Collection'): string {
   throw validationError([{ field: 'id', message: `must be a ${type} id` }]);
 }
 
-/** Status links stay on the shop's proxy path (same origin as the page); files stay on the API host. */
-function proxyLinks(base: Links, prefix: string): Links {
-  return { ...base, job: (jobId) => `${prefix}/api/v1/jobs/${encodeURIComponent(jobId)}` };
-}
-
-export function normalizeTopic(topic: string): string {
-  return topic.toUpperCase().replace(/[/.]/g, '_');
-}
-
-/** What each webhook topic does; returns counts for the log and the tests. */
-export async function handleWebhook(c: ShopifyConnector, topic: string, shop: string, payload: Record<string, any>): Promise<Record<string, unknown>> {
-  const install = await c.store.getInstall(PLATFORM, shop);
-  switch (topic) {
-    case 'APP_UNINSTALLED': {
-      if (!install) return { topic, ignored: 'unknown shop' };
-      // Stop pending work and revoke the shop's key; its data stays until shop/redact.
-      if (install.keyId) await c.credentials.revoke(install.keyId).catch(() => undefined);
-      const owners = await ownersOf(c, shop);
-      const summary = await c.ownerData.summarize(owners);
-      let cancelled = 0;
-      for (const j of summary.jobs.filter((x) => ['queued', 'validating', 'processing', 'uploading'].includes(x.status))) {
-        await c.jobs.cancel(j.id, { ...c.merchantCaller(install), ownerHash: j.ownerHash }).then(() => cancelled++, () => undefined);
-      }
-      await c.store.deleteSessions(PLATFORM, [c.shopify.session.getOfflineId(shop)]);
-      await c.store.saveInstall({ ...install, status: 'uninstalled', uninstalledAt: new Date() });
-      return { topic, cancelled };
-    }
-    case 'CUSTOMERS_DATA_REQUEST': {
-      const customer = String(payload.customer?.id ?? '');
-      if (!/^\d{1,20}$/.test(customer)) throw validationError([{ field: 'customer.id', message: 'is missing' }]);
-      const summary = await c.ownerData.summarize([shopperOwner(shop, customer)]);
-      const holds = { ...summary, jobs: summary.jobs.map(({ ownerHash: _o, ...j }) => j) };
-      const doc = { shop, customerId: customer, dataRequestId: payload.data_request?.id ?? null, generatedAt: new Date().toISOString(), holds };
-      const file = await c.files.store(new TextEncoder().encode(JSON.stringify(doc, null, 2)), { ownerHash: merchantOwner(shop), contentType: 'application/json', filename: `fitroom-customer-${customer}.json`, ttlSeconds: 30 * 86_400 });
-      await c.store.recordDataExport({ platform: PLATFORM, id: String(payload.data_request?.id ?? randomUUID()), shop, customerId: customer, fileId: file.id });
-      return { topic, jobs: summary.jobs.length, files: summary.files.length, twins: summary.twins.length, exportFileId: file.id };
-    }
-    case 'CUSTOMERS_REDACT': {
-      const customer = String(payload.customer?.id ?? '');
-      if (!/^\d{1,20}$/.test(customer)) throw validationError([{ field: 'customer.id', message: 'is missing' }]);
-      const erased = await c.ownerData.erase([shopperOwner(shop, customer)]);
-      await c.store.forgetCustomers(PLATFORM, shop, [customer]);
-      return { topic, erased };
-    }
-    case 'SHOP_REDACT': {
-      const erased = await c.ownerData.erase(await ownersOf(c, shop));
-      if (install?.keyId) await c.credentials.revoke(install.keyId).catch(() => undefined);
-      await c.store.deleteInstall(PLATFORM, shop);
-      return { topic, erased };
-    }
-    default:
-      return { topic, ignored: 'no handler' };
-  }
-}
-
-/** Every owner hash of a shop: its merchant account, its anonymous shoppers and each customer seen. */
-async function ownersOf(c: ShopifyConnector, shop: string): Promise<string[]> {
-  return [merchantOwner(shop), shopperOwner(shop), ...(await c.store.customers(PLATFORM, shop)).map((id) => shopperOwner(shop, id))];
-}
-
-async function readRaw(req: NodeJS.ReadableStream, max: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > max) throw new FitroomError('PAYLOAD_TOO_LARGE', `The webhook body is larger than ${max} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 async function readJson(req: NodeJS.ReadableStream, max: number): Promise<unknown> {
+  // an empty body reads as null (routes with no fields)
   const text = await readRaw(req, max);
+  if (!text.trim()) return null;
   try {
     return JSON.parse(text);
   } catch {

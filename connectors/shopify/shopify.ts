@@ -1,10 +1,10 @@
 import '@shopify/shopify-api/adapters/node';
 import { setAbstractFetchFunc } from '@shopify/shopify-api/runtime';
-import { ApiVersion, LogSeverity, RequestedTokenType, Session, shopifyApi, type Shopify } from '@shopify/shopify-api';
+import { ApiVersion, HttpResponseError, LogSeverity, RequestedTokenType, Session, shopifyApi, type Shopify } from '@shopify/shopify-api';
 import { randomUUID } from 'node:crypto';
 import type { FitroomPlugin, PluginApi } from '../../core/plugin.ts';
 import { TOKENS } from '../../core/tokens.ts';
-import { FitroomError } from '../../core/errors.ts';
+import { FitroomError, isFitroomError } from '../../core/errors.ts';
 import { sha256Hex, type Caller } from '../../core/credentials.ts';
 import { PLATFORM_STORE, type PlatformInstall, type PlatformStore } from '../../core/ports/platform-store.ts';
 import { OWNER_DATA, type OwnerData } from '../../core/ports/owner-data.ts';
@@ -12,8 +12,13 @@ import { restLinks } from '../../core/links.ts';
 import type { JobService } from '../../core/jobs.ts';
 import type { CredentialService } from '../../core/credentials.ts';
 import type { FileService } from '../../core/files.ts';
+import { PLATFORM_APP_STORE, type PlatformAppStore } from '../../core/ports/platform-app-store.ts';
 import type { ShopifySettings } from './settings.ts';
+import { shopperBuckets } from './proxy.ts';
+import { purgeShopperPhotos } from './storefront.ts';
 import { adminGraphql, assertNoUserErrors, MEDIA_STATUS_QUERY, PRODUCT_UPDATE_MEDIA, STAGED_UPLOADS_CREATE } from './admin-api.ts';
+import { OfflineTokens, sealStoredSessions, TokenVault } from './tokens.ts';
+import { billingPlans, chargeVendorJobs } from './billing.ts';
 
 // The library captures `fetch` when its node adapter loads; call through the current global so that
 // whatever replaces it later (a test's interceptor, an instrumented fetch) is used.
@@ -40,6 +45,9 @@ export interface ShopifyConnector {
   settings: ShopifySettings;
   shopify: Shopify;
   store: PlatformStore;
+  /** Webhook deliveries and redaction runs, data requests, billing. */
+  appStore: PlatformAppStore;
+  tokens: OfflineTokens;
   ownerData: OwnerData;
   jobs: JobService;
   credentials: CredentialService;
@@ -51,9 +59,14 @@ export interface ShopifyConnector {
   shopperCaller(install: PlatformInstall, customerId: string | null): Caller;
   /** The installed shop, or 401 / 403 in the envelope. */
   installed(shop: string): Promise<PlatformInstall>;
-  /** The shop's offline session (its Admin API token), or PLATFORM_REAUTH_REQUIRED. */
+  /** The shop's offline session (its Admin API token, refreshed when near expiry), or PLATFORM_REAUTH_REQUIRED. */
   offlineSession(shop: string): Promise<Session>;
+  /** Stores a session with its tokens sealed (AES-256-GCM). */
   storeSession(session: Session): Promise<void>;
+  /** One Admin GraphQL call with the shop's token: renewed before expiry, and once more after a 401. */
+  admin<T = any>(shop: string, query: string, variables?: Record<string, unknown>): Promise<T>;
+  /** A library call with the shop's session (billing): retried once with a renewed token after a 401. */
+  withSession<T>(shop: string, fn: (session: Session) => Promise<T>): Promise<T>;
   /** OAuth or token exchange completed: the shop's account and key exist and are active. */
   completeInstall(session: Session): Promise<PlatformInstall>;
   /** Moves generated models whose shoe-3d job finished on to their attach job. */
@@ -72,6 +85,7 @@ export function createShopifyApi(settings: ShopifySettings): Shopify {
     hostScheme: settings.appUrl.protocol === 'https:' ? 'https' : 'http',
     apiVersion: ApiVersion.October26,
     isEmbeddedApp: true,
+    billing: billingPlans(settings.billing),
     logger: { level: LogSeverity.Error },
   });
 }
@@ -89,16 +103,28 @@ export function shopifyPlugin(settings: ShopifySettings): FitroomPlugin & { conn
       if (!connector) throw new Error('The Shopify plugin has not been set up');
       return connector;
     },
-    setup(api) {
+    async setup(api) {
       const shopify = createShopifyApi(settings);
       const store = api.get(PLATFORM_STORE);
       const credentials = api.get(TOKENS.credentials);
       const jobs = api.get(TOKENS.jobs);
       const files = api.get(TOKENS.files);
+      const vault = new TokenVault(settings.tokenKeys);
+      const tokens = new OfflineTokens({
+        vault,
+        store,
+        platform: PLATFORM,
+        offlineId: (shop) => shopify.session.getOfflineId(shop),
+        refresh: async (shop, refreshToken) => (await shopify.auth.refreshToken({ shop, refreshToken })).session,
+        migrate: async (shop, token) => (await shopify.auth.migrateToExpiringToken({ shop, nonExpiringOfflineAccessToken: token })).session,
+        markReauth: (shop) => c.markReauth(shop),
+      });
       const c: ShopifyConnector = {
         settings,
         shopify,
         store,
+        appStore: api.get(PLATFORM_APP_STORE),
+        tokens,
         ownerData: api.get(OWNER_DATA),
         jobs,
         credentials,
@@ -111,13 +137,22 @@ export function shopifyPlugin(settings: ShopifySettings): FitroomPlugin & { conn
           if (!i || i.status === 'uninstalled') throw new FitroomError('HTTP_ERROR', `Fitroom is not installed on ${shop}`);
           return i;
         },
-        async offlineSession(shop) {
-          const data = await store.getSession(PLATFORM, shopify.session.getOfflineId(shop));
-          if (!data) throw new FitroomError('PLATFORM_REAUTH_REQUIRED', `No access token is stored for ${shop}: open the Fitroom app from the Shopify admin to authorize it`);
-          return new Session(data as ConstructorParameters<typeof Session>[0]);
+        offlineSession: (shop) => tokens.get(shop),
+        storeSession: (session) => tokens.save(session),
+        async admin(shop, query, variables = {}) {
+          return adminGraphql(shopify, await tokens.get(shop), query, variables, {
+            onReauth: () => c.markReauth(shop),
+            onUnauthorized: (refused) => tokens.get(shop, { force: true, staleToken: refused.accessToken }),
+          });
         },
-        async storeSession(session) {
-          await store.putSession(PLATFORM, session.id, session.shop, session.toObject());
+        async withSession(shop, fn) {
+          const session = await tokens.get(shop);
+          try {
+            return await fn(session);
+          } catch (e) {
+            if (!(e instanceof HttpResponseError && e.response.code === 401)) throw e;
+            return fn(await tokens.get(shop, { force: true, staleToken: session.accessToken }));
+          }
         },
         async completeInstall(session) {
           await c.storeSession(session);
@@ -156,6 +191,8 @@ export function shopifyPlugin(settings: ShopifySettings): FitroomPlugin & { conn
         },
       };
       connector = c;
+      // rows stored before migration 091 (plain) or sealed with an older key: sealed with the current key
+      await sealStoredSessions(store, PLATFORM, vault);
 
       api.auth(PROXY_SCHEME, proxyScheme(c));
       api.jobKind({
@@ -166,11 +203,14 @@ export function shopifyPlugin(settings: ShopifySettings): FitroomPlugin & { conn
           { name: 'attach', status: 'uploading' },
           { name: 'processing', status: 'processing' },
         ],
-        maxAttempts: 3,
+        maxAttempts: ATTACH_ATTEMPTS,
         estimatedSeconds: 60,
         run: async (job) => ({ result: await attachModel(c, job as never) }),
       });
+      api.cron({ task: 'fitroom_shopify_photo_purge', pattern: '*/15 * * * *', run: async () => void (await purgeShopperPhotos(c)) });
       api.cron({ task: 'fitroom_shopify_media_sweep', pattern: '* * * * *', run: async () => void (await c.sweepMedia()) });
+      // usage charges of the paid plan: one per completed vendor job, idempotent per job
+      api.cron({ task: 'fitroom_shopify_usage_charges', pattern: '* * * * *', run: async () => void (await chargeVendorJobs(c)) });
     },
   };
 }
@@ -183,14 +223,17 @@ export function shopifyPlugin(settings: ShopifySettings): FitroomPlugin & { conn
  */
 function proxyScheme(c: ShopifyConnector) {
   return {
-    async resolve(req: { query: Readonly<Record<string, string>>; headers: Readonly<Record<string, string | undefined>> }) {
+    async resolve(req: { query: Readonly<Record<string, string>>; headers: Readonly<Record<string, string | undefined>>; ip: string }) {
       const raw = req.headers['x-fitroom-proxy-query'];
       if (raw === undefined) return undefined;
       const params = new URLSearchParams(raw);
+      // a repeated parameter, signed by Shopify or not, is refused: collapsing it would let the request
+      // mean something else than what was signed (and the operation would read one of the values)
+      const repeated = [...new Set(params.keys())].find((k) => params.getAll(k).length > 1);
+      if (repeated !== undefined) throw new FitroomError('HTTP_ERROR', `The app proxy request repeats the query parameter "${repeated}"`);
       let valid: boolean;
       try {
-        valid = await c.shopify.utils.validateHmac(Object.fromEntries(params) as never, { signator: 'appProxy' });
-        for (const k of ['shop', 'signature', 'timestamp', 'logged_in_customer_id', 'path_prefix']) if (params.getAll(k).length > 1) valid = false;
+        valid = await c.shopify.utils.validateHmac(params, { signator: 'appProxy' });
       } catch {
         valid = false;
       }
@@ -203,14 +246,18 @@ function proxyScheme(c: ShopifyConnector) {
         if (!/^\d{1,20}$/.test(customer)) throw new FitroomError('HTTP_ERROR', 'logged_in_customer_id is not a Shopify customer id');
         await c.store.rememberCustomer(PLATFORM, shop, customer);
       }
-      return { caller: c.shopperCaller(install, customer) };
+      return { caller: { ...c.shopperCaller(install, customer), rateBuckets: shopperBuckets(c, shop, customer, req) } };
     },
     missing: () => new FitroomError('HTTP_ERROR', 'App proxy requests come signed by Shopify'),
   };
 }
 
+/** The attach job's attempts (the kind's maxAttempts); the media row fails only once they are spent. */
+const ATTACH_ATTEMPTS = 3;
+
 interface AttachJob {
   id: string;
+  attempt: number;
   input: { mediaRowId: string };
   stage<T>(name: string, fn: (signal: AbortSignal) => Promise<T>, opts?: { timeoutMs?: number }): Promise<T>;
   note(d: Record<string, unknown>): void;
@@ -224,15 +271,16 @@ interface AttachJob {
 async function attachModel(c: ShopifyConnector, job: AttachJob) {
   const row = (await c.store.media({ platform: PLATFORM, status: ['attaching'] })).find((m) => m.id === job.input.mediaRowId);
   if (!row) throw new FitroomError('NOT_FOUND', 'This model is no longer waiting to be attached');
+  // the row fails only when the job will not run again: a failure that is not retried, or the last attempt
   const fail = async (e: unknown) => {
-    await c.store.updateMedia(row.id, { status: 'failed', error: e instanceof Error ? e.message : String(e) });
+    const retryable = isFitroomError(e) ? e.retryable : (e as { retryable?: boolean })?.retryable !== false;
+    if (!retryable || job.attempt >= ATTACH_ATTEMPTS) await c.store.updateMedia(row.id, { status: 'failed', error: e instanceof Error ? e.message : String(e) });
     throw e;
   };
   try {
     const install = await c.store.getInstall(PLATFORM, row.shop);
     if (!install || install.status === 'uninstalled') throw new FitroomError('CONFLICT', `${row.shop} uninstalled Fitroom before the model could be attached; the model is kept until the shop's data is erased`);
-    const session = await c.offlineSession(row.shop);
-    const call = <T>(q: string, v: Record<string, unknown>) => adminGraphql<T>(c.shopify, session, q, v, { onReauth: () => c.markReauth(row.shop) });
+    const call = <T>(q: string, v: Record<string, unknown>) => c.admin<T>(row.shop, q, v);
     const source = await c.jobs.getOwned(row.jobId, c.merchantCaller(install)).catch(() => null);
     const glbUrl = (source?.result as { glbUrl?: string } | null)?.glbUrl;
     const fileId = glbUrl ? /\/api\/v1\/files\/([0-9a-f-]{36})/.exec(glbUrl)?.[1] : undefined;
@@ -240,7 +288,9 @@ async function attachModel(c: ShopifyConnector, job: AttachJob) {
     const glb = rec ? await c.files.read(rec) : null;
     if (!glb) throw new FitroomError('NOT_FOUND', 'The generated GLB has expired or was removed; generate the model again');
 
-    const target = await job.stage('stage upload', async () => {
+    // a retry after the media was attached goes straight to following its processing
+    const attachedBefore = row.mediaId;
+    const target = attachedBefore ? null : await job.stage('stage upload', async () => {
       const staged = await call<{ stagedUploadsCreate: { stagedTargets: { url: string; resourceUrl: string; parameters: { name: string; value: string }[] }[]; userErrors: { field: string[]; message: string }[] } }>(STAGED_UPLOADS_CREATE, {
         input: [{ resource: 'MODEL_3D', filename: 'model.glb', mimeType: 'model/gltf-binary', fileSize: String(glb.byteLength), httpMethod: 'POST' }],
       });
@@ -255,10 +305,10 @@ async function attachModel(c: ShopifyConnector, job: AttachJob) {
       return t;
     });
 
-    const mediaId = await job.stage('attach', async () => {
+    const mediaId = attachedBefore ?? await job.stage('attach', async () => {
       const updated = await call<{ productUpdate: { product: { media: { nodes: { id: string; mediaContentType: string; alt: string | null }[] } } | null; userErrors: { field: string[]; message: string }[] } }>(PRODUCT_UPDATE_MEDIA, {
         product: { id: row.productId },
-        media: [{ originalSource: target.resourceUrl, mediaContentType: 'MODEL_3D', alt: `3D model (Fitroom ${row.id})` }],
+        media: [{ originalSource: target!.resourceUrl, mediaContentType: 'MODEL_3D', alt: `3D model (Fitroom ${row.id})` }],
       });
       assertNoUserErrors('Shopify refused the 3D media', updated.productUpdate);
       const m = updated.productUpdate.product?.media.nodes.find((n) => n.mediaContentType === 'MODEL_3D' && n.alt === `3D model (Fitroom ${row.id})`);
@@ -292,7 +342,8 @@ async function attachModel(c: ShopifyConnector, job: AttachJob) {
 
 /** Token exchange for the embedded admin: the page's session token becomes the shop's offline token. */
 export async function exchangeToken(c: ShopifyConnector, shop: string, sessionToken: string): Promise<PlatformInstall> {
-  const { session } = await c.shopify.auth.tokenExchange({ shop, sessionToken, requestedTokenType: RequestedTokenType.OfflineAccessToken });
+  // expiring offline tokens (required of public apps): an access token for about an hour plus a refresh token
+  const { session } = await c.shopify.auth.tokenExchange({ shop, sessionToken, requestedTokenType: RequestedTokenType.OfflineAccessToken, expiring: true });
   return c.completeInstall(session);
 }
 

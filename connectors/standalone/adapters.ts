@@ -9,6 +9,7 @@ import { BuiltinTwinRenderer } from '../../adapters/builtin/body/twin-renderer.t
 import { AR_OBJECT_STORE, AR_MODEL_PROCESSOR } from '../../core/ports/ar-object-store.ts';
 import { PostgresArObjectStore } from '../../adapters/postgres/ar-object-store.ts';
 import { BuiltinArModelProcessor } from '../../adapters/builtin/ar/model-processor.ts';
+import { PooledArModelProcessor } from '../../adapters/builtin/ar/pooled-model-processor.ts';
 import { TOKENS } from '../../core/tokens.ts';
 import { GLB_IO } from '../../core/ports/glb-io.ts';
 import { MODEL_STAGES } from '../../core/ports/model-stage.ts';
@@ -29,6 +30,8 @@ import { PERSON_ANALYZER } from '../../core/ports/person-analyzer.ts';
 import { LearnedPersonAnalyzer } from '../../adapters/human/person-analyzer.ts';
 import { PLATFORM_STORE } from '../../core/ports/platform-store.ts';
 import { PostgresPlatformStore } from '../../adapters/postgres/platform-store.ts';
+import { PLATFORM_APP_STORE } from '../../core/ports/platform-app-store.ts';
+import { PostgresPlatformAppStore } from '../../adapters/postgres/platform-app-store.ts';
 import { OWNER_DATA } from '../../core/ports/owner-data.ts';
 import { PostgresOwnerData } from '../../adapters/postgres/owner-data.ts';
 import { MONITORING_STORE } from '../../core/ports/monitoring-store.ts';
@@ -38,6 +41,8 @@ import { PostgresFootMeasurementStore } from '../../adapters/postgres/foot-measu
 import { CPU_POOL } from '../../core/ports/cpu-pool.ts';
 import { BATCH_STORE } from '../../core/ports/batch-store.ts';
 import { PostgresBatchStore } from '../../adapters/postgres/batch-store.ts';
+import { PLATFORM_USAGE } from '../../core/ports/platform-usage.ts';
+import { PostgresPlatformUsage } from '../../adapters/postgres/platform-usage-store.ts';
 import { PACKSHOT_CLASSIFIER } from '../../core/ports/packshot-classifier.ts';
 import { PooledPackshotClassifier } from '../../adapters/builtin/shoe3d/pooled-packshot-classifier.ts';
 
@@ -61,8 +66,11 @@ export function bindPluginAdapters(ctx: AdapterContext): void {
   ctx.services.provide(TRYON_STORE, new PostgresTryOnStore(ctx.pool));
   ctx.services.provide(AR_OBJECT_STORE, new PostgresArObjectStore(ctx.pool));
   bindShoe3dAdapters(ctx);
-  ctx.services.provide(AR_MODEL_PROCESSOR, new BuiltinArModelProcessor(codec));
+  // baking and USDZ export (gltf-transform, models up to 30 MB) on pool threads, off the AR host's loop
+  ctx.services.provide(AR_MODEL_PROCESSOR, new PooledArModelProcessor(new BuiltinArModelProcessor(codec), ctx.services.get(CPU_POOL)));
   ctx.services.provide(PLATFORM_STORE, new PostgresPlatformStore(ctx.pool));
+  ctx.services.provide(PLATFORM_USAGE, new PostgresPlatformUsage(ctx.pool));
+  ctx.services.provide(PLATFORM_APP_STORE, new PostgresPlatformAppStore(ctx.pool));
   ctx.services.provide(OWNER_DATA, new PostgresOwnerData(ctx.pool, ctx.blobs));
   ctx.services.provide(MONITORING_STORE, new PostgresMonitoringStore(ctx.pool));
   ctx.services.provide(FOOT_MEASUREMENT_STORE, new PostgresFootMeasurementStore(ctx.pool));

@@ -23,6 +23,8 @@ export interface OwnerData {
   summarize(ownerHashes: string[]): Promise<OwnerDataSummary>;
   /** Deletes the rows and returns what was deleted; the blobs of deleted files are removed too. */
   erase(ownerHashes: string[]): Promise<OwnerDataCounts>;
+  /** The same, for what was created before a time only (retention: a shop's shoppers' photos). */
+  eraseBefore(ownerHashes: string[], before: Date): Promise<OwnerDataCounts>;
 }
 
 export const OWNER_DATA = token<OwnerData>('OwnerData');

@@ -23,10 +23,13 @@ export interface PlatformStore {
   getInstall(platform: string, shop: string): Promise<PlatformInstall | null>;
   saveInstall(rec: PlatformInstall): Promise<void>;
   deleteInstall(platform: string, shop: string): Promise<void>;
-  putSession(platform: string, id: string, shop: string, data: unknown): Promise<void>;
+  /** `meta`: the key that sealed the row's tokens and when its access token expires (migration 091). */
+  putSession(platform: string, id: string, shop: string, data: unknown, meta?: { keyId: string | null; expiresAt: Date | null }): Promise<void>;
   getSession(platform: string, id: string): Promise<unknown | null>;
   deleteSessions(platform: string, ids: string[]): Promise<void>;
   sessionsByShop(platform: string, shop: string): Promise<unknown[]>;
+  /** Sessions not sealed with `keyId` (plain rows from before 091, or an older key): to seal again. */
+  sessionsToSeal(platform: string, keyId: string): Promise<{ id: string; shop: string; data: unknown }[]>;
   /** Records an event id; false when it was seen before (a redelivery). */
   firstDelivery(platform: string, eventId: string): Promise<boolean>;
   rememberCustomer(platform: string, shop: string, customerId: string): Promise<void>;
@@ -39,7 +42,21 @@ export interface PlatformStore {
   updateMedia(id: string, patch: Partial<Pick<PlatformMedia, 'status' | 'mediaId' | 'error'>>): Promise<void>;
   recordDataExport(e: { platform: string; id: string; shop: string; customerId: string; fileId: string }): Promise<void>;
   dataExports(platform: string, shop: string): Promise<{ id: string; customerId: string; fileId: string; createdAt: Date }[]>;
+  /** The shop's storefront settings (the defaults when it never saved any). */
+  shopSettings(platform: string, shop: string): Promise<PlatformShopSettings>;
+  saveShopSettings(platform: string, shop: string, s: PlatformShopSettings): Promise<void>;
+  /** Installed shops with their photo retention, for the purge. */
+  retentionByShop(platform: string): Promise<{ shop: string; photoRetentionHours: number }[]>;
 }
+
+/** A shop's storefront settings. */
+export interface PlatformShopSettings {
+  /** Hours a shopper's photos and what is made from them are kept (1 to 720). */
+  photoRetentionHours: number;
+}
+
+/** Short by default: a shopper's photo is needed for minutes, kept a day for a second try. */
+export const DEFAULT_SHOP_SETTINGS: PlatformShopSettings = { photoRetentionHours: 24 };
 
 /** A product's generated 3D model on its way to the platform's product media. */
 export interface PlatformMedia {

@@ -10,6 +10,13 @@ import type { ModelSpec, ModelTask, ProviderId, Quality } from '../ports/image-m
 const ALL_QUALITIES: readonly Quality[] = ['draft', 'standard', 'high'];
 const EDITING_TASKS: readonly ModelTask[] = ['tryon', 'shoe-tryon', 'twin', 'generate', 'pose-transfer', 'enhance'];
 
+/** The Gemini image models share their output sizes (1K, 2K, 4K). */
+const GEMINI_IMAGE_PARAMS = byQuality({
+  draft: { imageConfig: { imageSize: '1K' } },
+  standard: { imageConfig: { imageSize: '2K' } },
+  high: { imageConfig: { imageSize: '4K' } },
+});
+
 /** FLUX.1 Kontext [pro] and [max] take the same parameters. */
 const KONTEXT_PARAMS = byQuality({
   draft: { output_format: 'jpeg', guidance_scale: 3.5 },
@@ -38,11 +45,7 @@ export const MODEL_CATALOGUE: readonly ModelSpec[] = [
     maxReferences: 14,
     tasks: EDITING_TASKS,
     qualities: ALL_QUALITIES,
-    params: byQuality({
-      draft: { imageConfig: { imageSize: '1K' } },
-      standard: { imageConfig: { imageSize: '2K' } },
-      high: { imageConfig: { imageSize: '4K' } },
-    }),
+    params: GEMINI_IMAGE_PARAMS,
   },
   {
     // The newest GA Gemini flash image model, whatever its number: a family entry (FAMILIES below)
@@ -53,11 +56,7 @@ export const MODEL_CATALOGUE: readonly ModelSpec[] = [
     maxReferences: 14,
     tasks: EDITING_TASKS,
     qualities: ALL_QUALITIES,
-    params: byQuality({
-      draft: { imageConfig: { imageSize: '1K' } },
-      standard: { imageConfig: { imageSize: '2K' } },
-      high: { imageConfig: { imageSize: '4K' } },
-    }),
+    params: GEMINI_IMAGE_PARAMS,
   },
   {
     // Gemini 3 Pro Image (GA; `gemini-3-pro-image-preview` was shut down on 2026-06-25): up to 14
@@ -67,11 +66,7 @@ export const MODEL_CATALOGUE: readonly ModelSpec[] = [
     maxReferences: 14,
     tasks: EDITING_TASKS,
     qualities: ALL_QUALITIES,
-    params: byQuality({
-      draft: { imageConfig: { imageSize: '1K' } },
-      standard: { imageConfig: { imageSize: '2K' } },
-      high: { imageConfig: { imageSize: '4K' } },
-    }),
+    params: GEMINI_IMAGE_PARAMS,
   },
   {
     // Seedream 4.0 edit on fal: up to 10 input images (inputs + outputs <= 15). `auto*` sizes keep the

@@ -108,6 +108,11 @@ describe('BotVerification', () => {
     for (const forged of [`${later}.${sig}`, payload, `${payload}.${sig}.x`, `${payload}.${sig.slice(0, -2)}`, 'not-a-pass', '']) {
       await expect(bot.check({ passCookie: forged, ip: '2001:db8:1:2::7' })).rejects.toMatchObject({ code: 'BOT_VERIFICATION_REQUIRED' });
     }
+    // a pass names its holder (a platform's rate-limit bucket) only when it is valid for this network
+    expect(bot.passHolder(pass, '2001:db8:1:2::9')).toMatch(/^[\w-]{22}$/);
+    expect(bot.passHolder(pass, '2001:db8:1:2::9')).toBe(bot.passHolder(pass, '2001:db8:1:2::7'));
+    expect(bot.passHolder(pass, '2001:db8:9::1')).toBeNull();
+    for (const forged of [`${later}.${sig}`, 'not-a-pass', '']) expect(bot.passHolder(forged, '2001:db8:1:2::7')).toBeNull();
     const otherDeployment = new BotVerification({ verifier: altcha, replay: new PostgresChallengeReplayStore(poolA), signingSecret: 'another-deployment-secret' });
     await expect(otherDeployment.check({ passCookie: pass, ip: '2001:db8:1:2::7' })).rejects.toMatchObject({ code: 'BOT_VERIFICATION_REQUIRED' });
     await expect(bot.check({ challengeToken: 'x'.repeat(9000), ip: '2001:db8:1:2::7' })).rejects.toThrow(/too long/);

@@ -578,29 +578,37 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
  */
 function closeGaps(layer: Layer, bareArm: Uint8Array, mask: Uint8Array, gap: number): void {
   const { width: w, height: h, data } = layer;
-  const drawn = (i: number) => data[i * 4 + 3] > 0.5;
-  const fills: [number, number][] = [];
-  for (const [count, len, at] of [
-    [h, w, (line: number, k: number) => line * w + k],
-    [w, h, (line: number, k: number) => k * w + line],
-  ] as const) {
+  // what the top drew before any gap is filled (read once: the scans below only collect fills)
+  const drawnAt = new Uint8Array(w * h);
+  for (let i = 0; i < drawnAt.length; i++) drawnAt[i] = data[i * 4 + 3] > 0.5 ? 1 : 0;
+  const fills: number[] = [];
+  // rows (step 1 along a line, lines w apart), then columns (step w, lines 1 apart)
+  for (const [count, len, lineStep, step] of [
+    [h, w, w, 1],
+    [w, h, 1, w],
+  ]) {
     for (let line = 0; line < count; line++) {
+      const base = line * lineStep;
       let last = -1;
       for (let k = 0; k < len; k++) {
-        const i = at(line, k);
-        if (drawn(i)) {
-          if (last >= 0 && k - last > 1 && k - last - 1 <= gap) {
-            let ok = true;
-            for (let m = last + 1; m < k && ok; m++) ok = !!mask[at(line, m)] && !bareArm[at(line, m)];
-            if (ok) for (let m = last + 1; m < k; m++) fills.push([at(line, m), m - last <= k - m ? at(line, last) : i]);
+        const i = base + k * step;
+        if (!drawnAt[i]) continue;
+        if (last >= 0 && k - last > 1 && k - last - 1 <= gap) {
+          let ok = true;
+          for (let m = last + 1; m < k && ok; m++) {
+            const j = base + m * step;
+            ok = !!mask[j] && !bareArm[j];
           }
-          last = k;
+          if (ok) for (let m = last + 1; m < k; m++) fills.push(base + m * step, m - last <= k - m ? base + last * step : i);
         }
+        last = k;
       }
     }
   }
-  for (const [i, from] of fills) {
-    if (drawn(i)) continue;
+  for (let f = 0; f < fills.length; f += 2) {
+    const i = fills[f];
+    const from = fills[f + 1];
+    if (data[i * 4 + 3] > 0.5) continue;
     for (let c = 0; c < 4; c++) data[i * 4 + c] = data[from * 4 + c];
   }
 }

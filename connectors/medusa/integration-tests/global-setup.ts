@@ -5,6 +5,7 @@
  * product photos (Fitroom fetches product images by URL, as it would from a store's CDN).
  */
 import { spawn, execFileSync, type ChildProcess } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import { chmodSync, createReadStream, existsSync, mkdtempSync, rmSync, statSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import { tmpdir } from "node:os"
@@ -29,6 +30,11 @@ export default async function setup() {
   await admin.end()
 
   const photos = await servePhotos()
+  // Fitroom sends webhooks over https only: the tests put an https proxy with this certificate in
+  // front of the Medusa app, and Fitroom trusts it (NODE_EXTRA_CA_CERTS)
+  const tls = { key: path.join(dir, "webhook-key.pem"), cert: path.join(dir, "webhook-cert.pem") }
+  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", tls.key, "-out", tls.cert, "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "ignore" })
+  const webhookPort = await freePort()
   const dataDir = path.join(dir, "fitroom-data")
   const port = await freePort()
   const env = {
@@ -41,6 +47,7 @@ export default async function setup() {
     HOST: "127.0.0.1",
     ALLOWED_PRIVATE_NETWORKS: "127.0.0.0/8",
     LOG_LEVEL: "warn",
+    NODE_EXTRA_CA_CERTS: tls.cert,
   }
   const fitroom = spawn(NODE, ["connectors/standalone/main.ts", "all"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] })
   const log: string[] = []
@@ -60,6 +67,10 @@ export default async function setup() {
     FITROOM_API_KEY: key,
     FITROOM_DATABASE_URL: db.urlFor("fitroom"),
     PHOTOS_URL: photos.url,
+    FITROOM_PUBLIC_URL: `https://127.0.0.1:${webhookPort}`,
+    FITROOM_WEBHOOK_SECRET: randomBytes(32).toString("hex"),
+    WEBHOOK_TLS_KEY: tls.key,
+    WEBHOOK_TLS_CERT: tls.cert,
   })
 
   // Medusa's local file provider writes under the working directory; what the tests stored goes with them

@@ -8,6 +8,10 @@
   const API = (d.fitroomApi || new URL(script.src).origin).replace(/\/$/, '');
   const TOKEN_URL = d.tokenUrl || null;
   const SIZE_URL = d.sizeUrl || null;
+  // The consent step before a photo leaves the page: always behind a shop's app proxy, else on request.
+  const PROXIED = API.startsWith('/apps/');
+  const CONSENT = d.consent === 'required' || (PROXIED && d.consent !== 'off');
+  const CONSENT_KEY = `fitroom-consent:${d.shop || location.host}:${d.customer || 'guest'}`;
   const STAGES = { queued: 'Waiting for a free slot', validating: 'Checking the photos', 'validate inputs': 'Checking the photos', 'resolve identity': 'Preparing your model', 'build garment grid': 'Preparing the garment', generate: 'Dressing you', store: 'Almost done', processing: 'Working on it' };
   let shopperPhoto = null;
 
@@ -18,7 +22,7 @@ dialog.fr-dialog::backdrop{background:rgba(0,0,0,.45)}.fr-dialog h2{margin:0 0 .
 .fr-row{display:flex;flex-direction:column;gap:.25em;margin:.6em 0}.fr-row input,.fr-row select{font:inherit;padding:.4em}
 .fr-status{min-height:1.4em;margin:.6em 0;color:#444}.fr-error{color:#a40000}.fr-result img{max-width:100%;max-height:62vh;display:block;margin:auto;border-radius:.5em}
 .fr-actions{display:flex;gap:.6em;justify-content:flex-end;margin-top:.8em}.fr-spin{display:inline-block;width:1em;height:1em;border:.15em solid #ccc;border-top-color:#222;border-radius:50%;animation:fr-r 1s linear infinite;vertical-align:-.15em;margin-right:.4em}
-@keyframes fr-r{to{transform:rotate(360deg)}}.fr-size-result{margin-top:.6em}.fr-check:empty{display:none}.fr-check{margin:.6em 0}.fr-3d{width:min(28em,84vw)}.fr-3d model-viewer{width:100%;height:22em}`;
+@keyframes fr-r{to{transform:rotate(360deg)}}.fr-size-result{margin-top:.6em}.fr-check:empty{display:none}.fr-check{margin:.6em 0}.fr-3d{width:min(28em,84vw)}.fr-3d model-viewer{width:100%;height:22em}.fr-consent ul{padding-left:1.2em}.fr-consent h3{margin:.4em 0;font-size:1em}`;
   const style = document.createElement('style');
   style.textContent = css;
   document.head.append(style);
@@ -88,11 +92,10 @@ dialog.fr-dialog::backdrop{background:rgba(0,0,0,.45)}.fr-dialog h2{margin:0 0 .
   // Behind a shop's app proxy (/apps/...) cookies do not travel, and a Fitroom host on another site
   // gets no cookies where third-party cookies are blocked (Safari, strict settings): the pass then
   // also travels in a header. The HttpOnly cookie stays for same-site deployments.
-  const PROXIED = API.startsWith('/apps/');
   const PASS_IN_HEADER = PROXIED || new URL(API, location.href).origin !== location.origin;
   let pass = null;
   async function api(path, init = {}) {
-    const headers = { ...(init.headers || {}), ...(PASS_IN_HEADER ? { 'x-service-verification-pass-mode': 'header', ...(pass ? { 'x-service-verification-pass': pass } : {}) } : {}) };
+    const headers = { ...(init.headers || {}), ...(PROXIED && accepted() ? { 'x-fitroom-consent': accepted() } : {}), ...(PASS_IN_HEADER ? { 'x-service-verification-pass-mode': 'header', ...(pass ? { 'x-service-verification-pass': pass } : {}) } : {}) };
     const res = await fetch(path.startsWith('http') || path.startsWith('/apps/') ? path : API + path, { credentials: 'include', ...init, headers });
     pass = res.headers.get('x-service-verification-pass') || pass;
     const body = await res.json().catch(() => ({}));
@@ -145,6 +148,53 @@ dialog.fr-dialog::backdrop{background:rgba(0,0,0,.45)}.fr-dialog h2{margin:0 0 .
     return b.token;
   }
 
+  const store = () => {
+    try {
+      return window.localStorage;
+    } catch {
+      return null; // storage blocked: the shopper is asked each time
+    }
+  };
+  let acceptedNow = null;
+  const accepted = () => acceptedNow || (store() && store().getItem(CONSENT_KEY)) || null;
+
+  /**
+   * The consent step: what is sent, who processes it, how long it is kept and the shop's privacy
+   * policy, before any photo can be chosen. The answer is remembered per shopper (this browser,
+   * this shop, the logged-in customer or the guest). Resolves once accepted; `form` stays hidden
+   * (and its submit refused) until then.
+   */
+  function consentStep(wrap, form, dlg, first) {
+    if (!CONSENT || accepted()) return;
+    form.hidden = true;
+    const box = el('div', { class: 'fr-consent', role: 'group', 'aria-label': 'Before you upload a photo' }, el('p', { text: 'Loading…' }));
+    wrap.prepend(box);
+    const notice = PROXIED ? api('/storefront/v1/consent') : Promise.resolve({ version: '1', photoRetentionHours: Number(d.retentionHours) || null, processor: { name: d.processor || 'Fitroom', host: new URL(API, location.href).host }, sent: ['the photo you choose', 'the measurements and sizes you enter', 'this product\'s picture'] });
+    notice.then(
+      (n) => {
+        const hours = n.photoRetentionHours;
+        const kept = hours ? `Your photo and the pictures made from it are deleted after ${hours >= 48 && hours % 24 === 0 ? `${hours / 24} days` : `${hours} hour${hours === 1 ? '' : 's'}`}.` : 'Your photo is kept only as long as the shop\'s privacy policy says.';
+        const yes = el('button', { class: 'fr-btn', type: 'button', text: 'I agree, continue' });
+        const no = el('button', { class: 'fr-btn fr-alt', type: 'button', text: 'Not now', onclick: () => dlg.close() });
+        yes.addEventListener('click', () => {
+          acceptedNow = String(n.version);
+          store()?.setItem(CONSENT_KEY, acceptedNow);
+          box.remove();
+          form.hidden = false;
+          first.focus();
+        });
+        box.replaceChildren(
+          el('h3', { text: 'Before you upload a photo' }),
+          el('ul', {}, el('li', { text: `What is sent: ${n.sent.join(', ')}.` }), el('li', { text: `Who processes it: ${n.processor.name} (${n.processor.host}), the try-on service this shop uses, only to show you this product on you or your size.` }), el('li', { text: `How long it is kept: ${kept}` })),
+          ...(d.privacyUrl ? [el('p', {}, el('a', { href: d.privacyUrl, target: '_blank', rel: 'noopener', text: 'This shop\'s privacy policy' }))] : []),
+          el('div', { class: 'fr-actions' }, no, yes),
+        );
+        yes.focus();
+      },
+      (e) => box.replaceChildren(el('p', { class: 'fr-error', text: `${e.message}: no photo can be sent right now.` })),
+    );
+  }
+
   function tryOnDialog(host) {
     const photo = el('input', { type: 'file', accept: 'image/*', capture: 'user', required: true });
     const whole = el('input', { type: 'checkbox', checked: true });
@@ -159,13 +209,15 @@ dialog.fr-dialog::backdrop{background:rgba(0,0,0,.45)}.fr-dialog h2{margin:0 0 .
     const go = el('button', { class: 'fr-btn', type: 'submit', text: 'Try it on' });
     const close = el('button', { class: 'fr-btn fr-alt', type: 'button', text: 'Close', onclick: () => dlg.close() });
     const form = el('form', {}, field('Your photo', photo), el('div', { class: 'fr-row' }, el('label', {}, whole, ' The photo shows me from head to toe')), measures, check, status, result, el('div', { class: 'fr-actions' }, close, go));
-    const dlg = dialog('Try it on', form);
+    const wrap = el('div', {}, form);
+    const dlg = dialog('Try it on', wrap);
     const say = (text, busy, error) => {
       status.replaceChildren(...(busy ? [el('span', { class: 'fr-spin', 'aria-hidden': 'true' })] : []), text);
       status.classList.toggle('fr-error', !!error);
     };
     form.addEventListener('submit', async (ev) => {
       ev.preventDefault();
+      if (CONSENT && !accepted()) return;
       if (!photo.files[0]) return say('Choose a photo first', false, true);
       go.disabled = true;
       result.replaceChildren();
@@ -196,6 +248,7 @@ dialog.fr-dialog::backdrop{background:rgba(0,0,0,.45)}.fr-dialog h2{margin:0 0 .
       }
     });
     photo.focus();
+    consentStep(wrap, form, dlg, photo);
   }
 
   function sizePanel(host) {
@@ -209,9 +262,12 @@ dialog.fr-dialog::backdrop{background:rgba(0,0,0,.45)}.fr-dialog h2{margin:0 0 .
     const photo = el('input', { type: 'file', accept: 'image/*', capture: 'user' });
     const go = el('button', { class: 'fr-btn', type: 'submit', text: 'Find my size' });
     const form = el('form', {}, field('Height (cm)', height), field('Usual size', size), field('Chest (cm)', chest), field('Waist (cm)', waist), field('Fit', gender), field('A photo of your face (kept with your fit profile)', photo), check, out, el('div', { class: 'fr-actions' }, el('button', { class: 'fr-btn fr-alt', type: 'button', text: 'Close', onclick: () => dlg.close() }), go));
-    const dlg = dialog('Find my size', form);
+    const wrap = el('div', {}, form);
+    const dlg = dialog('Find my size', wrap);
+    consentStep(wrap, form, dlg, height);
     form.addEventListener('submit', async (ev) => {
       ev.preventDefault();
+      if (CONSENT && !accepted()) return;
       go.disabled = true;
       out.classList.remove('fr-error');
       out.replaceChildren(el('span', { class: 'fr-spin', 'aria-hidden': 'true' }), 'Working out your size…');
@@ -281,5 +337,7 @@ dialog.fr-dialog::backdrop{background:rgba(0,0,0,.45)}.fr-dialog h2{margin:0 0 .
   };
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', init);
   else init();
-  window.Fitroom = { init, version: 'v1' };
+  const panels = { tryon: tryOnDialog, size: sizePanel, '3d': view3d };
+  // the theme's loader renders the buttons and hands the first click over
+  window.Fitroom = { init, open: (kind, host) => panels[kind](host), version: 'v1' };
 })();

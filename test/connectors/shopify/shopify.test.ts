@@ -18,7 +18,7 @@ import { loadShopifySettings } from '../../../connectors/shopify/settings.ts';
 import { shopifyPlugin, PLATFORM, shopperOwner, merchantOwner, type ShopifyConnector } from '../../../connectors/shopify/shopify.ts';
 import { mountShopify } from '../../../connectors/shopify/routes.ts';
 import { ConfigError } from '../../../core/config.ts';
-import { signProxyQuery as signShopifyProxy } from './support.ts';
+import { signProxyQuery as signShopifyProxy, TEST_TOKEN_KEYS } from './support.ts';
 
 const SHOP = 'test-shop.myshopify.com';
 const API_KEY = 'testApiKey';
@@ -34,7 +34,7 @@ let imageServer: http.Server;
 let imageBase: string;
 
 beforeAll(async () => {
-  const settings = loadShopifySettings({ SHOPIFY_API_KEY: API_KEY, SHOPIFY_API_SECRET: SECRET, SHOPIFY_APP_URL: APP_URL })!;
+  const settings = loadShopifySettings({ SHOPIFY_API_KEY: API_KEY, SHOPIFY_API_SECRET: SECRET, SHOPIFY_APP_URL: APP_URL, SHOPIFY_TOKEN_KEYS: TEST_TOKEN_KEYS })!;
   const plugin = shopifyPlugin(settings);
   svc = await startTestService({ plugins: [plugin], env: { BOT_VERIFIER: 'off' }, mounts: [(router, h) => mountShopify(router, { connector: plugin.connector(), pipeline: h.pipeline, http: h })] });
   c = plugin.connector();
@@ -93,7 +93,7 @@ async function install() {
   expect(location.searchParams.get('client_id')).toBe(API_KEY);
   const state = location.searchParams.get('state')!;
   const cookies = begin.headers.getSetCookie().map((x) => x.split(';')[0]).join('; ');
-  nock(ADMIN).post('/admin/oauth/access_token').reply(200, { access_token: 'shpat_offline_token', scope: 'read_products,write_products,write_app_proxy' });
+  nock(ADMIN).post('/admin/oauth/access_token').reply(200, { access_token: 'shpat_offline_token', scope: 'read_products,write_products,write_app_proxy', expires_in: 3600, refresh_token: 'shprt_offline_refresh', refresh_token_expires_in: 7_776_000 });
   const query = signOAuthQuery({ code: 'auth-code', shop: SHOP, state, timestamp: String(Math.floor(Date.now() / 1000)), host: Buffer.from(`admin.shopify.com/store/test-shop`).toString('base64url') });
   const cb = await fetch(`${svc.api}/shopify/auth/callback?${query}`, { redirect: 'manual', headers: { 'user-agent': BROWSER, cookie: cookies } });
   return cb;
@@ -103,9 +103,9 @@ describe('settings', () => {
   it('are all or nothing, and malformed ones fail at start with what to fix', () => {
     expect(loadShopifySettings({})).toBeNull();
     expect(() => loadShopifySettings({ SHOPIFY_API_KEY: API_KEY })).toThrow(/missing: SHOPIFY_API_SECRET, SHOPIFY_APP_URL/);
-    expect(() => loadShopifySettings({ SHOPIFY_API_KEY: API_KEY, SHOPIFY_API_SECRET: SECRET, SHOPIFY_APP_URL: 'http://example.com' })).toThrow(/https/);
-    expect(() => loadShopifySettings({ SHOPIFY_API_KEY: API_KEY, SHOPIFY_API_SECRET: SECRET, SHOPIFY_APP_URL: APP_URL, SHOPIFY_SCOPES: 'read_products' })).toThrow(ConfigError);
-    expect(loadShopifySettings({ SHOPIFY_API_KEY: API_KEY, SHOPIFY_API_SECRET: SECRET, SHOPIFY_APP_URL: APP_URL })!.scopes).toContain('write_app_proxy');
+    expect(() => loadShopifySettings({ SHOPIFY_API_KEY: API_KEY, SHOPIFY_API_SECRET: SECRET, SHOPIFY_APP_URL: 'http://example.com', SHOPIFY_TOKEN_KEYS: TEST_TOKEN_KEYS })).toThrow(/https/);
+    expect(() => loadShopifySettings({ SHOPIFY_API_KEY: API_KEY, SHOPIFY_API_SECRET: SECRET, SHOPIFY_APP_URL: APP_URL, SHOPIFY_SCOPES: 'read_products', SHOPIFY_TOKEN_KEYS: TEST_TOKEN_KEYS })).toThrow(ConfigError);
+    expect(loadShopifySettings({ SHOPIFY_API_KEY: API_KEY, SHOPIFY_API_SECRET: SECRET, SHOPIFY_APP_URL: APP_URL, SHOPIFY_TOKEN_KEYS: TEST_TOKEN_KEYS })!.scopes).toContain('write_app_proxy');
   });
 });
 
@@ -151,7 +151,8 @@ describe('the app proxy', () => {
     if (!(await c.store.getInstall(PLATFORM, SHOP))) await install();
     const img = await tryOnImages();
     const body = JSON.stringify({ personImages: [img.face], topGarment: img.top, options: { quality: 'draft' } });
-    const post = (q: string) => fetch(`${svc.api}/shopify/proxy/api/v1/virtual-fitting?${q}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    // the page sends the consent header once the shopper accepted the photo notice
+    const post = (q: string) => fetch(`${svc.api}/shopify/proxy/api/v1/virtual-fitting?${q}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-fitroom-consent': '1' }, body });
     const ok = await post(signProxyQuery(proxyParams('1001')));
     const okBody = await ok.json();
     expect(ok.status, JSON.stringify(okBody)).toBe(202);
@@ -278,6 +279,8 @@ describe('3D models to product media', () => {
 
     nock.cleanAll();
     nock(ADMIN).persist().post(GRAPHQL).reply(401, { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' });
+    // the one renewal after a 401 is refused too: the token was revoked
+    nock(ADMIN).persist().post('/admin/oauth/access_token').reply(400, { error: 'invalid_grant', error_description: 'The refresh token is invalid' });
     const f3 = await settle(await reuse('gid://shopify/Product/203'));
     expect(f3.status).toBe('failed');
     expect(f3.error).toMatch(/re-authorize/);
@@ -298,7 +301,7 @@ describe('3D models to product media', () => {
 describe('uninstall and redaction', () => {
   async function shopperJob(customer: string, garment: 'top' | 'top2' = 'top') {
     const img = await tryOnImages();
-    const r = await fetch(`${svc.api}/shopify/proxy/api/v1/virtual-fitting?${signProxyQuery(proxyParams(customer))}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ personImages: [img.face], topGarment: img[garment], options: { quality: 'draft' } }) });
+    const r = await fetch(`${svc.api}/shopify/proxy/api/v1/virtual-fitting?${signProxyQuery(proxyParams(customer))}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-fitroom-consent': '1' }, body: JSON.stringify({ personImages: [img.face], topGarment: img[garment], options: { quality: 'draft' } }) });
     expect(r.status).toBe(202);
     return (await r.json()).jobId as string;
   }
@@ -328,7 +331,7 @@ describe('uninstall and redaction', () => {
 
     const inst = (await c.store.getInstall(PLATFORM, SHOP))!;
     const pending = await shopperJob('3002', 'top2');
-    const gone = await webhook('app/uninstalled', { id: 1, domain: SHOP });
+    const gone = await webhook('app/uninstalled', { id: 1, name: 'Test shop', domain: SHOP, myshopify_domain: SHOP });
     expect(gone.status).toBe(200);
     expect(await c.credentials.active(inst.keyId!)).toBeNull();
     expect((await c.store.getInstall(PLATFORM, SHOP))!.status).toBe('uninstalled');
@@ -359,7 +362,7 @@ describe('the embedded admin', () => {
       .post('/admin/oauth/access_token')
       .reply(200, async (req: Request) => {
         exchange = (await req.json()) as Record<string, string>;
-        return { access_token: 'shpat_exchanged', scope: 'read_products,write_products,write_app_proxy' };
+        return { access_token: 'shpat_exchanged', scope: 'read_products,write_products,write_app_proxy', expires_in: 3600, refresh_token: 'shprt_exchanged', refresh_token_expires_in: 7_776_000 };
       });
     nock(`https://${shop}`).post(GRAPHQL).reply(200, { data: { products: { nodes: [{ id: 'gid://shopify/Product/1', title: 'Boot', images: { nodes: [] }, media: { nodes: [] }, sizeChart: null }] } } });
     const token = (await getJwt('exchange-shop', API_KEY, SECRET)).token;
@@ -370,6 +373,7 @@ describe('the embedded admin', () => {
     expect(exchange!.grant_type).toBe('urn:ietf:params:oauth:grant-type:token-exchange');
     expect(exchange!.subject_token).toBe(token);
     expect(exchange!.requested_token_type).toBe('urn:shopify:params:oauth:token-type:offline-access-token');
+    expect(exchange!.expiring).toBe('1');
     expect((await c.offlineSession(shop)).accessToken).toBe('shpat_exchanged');
     expect((await c.store.getInstall(PLATFORM, shop))!.status).toBe('installed');
     // no or a forged session token: 401 in the envelope

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 
 /**
  * An app proxy query as Shopify signs it: the parameters sorted, `k=v` (repeated values joined
@@ -12,3 +12,17 @@ export function signProxyQuery(secret: string, pairs: [string, string][]): strin
   q.append('signature', createHmac('sha256', secret).update(message).digest('hex'));
   return q.toString();
 }
+
+/**
+ * An App Bridge session token as Shopify issues it (HS256 JWT signed with the app secret; `dest` the
+ * shop, `aud` the app's client id), valid for `seconds` (Shopify's own last a minute).
+ */
+export function signSessionToken(shop: string, apiKey: string, secret: string, seconds = 600): string {
+  const now = Math.floor(Date.now() / 1000);
+  const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  const body = `${part({ alg: 'HS256', typ: 'JWT' })}.${part({ iss: `https://${shop}/admin`, dest: `https://${shop}`, aud: apiKey, sub: '42', exp: now + seconds, nbf: now - 5, iat: now, jti: randomUUID(), sid: randomUUID() })}`;
+  return `${body}.${createHmac('sha256', secret).update(body).digest('base64url')}`;
+}
+
+/** SHOPIFY_TOKEN_KEYS for tests: one fixed 32-byte key (never a real deployment's). */
+export const TEST_TOKEN_KEYS = `k1:${Buffer.alloc(32, 7).toString('base64')}`;

@@ -1,24 +1,35 @@
 /**
  * The event-loop budget of every operation (issue 28): the API host runs as its own process (role
- * `api`) on a real PostgreSQL while `GET /api/v1/health` is asked every 50 ms. The issue's defects are
- * asserted: one anonymous 2048² texture with a 1024² painted region (and six at once), and a shop whose
- * robots.txt holds 2000 wildcard rules (1.9 MB) reached by a long URL path, leave every health probe
- * answered and keep health's p99 within 1 s of a baseline taken in the same run; before the fix the
- * texture left probes unanswered for 10 s and the robots file held the loop 1.5 s. The issue's target,
- * 100 ms, is printed with the figures and not yet met everywhere (see `allowance`). Then every operation
- * of the OpenAPI document gets its largest input (image fields as data URLs at the size limit, uploads
- * at their byte limit, product images at the pixel limit) and every request must be answered; the
- * table (operation, largest input, health p99 during it) is printed.
+ * `api`) on a real PostgreSQL while `GET /api/v1/health` is asked every 50 ms from a thread of its own.
+ * Every operation of the OpenAPI document gets its largest input (image fields as data URLs of 10.8 MB
+ * images, uploads at their byte limit, product images at the pixel limit, the painter's texture at its
+ * caps, six at once) and the issue's adversarial cases (a 2048² texture with a 1024² painted region; a
+ * shop whose robots.txt holds 2000 wildcard rules, 1.9 MB, reached by a long path), and the AR host's
+ * first, uncached bake and USDZ conversion of a stored model (anonymous get_gltf and get_usdz).
+ *
+ * What is asserted, and why not health's latency alone: on the CI machine (2 loaded cores) an HTTP
+ * round trip to an idle service already takes 20 ms to over a second, depending on what else runs, and
+ * the health check waits for the database too; a bound on its p99 would measure the machine, not the
+ * service. The service process itself (LOOP_DELAY_PRELOAD) measures how long work held its event loop:
+ * its main thread's own CPU time between two 10 ms ticks. Time the OS gave to other processes is not
+ * CPU time of that thread, so the figure does not grow with the machine's load; work on the loop does
+ * (before the CPU pool, one texture held it for 4.4 s; a parse of a 14.5 MB body on the loop, 100 ms).
+ * Asserted for every operation: that figure's maximum within 100 ms (the issue's budget: no stretch of
+ * work longer than that on the loop), and every health probe answered (10 s). Printed as well: health's
+ * p99 and the loop's delay p99 (perf_hooks.monitorEventLoopDelay, wall time, which includes the wait
+ * for a core), next to a baseline of health alone.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../support/database.ts';
 import { FAULTS_ADMIN_KEY, startRoleProcess, type RoleProcess } from '../../support/service-process.ts';
-import { probeWhile, type ProbeWindow } from '../../support/event-loop.ts';
+import { LOOP_DELAY_PRELOAD, loopDelay, probeWhile, type ProbeWindow } from '../../support/event-loop.ts';
 import { leather, paint } from '../../plugins/texture-painter/support.ts';
 
 const BOUND_MS = 100;
@@ -30,7 +41,7 @@ let doc: any;
 let shop: http.Server;
 let shopBase: string;
 const shopRoutes = new Map<string, { type: string; body: Buffer }>();
-const rows: { operation: string; input: string; p99: number; max: number; probes: number; unanswered: number; statuses: string }[] = [];
+const rows: { operation: string; input: string; bound: number; p99: number; max: number; loopP99: number; loopMax: number; blockedP99: number; blockedMax: number; probes: number; unanswered: number; statuses: string }[] = [];
 
 /** A PNG of noise (incompressible): `side`² pixels, RGB. */
 async function noisePng(width: number, height: number): Promise<Buffer> {
@@ -64,10 +75,12 @@ async function sendAll(reqs: Request[]): Promise<{ status: number; code?: string
   );
 }
 
-async function measure(operation: string, input: string, reqs: Request[], minProbes = 10): Promise<{ statuses: { status: number; code?: string }[]; window: ProbeWindow }> {
+async function measure(operation: string, input: string, reqs: Request[], minProbes = 10, bound = BOUND_MS): Promise<{ statuses: { status: number; code?: string }[]; window: ProbeWindow }> {
+  await loopDelay(api.proc);
   const { result, window } = await probeWhile(`${api.api}/api/v1/health`, () => sendAll(reqs), minProbes);
+  const loop = await loopDelay(api.proc);
   const statuses = [...new Set(result.map((r) => `${r.status}${r.code ? ` ${r.code}` : ''}`))].join(', ');
-  rows.push({ operation, input, p99: window.p99, max: window.max, probes: window.latencies.length + window.unanswered, unanswered: window.unanswered + result.filter((r) => r.status === 0).length, statuses });
+  rows.push({ operation, input, bound, p99: window.p99, max: window.max, loopP99: loop.p99, loopMax: loop.max, blockedP99: loop.blockedP99, blockedMax: loop.blockedMax, probes: window.latencies.length + window.unanswered, unanswered: window.unanswered + result.filter((r) => r.status === 0).length, statuses });
   return { statuses: result, window };
 }
 
@@ -92,6 +105,7 @@ beforeAll(async () => {
       FOOT_ADMIN_KEY: 'event-loop-foot-admin-key-0123456789',
       // a texture at the limit takes 4 s on a quiet machine; past 4 s its thread is stopped (422)
       CPU_BUDGET_MS: '4000',
+      NODE_OPTIONS: `--import=${LOOP_DELAY_PRELOAD}${process.env.EVENT_LOOP_CPU_PROF ? ` --cpu-prof --cpu-prof-dir=${process.env.EVENT_LOOP_CPU_PROF}` : ''}`,
     },
     running,
   );
@@ -107,8 +121,9 @@ afterAll(async () => {
   await db?.drop();
   if (rows.length) {
     const w = Math.max(...rows.map((r) => r.operation.length));
-    const lines = rows.map((r) => `${r.operation.padEnd(w)} | ${r.input.padEnd(44)} | ${r.p99.toFixed(0).padStart(5)} | ${r.max.toFixed(0).padStart(5)} | ${String(r.probes).padStart(4)} | ${r.unanswered} | ${r.statuses}`);
-    console.log(`\nHealth during each operation (ms; target p99 <= baseline p99 ${baseline.toFixed(0)} + ${BOUND_MS}, asserted for the defects + ${allowance})\n${'operation'.padEnd(w)} | ${'largest input'.padEnd(44)} |   p99 |   max | probes | unanswered | answers\n${lines.join('\n')}\n`);
+    const n = (x: number, width: number) => x.toFixed(0).padStart(width);
+    const lines = rows.map((r) => `${r.operation.padEnd(w)} | ${r.input.padEnd(50)} | ${n(r.p99, 10)} | ${n(r.loopP99, 14)} | ${n(r.blockedMax, 8)} | ${n(r.bound, 6)} | ${String(r.probes).padStart(6)} | ${String(r.unanswered).padStart(10)} | ${r.statuses}`);
+    console.log(`\nThe event loop during each operation (ms). health p99: GET /api/v1/health every 50 ms, seen by the client; loop delay p99: monitorEventLoopDelay in the service (wall time); held max: longest stretch of work on the loop (main thread CPU between 10 ms ticks), asserted <= bound\n${'operation'.padEnd(w)} | ${'largest input'.padEnd(50)} | health p99 | loop delay p99 | held max |  bound | probes | unanswered | answers\n${lines.join('\n')}\n`);
   }
 }, 60_000);
 
@@ -136,15 +151,6 @@ function inflate(example: unknown, big: string, small: string): { body: unknown;
 /** Inputs, built before any window opens (the test's own work never runs while health is probed). */
 let textureReq: Request;
 let discoverReq: Request;
-let baseline = 0;
-/**
- * What the work may add to health's p99. The issue's target is 100 ms (BOUND_MS, printed with the
- * table); asserted is 1 s, because on a loaded 2-core machine six 10 MB texture bodies at once still
- * add 0.3 to 0.6 s (their strings are copied through the loop, and the one pool thread competes with
- * it for a core). Before the pool the same cases held it 1.5 to 10 s with health probes unanswered.
- */
-const allowance = 1000;
-
 async function textureRequest(url: string): Promise<Request> {
   const tex = leather(2048, 2048);
   const { painted, mask } = paint(tex, (x, y) => x >= 512 && x < 1536 && y >= 512 && y < 1536, [200, 30, 40]);
@@ -163,21 +169,20 @@ describe('the event-loop budget of every operation', () => {
     shopRoutes.set('/robots.txt', { type: 'text/plain', body: Buffer.from(robots) });
     shopRoutes.set('/products/*', { type: 'text/html', body: Buffer.from('<!doctype html><title>Nothing</title><p>No products') });
     discoverReq = { label: 'POST /api/v1/products/discover', method: 'POST', url: `${api.api}/api/v1/products/discover`, headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify({ url: `${shopBase}/products/${'a'.repeat(1900)}`, productType: 'shoe' })) };
-    // a baseline first, health alone: on a loaded machine the probe's own latency is not zero, and the
-    // bound applies to what the work adds to it
-    const quiet = (await measure('(baseline: health alone)', '-', [], 60)).window;
-    baseline = quiet.p99;
+    // a baseline first, health alone: what the machine's load alone does to the probe
+    await measure('(baseline: health alone)', '-', [], 60);
   }, 120_000);
 
-  const within = (operation: string, latency = true) => {
+  /** The loop was never held more than BOUND_MS by work, and health answered every probe. */
+  const within = (operation: string) => {
     const r = rows.find((x) => x.operation === operation)!;
     expect(r.unanswered, `${operation}: unanswered`).toBe(0);
-    if (latency) expect(r.p99, `${operation}: health p99 ${r.p99.toFixed(0)} ms, baseline ${baseline.toFixed(0)} ms + ${allowance} ms`).toBeLessThanOrEqual(baseline + allowance);
+    expect(r.blockedMax, `${operation}: the loop held ${r.blockedMax} ms by work`).toBeLessThanOrEqual(r.bound);
   };
 
   it('defect 1: one anonymous 2048² texture with a 1024² painted region, and six at once, leave health answering', async () => {
-    // every probe answered (before the pool: 262 of 468 were not) and p99 within the allowance: the
-    // enhancement runs whole on a pool thread; what remains on the loop is the 10 MB body's strings
+    // before the pool: 262 of 468 probes unanswered, the loop held for seconds; now the enhancement
+    // runs whole on a pool thread, and what remains on the loop is taking the body's strings
     await measure('enhanceTexture', 'texture 2048², 1024² painted (10.6 MB body)', [textureReq]);
     within('enhanceTexture');
     await measure('enhanceTexture x6 at once', 'six textures 2048², 1024² painted', Array.from({ length: 6 }, (_, i) => ({ ...textureReq, headers: { ...textureReq.headers, 'x-forwarded-for': `198.51.100.${10 + i}` } })));
@@ -189,6 +194,29 @@ describe('the event-loop budget of every operation', () => {
     expect(statuses[0].status).toBeGreaterThan(0);
     within('discoverProduct');
   }, 120_000);
+
+  it('an anonymous first get_gltf and get_usdz of a stored model (bake, USDZ conversion) leave health answering', async () => {
+    // a real textured shoe (test/support/objects.ts's Materials Variants Shoe), stored as an aligned
+    // model; nothing is cached yet, so each request bakes (and converts) on the spot
+    const shoe = readFileSync(fileURLToPath(new URL('../../fixtures/objects/materials-variants-shoe.glb', import.meta.url)));
+    const ids: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const form = new FormData();
+      form.set('kind', 'shoe');
+      form.set('file', new Blob([shoe], { type: 'model/gltf-binary' }), `shoe-${i}.glb`);
+      const r = await fetch(`${api.ar}/api/upload_mesh`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+      expect(r.status).toBe(200);
+      ids.push(((await r.json()) as { id: string }).id);
+    }
+    const get = (path: string): Request => ({ label: `GET ${path}`, method: 'GET', url: `${api.ar}${path}`, headers: {} });
+    const size = `${(shoe.length / 1048576).toFixed(2)} MB textured GLB`;
+    const gltf = await measure('arGetGltf, first bake', `${size}, uncached colour`, [get(`/api/get_gltf/${ids[0]}?color_id=default`)]);
+    expect(gltf.statuses[0].status).toBe(200);
+    within('arGetGltf, first bake');
+    const usdz = await measure('arGetUsdz, first bake and conversion', `${size}, uncached colour`, [get(`/api/get_usdz/${ids[1]}?color_id=default`)]);
+    expect(usdz.statuses[0].status).toBe(200);
+    within('arGetUsdz, first bake and conversion');
+  }, 180_000);
 
   it('sends every operation of the OpenAPI document its largest input; every request is answered', async () => {
     const big = dataUrl(await noisePng(1900, 1900)); // ~10.8 MB: 14.4 MB as a data URL
@@ -223,19 +251,19 @@ describe('the event-loop budget of every operation', () => {
           const { body, images } = inflate(content['application/json'].example ?? {}, big, small);
           const bytes = Buffer.from(JSON.stringify(body));
           const req = { label, method: method.toUpperCase(), url, headers: { ...headers, 'content-type': 'application/json' }, body: bytes };
-          if (images) singles.push({ op: op.operationId, input: `${Math.min(images, 3)} image(s) of 1900² noise, ${(bytes.length / 1048576).toFixed(1)} MB body`, req });
+          if (images) singles.push({ op: op.operationId, input: `${Math.min(images, 3)} data URL image(s) 10.8 MB, ${(bytes.length / 1048576).toFixed(1)} MB body`, req });
           else rest.push(req);
         } else rest.push({ label, method: method.toUpperCase(), url, headers });
       }
     }
     expect(singles.length + rest.length).toBeGreaterThan(40);
     let answers = 0;
-    for (const s of singles) answers += (await measure(s.op, s.input, [s.req])).statuses.filter((x) => x.status > 0).length;
+    for (const s of singles) answers += (await measure(s.op, s.input, [s.req], 10)).statuses.filter((x) => x.status > 0).length;
     for (let i = 0; i < rest.length; i += 12) {
       const group = rest.slice(i, i + 12);
       answers += (await measure(group.map((r) => r.label.split(' ')[1].replace(/^\/(api|admin)\/v1/, '').slice(0, 28)).join(', ').slice(0, 60), `${group.length} operations at once, example inputs`, group)).statuses.filter((x) => x.status > 0).length;
     }
     expect(answers).toBe(singles.length + rest.length);
-    expect(rows.filter((r) => r.unanswered > 0)).toEqual([]);
+    for (const r of rows.filter((x) => x.operation !== '(baseline: health alone)')) within(r.operation);
   }, 400_000);
 });

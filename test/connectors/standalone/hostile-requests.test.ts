@@ -145,6 +145,37 @@ describe('slow senders', () => {
   });
 });
 
+describe('large JSON bodies (over 256 KB: read into shared memory as they arrive, parsed on a pool thread)', () => {
+  const filler = 'x'.repeat(600 * 1024);
+
+  it('a valid one is parsed and validated as a small one is', async () => {
+    const r = await svc.call('POST', '/api/v1/generate', { key, body: JSON.stringify({ prompt: 'x', inputImages: [filler] }) });
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe('VALIDATION_ERROR');
+    expect(r.body.error.details.map((d: { field: string }) => d.field).join(' ')).toContain('inputImages');
+  });
+
+  it('malformed JSON, invalid UTF-8 and prototype keys answer 400 in the envelope', async () => {
+    const cut = await svc.call('POST', '/api/v1/generate', { key, body: `{"prompt":"x","inputImages":["${filler}` });
+    expect(cut.status).toBe(400);
+    expect(cut.body.error.details).toEqual([{ field: '(body)', message: 'is not valid JSON' }]);
+    const bytes = Buffer.concat([Buffer.from('{"prompt":"'), Buffer.alloc(600 * 1024, 0xff), Buffer.from('"}')]);
+    const notUtf8 = await fetch(`${svc.api}/api/v1/generate`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: bytes });
+    expect(notUtf8.status).toBe(400);
+    expect(((await notUtf8.json()) as any).error.code).toBe('VALIDATION_ERROR');
+    const proto = await svc.call('POST', '/api/v1/generate', { key, body: `{"prompt":"x","pad":"${filler}","__proto__":{"admin":true}}` });
+    expect(proto.status).toBe(400);
+    expect(proto.body.error.details).toEqual([{ field: '__proto__', message: 'is a reserved key' }]);
+  });
+
+  it('one that ends before its Content-Length leaves the service serving', async () => {
+    const u = new URL(svc.api);
+    const head = `POST /api/v1/generate HTTP/1.1\r\nHost: ${u.host}\r\nX-API-Key: ${key}\r\nContent-Type: application/json\r\nContent-Length: ${2 * 1024 * 1024}\r\n\r\n{"prompt":"`;
+    await raw(svc.api, Buffer.concat([Buffer.from(head), Buffer.alloc(400_000, 0x61)]), { endAfterMs: 150 });
+    await alive();
+  });
+});
+
 describe('prototype keys and NUL bytes', () => {
   it('__proto__, constructor and prototype keys are refused with VALIDATION_ERROR at any depth', async () => {
     const bodies = ['{"__proto__":{"admin":true},"prompt":"x"}', '{"prompt":"x","options":{"constructor":{"prototype":{"y":1}}}}', '{"inputImages":[{"__proto__":1}],"prompt":"x"}'];

@@ -7,7 +7,9 @@ import type FitroomModuleService from "../../src/modules/fitroom/service"
 import { FitroomClient } from "../../src/modules/fitroom/client"
 import { storeProductModelWorkflow } from "../../src/workflows/product-model"
 import { advanceProductModel } from "../../src/workflows/advance"
-import { adminHeaders, caller, createProduct, customerHeaders, fitroom, fitroomCli, newCart, photo, publishableKey, SHOE_VIEWS, solvedChallenge, until } from "./helpers"
+// Fitroom's own webhook code: to sign deliveries as Fitroom does, and to check the plugin agrees with its verifier
+import { canonicalJson, signWebhook, verifyWebhook } from "../../../../core/webhooks.ts"
+import { adminHeaders, caller, createProduct, customerHeaders, fitroomCli, newCart, nextDelivery, photo, publishableKey, SHOE_VIEWS, solvedChallenge, startWebhookProxy, until, type Delivery } from "./helpers"
 
 const CHART = {
   version: 1,
@@ -44,10 +46,54 @@ medusaIntegrationTestRunner({
       }
     }
 
+    const proxy = startWebhookProxy(() => api.defaults.baseURL)
+    afterAll(() => proxy.close())
+
+    /** Counts (and keeps the headers of) every request the plugin sends to Fitroom during fn. */
+    const counting = async (fn: (sent: { url: string; headers: Record<string, string> }[]) => Promise<void>) => {
+      const s = service()
+      const original = s.client
+      const sent: { url: string; headers: Record<string, string> }[] = []
+      const fetchImpl: typeof fetch = (input, init) => {
+        sent.push({ url: String(input), headers: { ...(init?.headers as Record<string, string>) } })
+        return fetch(input, init)
+      }
+      Object.defineProperty(s, "client", { value: new FitroomClient(s.options, fetchImpl), configurable: true })
+      try {
+        await fn(sent)
+      } finally {
+        Object.defineProperty(s, "client", { value: original, configurable: true })
+      }
+    }
+
     beforeEach(async () => {
       admin = await adminHeaders(getContainer())
       store = { "x-publishable-api-key": await publishableKey(getContainer()) }
     })
+
+    /** A sized product: its category has the chart. */
+    const sizedProduct = async () => {
+      const product = await createProduct(call, admin, { title: "Shirt", images: [GARMENT], metadata: { fitroom_3d: false, fitroom_category: "top" } })
+      const category = await getContainer().resolve(Modules.PRODUCT).createProductCategories({ name: `Shirts ${product.id.slice(-5)}`, is_active: true })
+      await getContainer().resolve(Modules.PRODUCT).updateProducts(product.id, { category_ids: [category.id] })
+      expect((await call("post", "/admin/fitroom/size-charts", { headers: admin, body: { category_id: category.id, garment_category: "top", chart: CHART } })).status).toBe(201)
+      return product
+    }
+
+    /** Makes the shopper's twin through the store route and waits until it is ready (its webhook or the shopper's GET). */
+    const makeTwin = async (who: { headers: Record<string, string>; cart?: string }, body: Record<string, unknown>) => {
+      const made = await call("post", "/store/fitroom/digital-twin", { headers: { ...store, ...who.headers, "x-challenge-token": await solvedChallenge(call, store) }, body: { face_image: PERSON, ...body, ...(who.cart ? { cart_id: who.cart } : {}) } })
+      expect(made.status, JSON.stringify(made.data)).toBeLessThan(300)
+      expect(made.headers["x-fitroom-pass"]).toBeTruthy()
+      const query = who.cart ? `?cart_id=${who.cart}` : ""
+      const twin = await until(async () => {
+        const r = await call("get", `/store/fitroom/digital-twin${query}`, { headers: { ...store, ...who.headers } })
+        if (r.data.digital_twin?.status === "failed") throw new Error(JSON.stringify(r.data))
+        return r.data.digital_twin?.status === "ready" && r.data.digital_twin
+      }, 90_000, "the twin")
+      expect(twin.digital_twin_id).toMatch(/^[a-f0-9]{64}$/)
+      return { twin, pass: made.headers["x-fitroom-pass"] as string, status: made.status }
+    }
 
     describe("admin: status and size charts", () => {
       it("reports Fitroom reachable with the store's key, and says so when it is not", async () => {
@@ -87,44 +133,21 @@ medusaIntegrationTestRunner({
       })
     })
 
-    describe("store: size fitting", () => {
-      it("recommends a size from the product's category chart for a measurement twin", async () => {
-        const product = await createProduct(call, admin, { title: "Shirt", images: [GARMENT], metadata: { fitroom_3d: false } })
-        const category = await getContainer().resolve(Modules.PRODUCT).createProductCategories({ name: "Shirts", is_active: true })
-        await getContainer().resolve(Modules.PRODUCT).updateProducts(product.id, { category_ids: [category.id] })
-        const noChart = await call("post", `/store/fitroom/products/${product.id}/size-fitting`, { headers: store, body: { digitalTwinId: "a".repeat(64) } })
-        expect(noChart.status).toBe(404)
-        expect((await call("post", "/admin/fitroom/size-charts", { headers: admin, body: { category_id: category.id, garment_category: "top", chart: CHART } })).status).toBe(201)
-
-        // a twin from measurements, made at Fitroom as the widget would make it
-        const twin = await fitroom("POST", "/api/v1/digital-twin", { faceImage: PERSON, bodyMeasurements: { height: 178, chest: 95, waist: 81 }, gender: "male" })
-        expect(twin.status).toBeLessThan(300)
-        const twinId = twin.body.digitalTwinId ?? (await until(async () => (await fitroom("GET", `/api/v1/jobs/${twin.body.jobId}`)).body?.result?.digitalTwinId, 60_000, "the twin"))
-
-        const r = await call("post", `/store/fitroom/products/${product.id}/size-fitting`, { headers: store, body: { digitalTwinId: twinId } })
-        expect(r.status).toBe(200)
-        expect(r.data.available).toBe(true)
-        expect(r.data.size.recommendedSize).toBe("M")
-        expect((await call("post", `/store/fitroom/products/${product.id}/size-fitting`, { headers: store, body: { digitalTwinId: "nope" } })).status).toBe(400)
-        expect((await call("post", `/store/fitroom/products/${product.id}/size-fitting`, { body: { digitalTwinId: twinId } })).status).toBe(400) // no publishable key
-      })
-    })
-
     describe("store: virtual fitting", () => {
       it("a guest with a cart tries a product on: bot-verified, owned by the cart, result from the product's packshot", async () => {
         const product = await createProduct(call, admin, { title: "Striped top", images: [GARMENT], metadata: { fitroom_3d: false, fitroom_category: "top" } })
         const cart = await newCart(getContainer())
         const url = `/store/fitroom/products/${product.id}/try-on`
 
-        const noOwner = await call("post", url, { headers: store, body: { personImage: PERSON } })
+        const noOwner = await call("post", url, { headers: store, body: { person_image: PERSON } })
         expect(noOwner.status).toBe(401)
-        const noChallenge = await call("post", url, { headers: store, body: { personImage: PERSON, cart_id: cart } })
+        const noChallenge = await call("post", url, { headers: store, body: { person_image: PERSON, cart_id: cart } })
         expect(noChallenge.status).toBe(403)
         expect(noChallenge.data.code).toBe("BOT_VERIFICATION_REQUIRED")
-        const badPhoto = await call("post", url, { headers: store, body: { personImage: "javascript:alert(1)", cart_id: cart } })
+        const badPhoto = await call("post", url, { headers: store, body: { person_image: "javascript:alert(1)", cart_id: cart } })
         expect(badPhoto.status).toBe(400)
 
-        const submitted = await call("post", url, { headers: { ...store, "x-challenge-token": await solvedChallenge(call, store) }, body: { personImage: PERSON, cart_id: cart } })
+        const submitted = await call("post", url, { headers: { ...store, "x-challenge-token": await solvedChallenge(call, store) }, body: { person_image: PERSON, cart_id: cart } })
         expect(submitted.status).toBe(202)
         const pass = submitted.headers["x-fitroom-pass"]
         expect(pass).toBeTruthy()
@@ -140,7 +163,7 @@ medusaIntegrationTestRunner({
           const r = await call("get", `/store/fitroom/jobs/${jobId}?cart_id=${cart}`, { headers: { ...store, "x-fitroom-pass": pass } })
           expect(r.status).toBe(200)
           return ["completed", "failed"].includes(r.data.job.status) && r.data.job
-        }, 90_000, "the try-on")
+        }, 240_000, "the try-on")
         expect(done.error).toBeNull()
         expect(done.status).toBe("completed")
         const image = await fetch(done.results[0]?.url ?? done.result.imageUrl)
@@ -154,8 +177,8 @@ medusaIntegrationTestRunner({
         const ana = await customerHeaders(getContainer(), "ana@shop.test")
         const ben = await customerHeaders(getContainer(), "ben@shop.test")
         const token = await solvedChallenge(call, store)
-        expect((await call("post", `/store/fitroom/products/${draft.id}/try-on`, { headers: { ...store, ...ana.headers, "x-challenge-token": token }, body: { personImage: PERSON } })).status).toBe(404)
-        const r = await call("post", `/store/fitroom/products/${product.id}/try-on`, { headers: { ...store, ...ana.headers, "x-challenge-token": token }, body: { personImage: photo("test/fixtures/real-photos/persons/model_3.jpg") } })
+        expect((await call("post", `/store/fitroom/products/${draft.id}/try-on`, { headers: { ...store, ...ana.headers, "x-challenge-token": token }, body: { person_image: PERSON } })).status).toBe(404)
+        const r = await call("post", `/store/fitroom/products/${product.id}/try-on`, { headers: { ...store, ...ana.headers, "x-challenge-token": token }, body: { person_image: photo("test/fixtures/real-photos/persons/model_3.jpg") } })
         expect(r.status).toBe(202)
         const pass = r.headers["x-fitroom-pass"]
         const [record] = await service().listFitroomTryOns({ job_id: r.data.job.id })
@@ -165,8 +188,112 @@ medusaIntegrationTestRunner({
       })
     })
 
+    describe("store: digital twin and size", () => {
+      const BODY = { body_measurements: { height: 178, chest: 95, waist: 81 }, gender: "male" }
+
+      it("a guest makes a twin from measurements on their cart, gets a size, tries on with it, and deletes it", async () => {
+        const product = await sizedProduct()
+        const cart = await newCart(getContainer())
+        const noTwin = await call("post", `/store/fitroom/products/${product.id}/size-fitting`, { headers: store, body: { cart_id: cart } })
+        expect(noTwin.status).toBe(400)
+        expect(noTwin.data.code).toBe("TWIN_REQUIRED")
+
+        const { twin, pass } = await makeTwin({ headers: {}, cart }, BODY)
+        const [record] = await service().listFitroomDigitalTwins({ id: twin.id })
+        expect(record).toMatchObject({ cart_id: cart, customer_id: null, mode: "measurements" })
+
+        const size = await call("post", `/store/fitroom/products/${product.id}/size-fitting`, { headers: store, body: { cart_id: cart } })
+        expect(size.status, JSON.stringify(size.data)).toBe(200)
+        expect(size.data).toMatchObject({ available: true, digital_twin_id: twin.digital_twin_id })
+        expect(size.data.size.recommendedSize).toBe("M")
+
+        // try-on with the twin: the answer names it
+        const tryOn = await call("post", `/store/fitroom/products/${product.id}/try-on`, { headers: { ...store, "x-fitroom-pass": pass }, body: { cart_id: cart } })
+        expect(tryOn.status, JSON.stringify(tryOn.data)).toBeLessThan(300)
+        expect(tryOn.data.job.digital_twin_id).toBe(twin.digital_twin_id)
+
+        // another cart sees no twin; the guest deletes theirs
+        const other = await newCart(getContainer())
+        expect((await call("get", `/store/fitroom/digital-twin?cart_id=${other}`, { headers: store })).status).toBe(404)
+        const del = await call("delete", `/store/fitroom/digital-twin?cart_id=${cart}`, { headers: store })
+        expect(del.data).toMatchObject({ id: twin.id, deleted: true })
+        expect((await call("get", `/store/fitroom/digital-twin?cart_id=${cart}`, { headers: store })).status).toBe(404)
+        expect((await call("post", `/store/fitroom/products/${product.id}/size-fitting`, { headers: store, body: { cart_id: cart } })).data.code).toBe("TWIN_REQUIRED")
+      })
+
+      it("a customer's twin is linked to them, gives a size, and goes when the customer is deleted", async () => {
+        const product = await sizedProduct()
+        const ana = await customerHeaders(getContainer(), "ana.twin@shop.test")
+        // the same face and body as the guest's: Fitroom answers from its twin cache at once (201)
+        const { twin, status } = await makeTwin({ headers: ana.headers }, BODY)
+        expect(status).toBe(201)
+        const { data } = await getContainer().resolve("query").graph({ entity: "customer", fields: ["id", "fitroom_digital_twin.*"], filters: { id: ana.id } })
+        expect((data[0] as any).fitroom_digital_twin).toMatchObject({ id: twin.id, digital_twin_id: twin.digital_twin_id })
+
+        const size = await call("post", `/store/fitroom/products/${product.id}/size-fitting`, { headers: { ...store, ...ana.headers }, body: {} })
+        expect(size.status, JSON.stringify(size.data)).toBe(200)
+        expect(size.data.size.recommendedSize).toBe("M")
+
+        expect((await call("delete", `/admin/customers/${ana.id}`, { headers: admin })).status).toBe(200)
+        await until(async () => (await service().listFitroomDigitalTwins({ id: twin.id })).length === 0, 20_000, "the twin removed with the customer")
+      })
+
+      it("validation errors come in Medusa's shape", async () => {
+        const cart = await newCart(getContainer())
+        const both = await call("post", "/store/fitroom/digital-twin", { headers: store, body: { face_image: PERSON, cart_id: cart, body_measurements: { height: 170, chest: 90 }, clothing_size: { height: 170, size: "M" } } })
+        expect(both.status).toBe(400)
+        expect(both.data.type).toBe("invalid_data")
+        expect(both.data.message).toMatch(/body_measurements or clothing_size/)
+        const bad = await call("post", "/store/fitroom/digital-twin", { headers: store, body: { face_image: "javascript:1", body_measurements: { height: 300, chest: 90 }, extra: 1 } })
+        expect(bad.status).toBe(400)
+        expect(bad.data).toMatchObject({ type: "invalid_data" })
+        expect(bad.data.message).toMatch(/face_image must be an http\(s\) URL/)
+        expect(bad.data.message).toMatch(/height/)
+        expect(bad.data.message).toMatch(/extra/)
+        const badCart = await call("get", "/store/fitroom/digital-twin?cart_id=nope", { headers: store })
+        expect(badCart.status).toBe(400)
+        expect(badCart.data.type).toBe("invalid_data")
+      })
+    })
+
+    describe("store: sales channels and shoppers", () => {
+      it("a product outside the key's sales channels is 404 on every store route, and Fitroom is never called", async () => {
+        const hidden = await createProduct(call, admin, { title: "Other channel", images: [GARMENT], metadata: { fitroom_3d: false } })
+        const other = { "x-publishable-api-key": await publishableKey(getContainer()) } // a second channel; the product is not in it
+        const cart = await newCart(getContainer())
+        expect((await call("get", `/store/products/${hidden.id}`, { headers: other })).status).toBe(404) // Medusa's own answer
+        await counting(async (sent) => {
+          const routes = [
+            await call("post", `/store/fitroom/products/${hidden.id}/try-on`, { headers: { ...other, "x-challenge-token": "x" }, body: { person_image: PERSON, cart_id: cart } }),
+            await call("post", `/store/fitroom/products/${hidden.id}/size-fitting`, { headers: other, body: { cart_id: cart } }),
+            await call("get", `/store/fitroom/products/${hidden.id}/model`, { headers: other }),
+          ]
+          expect(routes.map((r) => r.status)).toEqual([404, 404, 404])
+          expect(sent).toEqual([])
+        })
+      })
+
+      it("two guests: each is its own shopper at Fitroom (id and address), and one's pass is refused for the other", async () => {
+        const product = await createProduct(call, admin, { title: "Tee", images: [GARMENT], metadata: { fitroom_3d: false, fitroom_category: "top" } })
+        const [a, b] = [await newCart(getContainer()), await newCart(getContainer())]
+        await counting(async (sent) => {
+          const first = await call("post", `/store/fitroom/products/${product.id}/try-on`, { headers: { ...store, "x-challenge-token": await solvedChallenge(call, store), "x-forwarded-for": "198.51.100.23" }, body: { person_image: PERSON, cart_id: a } })
+          expect([200, 202], JSON.stringify(first.data)).toContain(first.status) // 200: Fitroom had this try-on cached
+          const pass = first.headers["x-fitroom-pass"]
+          const stolen = await call("post", `/store/fitroom/products/${product.id}/try-on`, { headers: { ...store, "x-fitroom-pass": pass, "x-forwarded-for": "198.51.100.23" }, body: { person_image: PERSON, cart_id: b } })
+          expect(stolen.status).toBe(403)
+          expect(stolen.data.code).toBe("BOT_VERIFICATION_REQUIRED")
+          const own = await call("get", `/store/fitroom/jobs/${first.data.job.id}?cart_id=${a}`, { headers: { ...store, "x-fitroom-pass": pass, "x-forwarded-for": "198.51.100.23" } })
+          expect(own.status).toBe(200)
+          const shoppers = sent.filter((s) => s.headers["x-fitroom-shopper"]).map((s) => [s.headers["x-fitroom-shopper"], s.headers["x-fitroom-shopper-ip"]])
+          // Medusa trusts one proxy hop: the shopper's address is the forwarded one
+          expect(shoppers).toEqual([[`cart:${a}`, "198.51.100.23"], [`cart:${b}`, "198.51.100.23"], [`cart:${a}`, "198.51.100.23"]])
+        })
+      })
+    })
+
     describe("admin: Generate 3D", () => {
-      it("generates, shows progress, stores the files, previews and attaches; the store then serves the model", async () => {
+      it("generates, completes by Fitroom's webhook (forged, replayed and stale deliveries refused), stores the files, attaches; the store then serves the model", async () => {
         const product = await createProduct(call, admin, { title: "Runner", images: SHOE_VIEWS, metadata: { fitroom_3d: false } })
         expect((await call("get", `/store/fitroom/products/${product.id}/model`, { headers: store })).status).toBe(404)
         const started = await call("post", `/admin/fitroom/products/${product.id}/models`, { headers: admin })
@@ -174,14 +301,13 @@ medusaIntegrationTestRunner({
         expect(started.data.model).toMatchObject({ product_id: product.id, status: "processing" })
         expect((await call("post", `/admin/fitroom/products/${product.id}/models`, { headers: admin })).status).toBe(409)
 
-        const seen = new Set<number>()
-        const ready = await until(async () => {
-          const r = await call("get", `/admin/fitroom/products/${product.id}/models`, { headers: admin })
-          const m = r.data.models[0]
-          seen.add(m.progress)
-          if (m.status === "failed") throw new Error(`failed: ${m.error_code} ${m.error_message}`)
-          return m.status === "ready" && m
-        }, 240_000, "the 3D model")
+        // Fitroom's webhook completes it: no polling here (the admin GET and the scheduled job are the fallback)
+        const delivery: Delivery = await nextDelivery(proxy.events, (d) => JSON.parse(d.body).jobId === started.data.model.job_id)
+        expect(delivery.status, JSON.stringify(delivery.answer)).toBe(200)
+        expect(delivery.answer).toMatchObject({ received: true, duplicate: false, matched: "product_model" })
+        const ready = await service().retrieveFitroomProductModel(started.data.model.id)
+        expect(ready.status).toBe("ready") // done by the time the delivery was answered
+        console.log(`webhook: the model was ready ${delivery.at - Date.parse(JSON.parse(delivery.body).timestamp)} ms after Fitroom signed the delivery`)
         expect(ready.progress).toBe(100)
         expect(ready.glb_url).toMatch(/\.glb$/)
         const glb = readFileSync(path.join(STATIC, path.basename(ready.glb_url)))
@@ -197,10 +323,42 @@ medusaIntegrationTestRunner({
         const shown = await call("get", `/store/fitroom/products/${product.id}/model`, { headers: store })
         expect(shown.status).toBe(200)
         expect(shown.data.model.glb_url).toBe(ready.glb_url)
+        // the product carries it through the module link
+        const { data: linked } = await getContainer().resolve("query").graph({ entity: "product", fields: ["id", "fitroom_model.*"], filters: { id: product.id } })
+        expect((linked[0] as any).fitroom_model).toMatchObject({ glb_url: ready.glb_url, product_model_id: ready.id })
+        // and the store's own product API returns it (the plugin allows the field on Medusa's store product routes)
+        const listed = await call("get", `/store/products?id=${product.id}&fields=%2Bfitroom_model.*`, { headers: store })
+        expect(listed.status).toBe(200)
+        expect(listed.data.products.find((p: { id: string }) => p.id === product.id).fitroom_model).toMatchObject({ glb_url: ready.glb_url, product_model_id: ready.id })
+        const one = await call("get", `/store/products/${product.id}?fields=%2Bfitroom_model.*`, { headers: store })
+        expect(one.data.product.fitroom_model).toMatchObject({ glb_url: ready.glb_url })
 
         const removed = await call("delete", `/admin/fitroom/models/${ready.id}`, { headers: admin })
         expect(removed.data.deleted).toBe(true)
+        expect((await call("get", `/store/fitroom/products/${product.id}/model`, { headers: store })).status).toBe(404)
         expect(existsSync(path.join(STATIC, path.basename(ready.glb_url)))).toBe(false)
+        // Fitroom's own verifier accepts what the plugin accepted
+        const secret = await service().client.webhookSigningSecret()
+        expect(verifyWebhook({ body: delivery.body, signature: delivery.headers["x-webhook-signature"], timestamp: delivery.headers["x-webhook-timestamp"], secret }).ok).toBe(true)
+        const hook = delivery.path
+        const post = (body: string, headers: Record<string, string>, to = hook) => api.post(to, body, { headers: { "content-type": "application/json", ...headers, connection: "close" }, validateStatus: () => true, transformRequest: [(d: unknown) => d] })
+        const headersOf = (d: Delivery) => ({ "x-webhook-signature": d.headers["x-webhook-signature"], "x-webhook-timestamp": d.headers["x-webhook-timestamp"], "x-webhook-id": d.headers["x-webhook-id"] })
+        const replayed = await post(delivery.body, headersOf(delivery))
+        expect(replayed.status).toBe(200)
+        expect(replayed.data).toMatchObject({ duplicate: true })
+        const tampered = delivery.body.replace(/"status":"completed"/, '"status":"failed"')
+        const forged = await post(tampered, { ...headersOf(delivery), "x-webhook-id": "forged-1" })
+        expect(forged.status).toBe(401)
+        expect(forged.data).toMatchObject({ type: "unauthorized", code: "WEBHOOK_BAD_SIGNATURE" })
+        const wrongKey = signWebhook("0".repeat(64), canonicalJson(JSON.parse(delivery.body)))
+        expect((await post(delivery.body, { ...headersOf(delivery), "x-webhook-signature": wrongKey, "x-webhook-id": "forged-2" })).status).toBe(401)
+        expect((await post(delivery.body, { ...headersOf(delivery), "x-webhook-id": "forged-3" }, hook.replace(/[0-9a-f]{8}$/, "00000000"))).status).toBe(404) // not the registered URL
+        const old = new Date(Date.now() - 10 * 60_000).toISOString()
+        const stalePayload = { ...JSON.parse(delivery.body), timestamp: old }
+        const stale = await post(JSON.stringify(stalePayload), { "x-webhook-signature": signWebhook(secret, canonicalJson(stalePayload)), "x-webhook-timestamp": old, "x-webhook-id": "stale-1" })
+        expect(stale.status).toBe(401)
+        expect(stale.data.code).toBe("WEBHOOK_STALE")
+        expect(await service().listFitroomWebhookDeliveries({ delivery_id: ["forged-1", "forged-2", "forged-3", "stale-1"] })).toHaveLength(0)
       })
 
       it("the store workflow's compensation removes the stored files when the product is gone", async () => {
@@ -237,7 +395,7 @@ medusaIntegrationTestRunner({
         const product = await createProduct(call, admin, { title: "Top", images: [GARMENT], metadata: { fitroom_3d: false } })
         const cart = await newCart(getContainer())
         await withClient({ apiKey: created }, async () => {
-          const r = await call("post", `/store/fitroom/products/${product.id}/try-on`, { headers: { ...store, "x-challenge-token": "x" }, body: { personImage: PERSON, cart_id: cart } })
+          const r = await call("post", `/store/fitroom/products/${product.id}/try-on`, { headers: { ...store, "x-challenge-token": "x" }, body: { person_image: PERSON, cart_id: cart } })
           expect(r.status).toBe(502)
           expect(r.data.message).toMatch(/key was refused/)
           const g = await call("post", `/admin/fitroom/products/${product.id}/models`, { headers: admin })

@@ -1,4 +1,8 @@
 import { execFileSync } from "node:child_process"
+import { EventEmitter } from "node:events"
+import { readFileSync } from "node:fs"
+import { request as httpRequest } from "node:http"
+import { createServer as createHttpsServer } from "node:https"
 import path from "node:path"
 import type { MedusaContainer } from "@medusajs/framework/types"
 import { generateJwtToken, Modules } from "@medusajs/framework/utils"
@@ -43,9 +47,20 @@ export async function customerHeaders(container: MedusaContainer, email: string)
   return { id: customer.id, headers: { authorization: `Bearer ${token}` } }
 }
 
-export async function publishableKey(container: MedusaContainer): Promise<string> {
+/** The sales channel of the last publishable key made: products are created in it unless told otherwise. */
+let currentChannel: string | null = null
+
+/** A publishable key in a sales channel of its own (as a store's storefront key is). */
+export async function publishableKey(container: MedusaContainer, channel?: string): Promise<string> {
   const key = await container.resolve(Modules.API_KEY).createApiKeys({ title: "storefront", type: "publishable", created_by: "test" })
+  const sc = channel ?? (await container.resolve(Modules.SALES_CHANNEL).createSalesChannels({ name: `Web ${key.id.slice(-6)}` })).id
+  await container.resolve("link").create({ [Modules.API_KEY]: { publishable_key_id: key.id }, [Modules.SALES_CHANNEL]: { sales_channel_id: sc } })
+  currentChannel = sc
   return key.token
+}
+
+export function salesChannelOfLastKey(): string {
+  return currentChannel!
 }
 
 export async function newCart(container: MedusaContainer): Promise<string> {
@@ -54,7 +69,7 @@ export async function newCart(container: MedusaContainer): Promise<string> {
 }
 
 /** A product through the admin API (so the product workflows and their events run). */
-export async function createProduct(call: ReturnType<typeof caller>, admin: Record<string, string>, p: { title: string; images: string[]; metadata?: Record<string, unknown>; status?: string }) {
+export async function createProduct(call: ReturnType<typeof caller>, admin: Record<string, string>, p: { title: string; images: string[]; metadata?: Record<string, unknown>; status?: string; sales_channel?: string }) {
   const r = await call("post", "/admin/products", {
     headers: admin,
     body: {
@@ -63,6 +78,7 @@ export async function createProduct(call: ReturnType<typeof caller>, admin: Reco
       thumbnail: p.images[0],
       images: p.images.map((url) => ({ url })),
       metadata: p.metadata ?? {},
+      sales_channels: [{ id: p.sales_channel ?? currentChannel }].filter((c) => c.id),
       options: [{ title: "Size", values: ["M"] }],
       variants: [{ title: "M", options: { Size: "M" }, prices: [{ currency_code: "usd", amount: 40 }] }],
     },
@@ -112,4 +128,61 @@ export async function until<T>(fn: () => Promise<T | null | undefined | false>, 
     if (Date.now() - t0 > ms) throw new Error(`timed out after ${ms} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ""}`)
     await new Promise((r) => setTimeout(r, 250))
   }
+}
+
+/**
+ * The https address Fitroom posts webhooks to (FITROOM_PUBLIC_URL, its certificate trusted by the
+ * Fitroom the global setup started), forwarding to the Medusa app of the test. Emits `delivery`
+ * with the request and the app's answer once the app has answered.
+ */
+export function startWebhookProxy(target: () => string) {
+  const events = new EventEmitter()
+  const publicUrl = new URL(process.env.FITROOM_PUBLIC_URL!)
+  const server = createHttpsServer({ key: readFileSync(process.env.WEBHOOK_TLS_KEY!), cert: readFileSync(process.env.WEBHOOK_TLS_CERT!) }, (req, res) => {
+    const chunks: Buffer[] = []
+    req.on("data", (c: Buffer) => chunks.push(c))
+    req.on("end", () => {
+      const body = Buffer.concat(chunks)
+      const to = new URL(req.url ?? "/", target())
+      const out = httpRequest(to, { method: req.method, headers: { ...req.headers, host: to.host, connection: "close" } }, (answer) => {
+        const got: Buffer[] = []
+        answer.on("data", (c: Buffer) => got.push(c))
+        answer.on("end", () => {
+          res.writeHead(answer.statusCode ?? 502, { "content-type": String(answer.headers["content-type"] ?? "application/json") }).end(Buffer.concat(got))
+          let json: any = null
+          try {
+            json = JSON.parse(Buffer.concat(got).toString())
+          } catch {
+            /* not JSON */
+          }
+          events.emit("delivery", { path: req.url, headers: req.headers, body: body.toString(), status: answer.statusCode, answer: json, at: Date.now() })
+        })
+      })
+      out.on("error", () => res.writeHead(502).end())
+      out.end(body)
+    })
+  })
+  server.listen(Number(publicUrl.port), "127.0.0.1")
+  return { events, close: () => new Promise<void>((r) => server.close(() => r())) }
+}
+
+export interface Delivery {
+  path: string
+  headers: Record<string, string>
+  body: string
+  status: number
+  answer: any
+  at: number
+}
+
+/** The first delivery (already answered by the app) that matches. */
+export function nextDelivery(events: EventEmitter, match: (d: Delivery) => boolean): Promise<Delivery> {
+  return new Promise((resolve) => {
+    const on = (d: Delivery) => {
+      if (!match(d)) return
+      events.off("delivery", on)
+      resolve(d)
+    }
+    events.on("delivery", on)
+  })
 }

@@ -18,7 +18,7 @@ medusaIntegrationTestRunner({
       const admin = await adminHeaders(getContainer())
       const store = { "x-publishable-api-key": await publishableKey(getContainer()) }
       const tables = await getContainer().resolve("__pg_connection__").raw("select table_name from information_schema.tables where table_name like 'fitroom_%' order by 1")
-      expect(tables.rows.map((r: { table_name: string }) => r.table_name)).toEqual(["fitroom_product_model", "fitroom_size_chart", "fitroom_tryon"])
+      expect(tables.rows.map((r: { table_name: string }) => r.table_name)).toEqual(["fitroom_digital_twin", "fitroom_model", "fitroom_product_model", "fitroom_size_chart", "fitroom_tryon", "fitroom_webhook_delivery"])
 
       expect((await call("get", "/admin/fitroom/status", { headers: admin })).data.status.ok).toBe(true)
       const challenge = await call("get", "/store/fitroom/challenge", { headers: store })

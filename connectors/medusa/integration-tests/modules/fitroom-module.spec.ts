@@ -4,14 +4,21 @@ import type FitroomModuleService from "../../src/modules/fitroom/service"
 import { FitroomProductModel } from "../../src/modules/fitroom/models/product-model"
 import { FitroomSizeChart } from "../../src/modules/fitroom/models/size-chart"
 import { FitroomTryOn } from "../../src/modules/fitroom/models/tryon"
+import { FitroomDigitalTwin } from "../../src/modules/fitroom/models/digital-twin"
+import { FitroomModel } from "../../src/modules/fitroom/models/shown-model"
+import { FitroomWebhookDelivery } from "../../src/modules/fitroom/models/webhook-delivery"
 import { resolveOptions } from "../../src/modules/fitroom/options"
+import { FitroomClient, webhookToken } from "../../src/modules/fitroom/client"
+import { checkFitroomWebhook } from "../../src/modules/fitroom/webhook-signature"
+// Fitroom's own signing, which the plugin's check must agree with
+import { canonicalJson, signWebhook, webhookSecretForKey } from "../../../../core/webhooks.ts"
 import { sizeChartProblems } from "../../src/modules/fitroom/size-chart"
 
 const CHART = { version: 1, basis: "body", unit: "cm", sizes: [{ label: "S", measurements: { chest: { min: 82, max: 90 } } }, { label: "M", measurements: { chest: { min: 90, max: 98 } } }] }
 
 moduleIntegrationTestRunner<FitroomModuleService>({
   moduleName: FITROOM_MODULE,
-  moduleModels: [FitroomProductModel, FitroomSizeChart, FitroomTryOn],
+  moduleModels: [FitroomProductModel, FitroomSizeChart, FitroomTryOn, FitroomDigitalTwin, FitroomModel, FitroomWebhookDelivery],
   resolve: "./src/modules/fitroom",
   moduleOptions: { url: "http://127.0.0.1:1", apiKey: "fr_svc_0123456789abcdefghijklmnop" },
   testSuite: ({ service }) => {
@@ -49,6 +56,11 @@ moduleIntegrationTestRunner<FitroomModuleService>({
         expect(await service.listFitroomTryOns({ cart_id: "cart_1" })).toHaveLength(1)
       })
 
+      it("keeps each webhook delivery id once", async () => {
+        await service.createFitroomWebhookDeliveries({ delivery_id: "d-1", event: "job.completed", job_id: "j-1" })
+        await expect(service.createFitroomWebhookDeliveries({ delivery_id: "d-1", event: "job.completed", job_id: "j-1" })).rejects.toThrow()
+      })
+
       it("has the options it was loaded with, checked", () => {
         expect(service.options).toMatchObject({ url: "http://127.0.0.1:1", autoDigitize: false, defaultCategory: "top", requestTimeoutMs: 20000 })
         expect(service.client.serviceKey).toBe(true)
@@ -71,6 +83,36 @@ describe("plugin options", () => {
     }
     expect(message).not.toContain("database") // Medusa's own keys are not ours to refuse
     expect(resolveOptions({ url: "https://fitroom.example.com/", apiKey: "fr_live_0123456789abcdefghij", autoDigitize: true })).toMatchObject({ url: "https://fitroom.example.com", autoDigitize: true, inlineImages: false })
+  })
+})
+
+describe("webhook settings and checks", () => {
+  const base = { url: "https://fitroom.example.com", apiKey: "fr_live_0123456789abcdefghij" }
+  it("publicUrl must be https and comes with a long secret; the webhook URL carries a token, not the secret", () => {
+    expect(() => resolveOptions({ ...base, publicUrl: "http://shop.example.com", webhookSecret: "x".repeat(40) })).toThrow(/"publicUrl" must be the https address/)
+    expect(() => resolveOptions({ ...base, publicUrl: "https://shop.example.com" })).toThrow(/"webhookSecret" must be a random string of at least 32 characters/)
+    const opts = resolveOptions({ ...base, publicUrl: "https://shop.example.com/", webhookSecret: "s".repeat(40) })
+    expect(opts.webhooks).toEqual({ publicUrl: "https://shop.example.com", secret: "s".repeat(40) })
+    const url = new FitroomClient(opts).webhookUrl()
+    expect(url).toBe(`https://shop.example.com/hooks/fitroom/${webhookToken("s".repeat(40))}`)
+    expect(url).not.toContain("s".repeat(40))
+    expect(new FitroomClient(resolveOptions(base)).webhookUrl()).toBeNull()
+  })
+
+  it("agrees with Fitroom's signing: job callbacks over the canonical JSON, batch callbacks over the bytes", () => {
+    const secret = webhookSecretForKey("account:shop")
+    const timestamp = new Date().toISOString()
+    const job = { timestamp, status: "completed", jobId: "j-1", event: "job.completed", result: { glbUrl: "https://f/x.glb", b: 1 } }
+    const sent = JSON.stringify(job) // keys not sorted: the signature is over the canonical form
+    const signature = signWebhook(secret, canonicalJson(job))
+    expect(checkFitroomWebhook({ body: Buffer.from(sent), signature, timestamp, secret })).toMatchObject({ ok: true })
+    expect(checkFitroomWebhook({ body: sent.replace("j-1", "j-2"), signature, timestamp, secret })).toEqual({ ok: false, reason: "bad_signature" })
+    expect(checkFitroomWebhook({ body: sent, signature, timestamp: new Date(Date.now() + 1000).toISOString(), secret })).toEqual({ ok: false, reason: "timestamp_mismatch" })
+    expect(checkFitroomWebhook({ body: sent, signature, timestamp, secret, now: Date.now() + 301_000 })).toEqual({ ok: false, reason: "stale" })
+    expect(checkFitroomWebhook({ body: "{", signature, timestamp, secret })).toEqual({ ok: false, reason: "bad_payload" })
+    expect(checkFitroomWebhook({ body: sent, signature: undefined, timestamp, secret })).toEqual({ ok: false, reason: "missing_signature" })
+    const batch = JSON.stringify({ event: "batch.completed", batchId: "b-1", timestamp, z: 1, a: 2 })
+    expect(checkFitroomWebhook({ body: batch, signature: signWebhook(secret, batch), timestamp, secret }).ok).toBe(true)
   })
 })
 

@@ -8,51 +8,51 @@ export function fitroomOf(req: MedusaRequest): FitroomModuleService {
   return req.scope.resolve<FitroomModuleService>(FITROOM_MODULE)
 }
 
-type Handler = (req: MedusaRequest, res: MedusaResponse) => Promise<void>
+type Handler<B> = (req: MedusaRequest<B>, res: MedusaResponse) => Promise<void>
 
 /**
- * A route whose Fitroom failures become clear answers in Medusa's error shape (`type`, `message`,
- * plus `code` and `details`): Fitroom unreachable → 503, the store's key refused → 502 (a setting to
- * fix, not the caller's fault), Fitroom's own refusals (invalid input, bot verification, not found,
- * rate limit) with their status and code. Medusa's own errors pass through to its handler.
+ * A route whose Fitroom failures become Medusa errors with Fitroom's code kept: its refusals (invalid
+ * input 400, bot verification 403, not found 404) are thrown as MedusaError for Medusa's error handler;
+ * what Medusa's error types cannot express is answered in the same shape (`type`, `code`, `message`):
+ * rate limit 429, Fitroom unreachable 503, the store's key refused 502 (a setting to fix, not the
+ * caller's fault), a conflict 409 (Medusa rewrites its own conflict message).
  */
-export function fitroomRoute(fn: Handler): Handler {
+export function fitroomRoute<B = unknown>(fn: Handler<B>): Handler<B> {
   return async (req, res) => {
     try {
       await fn(req, res)
     } catch (caught) {
       const e = FitroomApiError.from(caught)
       if (!e) throw caught
-      const [status, type, message] = describe(e)
-      res.status(status).json({ type, code: e.code, message, ...(e.details ? { details: e.details } : {}) })
+      if (e.pass) res.setHeader("X-Fitroom-Pass", e.pass) // a challenge used up before the refusal still earned a pass
+      const medusa = medusaErrorOf(e)
+      if (medusa) throw medusa
+      res.status(statusOf(e)).json({ type: typeOf(e), code: e.code, message: messageOf(e), ...(e.details ? { details: e.details } : {}) })
     }
   }
 }
 
-function describe(e: FitroomApiError): [number, string, string] {
-  if (e.status === 0) return [503, "unexpected_state", `${e.message}. Try again in a moment.`]
-  if (e.status === 401) return [502, "unexpected_state", `The store's Fitroom key was refused (${e.code}: ${e.message}). The store owner must set a valid apiKey in the @fitroom/medusa options.`]
-  if (e.status === 400 || e.status === 422) return [e.status, "invalid_data", e.message]
-  if (e.status === 403) return [403, "not_allowed", e.message]
-  if (e.status === 404) return [404, "not_found", e.message]
-  if (e.status === 409) return [409, "conflict", e.message]
-  if (e.status === 429) return [429, "not_allowed", e.message]
-  return [502, "unexpected_state", `Fitroom failed (${e.code}): ${e.message}`]
+function medusaErrorOf(e: FitroomApiError): MedusaError | null {
+  const type = e.status === 400 || e.status === 422 ? MedusaError.Types.INVALID_DATA : e.status === 403 ? MedusaError.Types.FORBIDDEN : e.status === 404 ? MedusaError.Types.NOT_FOUND : null
+  if (!type) return null
+  return new MedusaError(type, e.details?.length ? `${e.message}: ${e.details.map((d) => `${d.field} ${d.message}`).join("; ")}` : e.message, e.code)
 }
 
-/** A JSON object body, or a 400 saying so. Prototype keys are refused outright. */
-export function bodyOf(req: MedusaRequest): Record<string, unknown> {
-  const b = req.body
-  if (!b || typeof b !== "object" || Array.isArray(b)) throw new MedusaError(MedusaError.Types.INVALID_DATA, "The request body must be a JSON object")
-  if (Object.keys(b).some((k) => k === "__proto__" || k === "constructor" || k === "prototype")) throw new MedusaError(MedusaError.Types.INVALID_DATA, "The request body has a forbidden key")
-  return b as Record<string, unknown>
+function statusOf(e: FitroomApiError): number {
+  if (e.status === 0) return 503
+  if (e.status === 409 || e.status === 429) return e.status
+  return 502
 }
 
-const IMAGE = /^(https?:\/\/\S+|data:image\/(png|jpeg|jpg|gif|webp);base64,[A-Za-z0-9+/=]+)$/
+function typeOf(e: FitroomApiError): string {
+  return e.status === 409 ? "conflict" : e.status === 429 ? "not_allowed" : "unexpected_state"
+}
 
-/** A person photo as Fitroom takes it: an http(s) URL or an image data URL. */
-export function isImageInput(v: unknown): v is string {
-  return typeof v === "string" && v.length <= 15 * 1024 * 1024 && IMAGE.test(v)
+function messageOf(e: FitroomApiError): string {
+  if (e.status === 0) return `${e.message}. Try again in a moment.`
+  if (e.status === 401) return `The store's Fitroom key was refused (${e.code}: ${e.message}). The store owner must set a valid apiKey in the @fitroom/medusa options.`
+  if (e.status === 409 || e.status === 429) return e.message
+  return `Fitroom failed (${e.code}): ${e.message}`
 }
 
 export function header(req: MedusaRequest, name: string): string | undefined {

@@ -16,6 +16,20 @@ export async function advanceProductModel(container: MedusaContainer, id: string
   await locking.execute(`fitroom:product-model:${id}`, () => advance(container, id), { timeout: 60 })
 }
 
+const nudged = new Set<string>()
+
+/**
+ * Starts one look at a model in the background unless one is already running in this process (the
+ * admin's list asks every few seconds; its answer never waits for a download).
+ */
+export function nudgeProductModel(container: MedusaContainer, id: string): void {
+  if (nudged.has(id)) return
+  nudged.add(id)
+  advanceProductModel(container, id)
+    .catch((e) => container.resolve("logger").warn(`fitroom: model ${id}: ${(e as Error).message}`))
+    .finally(() => nudged.delete(id))
+}
+
 async function advance(container: MedusaContainer, id: string) {
   const fitroom = container.resolve<FitroomModuleService>(FITROOM_MODULE)
   const [model] = await fitroom.listFitroomProductModels({ id }, { take: 1 })

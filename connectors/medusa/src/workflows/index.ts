@@ -1,2 +1,5 @@
 export { generateProductModelWorkflow, storeProductModelWorkflow, productPhotos } from "./product-model"
+export type { GenerateProductModelInput, StoreProductModelInput, ProductModelFiles } from "./product-model"
 export { advanceProductModel } from "./advance"
+export { createDigitalTwinWorkflow, advanceDigitalTwin, removeDigitalTwins } from "./digital-twin"
+export type { CreateDigitalTwinInput, DigitalTwinRecord } from "./digital-twin"

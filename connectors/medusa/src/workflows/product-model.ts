@@ -10,6 +10,22 @@ const MAX_RESULT_BYTES = 25 * 1024 * 1024
 
 type ProductWithImages = { id: string; thumbnail?: string | null; images?: { url: string }[] | null }
 
+export interface GenerateProductModelInput {
+  product_id: string
+}
+
+export interface StoreProductModelInput {
+  model_id: string
+  product_id: string
+  /** Fitroom's result file URLs of the finished job. */
+  glb_url: string
+  preview_url?: string
+  usdz_url?: string
+}
+
+/** The files stored in the File module, by kind (glb, usdz, preview). */
+export type ProductModelFiles = Record<string, { id: string; url: string }>
+
 /** The product's photos, packshot first: the thumbnail, then the gallery in its order, each once. */
 export function productPhotos(p: ProductWithImages): string[] {
   const urls = [p.thumbnail, ...(p.images ?? []).map((i) => i.url)].filter((u): u is string => typeof u === "string" && u.length > 0)
@@ -46,7 +62,7 @@ export const submitProductModelStep = createStep(
 )
 
 /** Generate 3D: check the product, submit its photos, link the new record to it. */
-export const generateProductModelWorkflow = createWorkflow("fitroom-generate-product-model", (input: { product_id: string }) => {
+export const generateProductModelWorkflow = createWorkflow("fitroom-generate-product-model", (input: GenerateProductModelInput) => {
   const { data: products } = useQueryGraphStep({
     entity: "product",
     fields: ["id", "thumbnail", "images.url"],
@@ -133,7 +149,7 @@ export const markModelReadyStep = createStep(
 /** A finished Fitroom job becomes a ready model: files stored, product checked, record updated. */
 export const storeProductModelWorkflow = createWorkflow(
   "fitroom-store-product-model",
-  (input: { model_id: string; product_id: string; glb_url: string; preview_url?: string; usdz_url?: string }) => {
+  (input: StoreProductModelInput) => {
     const files = storeModelFilesStep({ model_id: input.model_id, glb_url: input.glb_url, preview_url: input.preview_url, usdz_url: input.usdz_url })
     confirmProductStep({ product_id: input.product_id })
     const model = markModelReadyStep({ model_id: input.model_id, files })

@@ -1,19 +1,32 @@
-/** The plugin's admin routes, called from the admin with its session cookie. */
-export async function adminApi<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
-  const res = await fetch(path, {
-    method: init.method ?? "GET",
-    credentials: "include",
-    headers: init.body === undefined ? {} : { "content-type": "application/json" },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  })
-  const data = await res.json().catch(() => ({}))
-  if (!res.ok) throw new AdminApiError(res.status, data.message ?? `HTTP ${res.status}`, data.details)
-  return data as T
+import Medusa from "@medusajs/js-sdk"
+
+// Set by the admin's build (the backend address and auth type of medusa-config.ts's admin settings).
+declare const __BACKEND_URL__: string | undefined
+declare const __AUTH_TYPE__: "session" | "jwt" | undefined
+
+const backendUrl = typeof __BACKEND_URL__ === "string" && __BACKEND_URL__ && __BACKEND_URL__ !== "/" ? __BACKEND_URL__ : window.location.origin
+
+/**
+ * The admin JS SDK, as the dashboard itself sets it up: the backend's address (which may be another
+ * origin than the admin's) and the admin's session or token.
+ */
+export const sdk = new Medusa({ baseUrl: backendUrl, auth: { type: typeof __AUTH_TYPE__ === "string" && __AUTH_TYPE__ === "jwt" ? "jwt" : "session" } })
+
+/** The plugin's admin routes through the SDK's client (JSON bodies, the admin's credentials). */
+export async function adminApi<T>(path: string, init: { method?: string; body?: unknown; query?: Record<string, string> } = {}): Promise<T> {
+  try {
+    return await sdk.client.fetch<T>(path, { method: init.method ?? "GET", ...(init.body === undefined ? {} : { body: init.body as Record<string, unknown> }), ...(init.query ? { query: init.query } : {}) })
+  } catch (e) {
+    const err = e as Error & { status?: number }
+    throw new AdminApiError(err.status ?? 0, err.message)
+  }
 }
 
 export class AdminApiError extends Error {
-  constructor(readonly status: number, message: string, readonly details?: { field: string; message: string }[]) {
+  readonly status: number
+  constructor(status: number, message: string) {
     super(message)
+    this.status = status
   }
 }
 

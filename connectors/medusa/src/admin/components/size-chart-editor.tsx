@@ -28,7 +28,7 @@ export function SizeChartEditor({ target }: { target: { product_id: string } | {
   const [saved, setSaved] = useState("")
 
   useEffect(() => {
-    adminApi<{ size_charts: SizeChartRecord[] }>(`/admin/fitroom/size-charts?${query}`).then(({ size_charts: [c] }) => {
+    adminApi<{ size_charts: SizeChartRecord[] }>("/admin/fitroom/size-charts", { query: target as Record<string, string> }).then(({ size_charts: [c] }) => {
       if (!c) return
       setRecord(c)
       setCategory(c.garment_category)
@@ -53,7 +53,8 @@ export function SizeChartEditor({ target }: { target: { product_id: string } | {
       setRecord(size_chart)
       setSaved("Saved")
     } catch (e) {
-      setProblems(e instanceof AdminApiError && e.details ? e.details.map((d) => `${d.field}: ${d.message}`) : [(e as Error).message])
+      // the route names every problem in its message: "chart.version: must be 1; …"
+      setProblems(e instanceof AdminApiError ? e.message.split("; ") : [(e as Error).message])
     }
   }
   const remove = async () => {

@@ -92,13 +92,13 @@ function TryOnPreview({ productId }: { productId: string }) {
   const run = async (file: File) => {
     setState({ status: "uploading" })
     try {
-      const personImage = await new Promise<string>((resolve, reject) => {
+      const person_image = await new Promise<string>((resolve, reject) => {
         const reader = new FileReader()
         reader.onload = () => resolve(String(reader.result))
         reader.onerror = () => reject(new Error("The photo could not be read"))
         reader.readAsDataURL(file)
       })
-      let { job } = await adminApi<{ job: { id: string; status: string; results: { url: string }[]; result?: { imageUrl?: string }; error?: string } }>(`/admin/fitroom/products/${productId}/try-on`, { method: "POST", body: { personImage } })
+      let { job } = await adminApi<{ job: { id: string; status: string; results: { url: string }[]; result?: { imageUrl?: string }; error?: string } }>(`/admin/fitroom/products/${productId}/try-on`, { method: "POST", body: { person_image } })
       for (let i = 0; job.status !== "completed" && job.status !== "failed" && i < 600; i++) {
         setState({ status: job.status })
         await new Promise((r) => setTimeout(r, 1000))

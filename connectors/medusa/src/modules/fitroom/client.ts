@@ -1,3 +1,4 @@
+import { createHash, createHmac } from "node:crypto"
 import type { ResolvedOptions } from "./options"
 
 /** An answer from Fitroom that is not a success, or Fitroom not answering at all. */
@@ -13,6 +14,10 @@ export class FitroomApiError extends Error {
     super(message)
     this.name = "FitroomApiError"
   }
+
+  /** A verification pass Fitroom minted on the refused call (a used challenge), for the shopper's page. */
+  pass?: string
+  ttlSeconds?: number
 
   /**
    * The error as this copy of the class, also when it crossed a boundary that keeps only its fields
@@ -46,10 +51,12 @@ export interface Submission {
   [k: string]: unknown
 }
 
-/** Browser facts a storefront call carries to Fitroom's bot verification. */
+/** Who a storefront call is for, and the browser facts it carries to Fitroom's bot verification. */
 export interface ShopperVerification {
   challengeToken?: string
   pass?: string
+  /** The shopper's stable id (`customer:<id>` or `cart:<id>`) and address, forwarded to Fitroom. */
+  shopper: { id: string; ip?: string }
 }
 
 export interface VerifiedAnswer<T> {
@@ -62,7 +69,11 @@ export interface VerifiedAnswer<T> {
 interface Minted {
   token: string
   expiresAtMs: number
+  accountId: string
 }
+
+/** A job id that never exists: asking for it runs Fitroom's checks (bot verification) and answers 404. */
+const NO_JOB = "00000000-0000-4000-8000-000000000000"
 
 type Credential = "server" | "storefront"
 
@@ -92,7 +103,46 @@ export class FitroomClient {
   }
 
   shoe3d(body: { images: string[]; options?: Record<string, unknown> }): Promise<Submission> {
-    return this.#call("POST", "/api/v1/shoe-3d", { body, credential: "server" })
+    return this.#call("POST", "/api/v1/shoe-3d", { body: { ...body, ...this.#webhook() }, credential: "server" })
+  }
+
+  /** A digital twin (face photo and measurements or a clothing size), made under the store's account. */
+  createTwin(body: Record<string, unknown>): Promise<Submission> {
+    return this.#call("POST", "/api/v1/digital-twin", { body: { ...body, ...this.#webhook() }, credential: "server" })
+  }
+
+  /**
+   * The address Fitroom posts job webhooks to: the backend's hook route with a token derived from the
+   * webhook secret. Only Fitroom is given it (stored with the job), so a delivery to it comes from
+   * Fitroom; the signature proves the body was not changed on the way.
+   */
+  webhookUrl(): string | null {
+    const w = this.#opts.webhooks
+    return w ? `${w.publicUrl}/hooks/fitroom/${webhookToken(w.secret)}` : null
+  }
+
+  /**
+   * The key Fitroom signs this store's job webhooks with (spec, Events 3): the hex SHA-256 of the key,
+   * or of `account:<id>` for a service key's account (which the account token's minting tells).
+   */
+  async webhookSigningSecret(): Promise<string> {
+    if (!this.serviceKey) return sha256Hex(this.#opts.apiKey)
+    await this.#token("account")
+    const minted = await this.#tokens.get("account")!
+    return sha256Hex(`account:${minted.accountId}`)
+  }
+
+  /** Checks the shopper's challenge token or pass with Fitroom, for a shopper call Fitroom itself does not verify. */
+  async verifyShopper(v: ShopperVerification): Promise<VerifiedAnswer<null>> {
+    try {
+      await this.#verified("GET", `/api/v1/jobs/${NO_JOB}`, undefined, v)
+    } catch (e) {
+      const err = FitroomApiError.from(e)
+      if (err?.status === 404 && err.pass !== undefined) return { body: null, pass: err.pass, ttlSeconds: err.ttlSeconds }
+      if (err?.status === 404) return { body: null, ttlSeconds: err.ttlSeconds }
+      throw e
+    }
+    throw new FitroomApiError(502, "FITROOM_BAD_ANSWER", "Fitroom answered a job that cannot exist")
   }
 
   /** A job submitted with the server credential (3D generation, merchandiser previews). */
@@ -141,19 +191,31 @@ export class FitroomClient {
     const headers: Record<string, string> = { "x-service-verification-pass-mode": "header" }
     if (v.challengeToken) headers["x-challenge-token"] = v.challengeToken
     if (v.pass) headers["x-service-verification-pass"] = v.pass
+    // with a service key the storefront token forwards shoppers: Fitroom's limits and passes are per shopper
+    if (this.serviceKey) {
+      headers["x-fitroom-shopper"] = v.shopper.id
+      if (v.shopper.ip) headers["x-fitroom-shopper-ip"] = v.shopper.ip
+    }
     let pass: string | undefined
     let ttl: number | undefined
-    const answer = await this.#call<T>(method, path, {
-      body,
-      credential: "storefront",
-      headers,
-      onHeaders: (h) => {
-        pass = h.get("x-service-verification-pass") ?? undefined
-        const t = h.get("x-service-verification-ttl")
-        ttl = t ? Number(t) : undefined
-      },
-    })
-    return { body: answer, pass, ttlSeconds: ttl }
+    try {
+      const answer = await this.#call<T>(method, path, {
+        body,
+        credential: "storefront",
+        headers,
+        onHeaders: (h) => {
+          pass = h.get("x-service-verification-pass") ?? undefined
+          const t = h.get("x-service-verification-ttl")
+          ttl = t ? Number(t) : undefined
+        },
+      })
+      return { body: answer, pass, ttlSeconds: ttl }
+    } catch (e) {
+      // a challenge used up before a later refusal still minted a pass: the page keeps it
+      const err = FitroomApiError.from(e)
+      if (err) Object.assign(err, { pass, ttlSeconds: ttl })
+      throw e
+    }
   }
 
   async #call<T>(
@@ -208,17 +270,22 @@ export class FitroomClient {
       const res = await this.#send(`${this.#opts.url}/api/v1/storefront/tokens`, {
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json", "x-api-key": this.#opts.apiKey },
-        body: JSON.stringify({ type, ttlSeconds: type === "storefront" ? 900 : 3600 }),
+        body: JSON.stringify({ type, ttlSeconds: type === "storefront" ? 900 : 3600, ...(type === "storefront" && this.serviceKey ? { forwardsShoppers: true } : {}) }),
       })
       const json: any = await res.json().catch(() => null)
       if (!res.ok || typeof json?.token !== "string") {
         throw new FitroomApiError(res.status, json?.error?.code ?? `HTTP_${res.status}`, `Fitroom refused to mint a ${type} token for the store's key: ${json?.error?.message ?? `HTTP ${res.status}`}`)
       }
-      return { token: json.token as string, expiresAtMs: Date.now() + Number(json.expiresIn ?? 0) * 1000 }
+      return { token: json.token as string, expiresAtMs: Date.now() + Number(json.expiresIn ?? 0) * 1000, accountId: String(json.accountId ?? "") }
     })
     this.#tokens.set(type, next)
     next.catch(() => this.#tokens.get(type) === next && this.#tokens.delete(type))
     return next.then((m) => m.token)
+  }
+
+  #webhook(): { webhookUrl?: string } {
+    const url = this.webhookUrl()
+    return url ? { webhookUrl: url } : {}
   }
 
   async #send(url: string, init: RequestInit): Promise<Response> {
@@ -229,6 +296,15 @@ export class FitroomClient {
       throw new FitroomApiError(0, "FITROOM_UNREACHABLE", `Fitroom at ${this.#opts.url} could not be reached: ${reason}`)
     }
   }
+}
+
+function sha256Hex(s: string): string {
+  return createHash("sha256").update(s, "utf8").digest("hex")
+}
+
+/** The path token of the webhook URL: derived from the secret, so the secret itself never travels. */
+export function webhookToken(secret: string): string {
+  return createHmac("sha256", secret).update("fitroom medusa webhook v1").digest("hex")
 }
 
 function unwrapJob(answer: { job?: FitroomJob } & FitroomJob): FitroomJob {

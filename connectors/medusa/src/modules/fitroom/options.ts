@@ -14,6 +14,10 @@ export interface FitroomPluginOptions {
   requestTimeoutMs?: number
   /** How long a 3D generation may run before the asset is marked failed, minutes. */
   generationTimeoutMinutes?: number
+  /** The backend's public https address (as Fitroom reaches it): jobs are submitted with a webhook to it. */
+  publicUrl?: string
+  /** A random secret of at least 32 characters, with publicUrl: proves a webhook delivery came from the URL only Fitroom was given. */
+  webhookSecret?: string
 }
 
 export type GarmentCategory = "top" | "bottom" | "fullBody" | "shoes"
@@ -27,9 +31,11 @@ export interface ResolvedOptions {
   inlineImages: boolean
   requestTimeoutMs: number
   generationTimeoutMinutes: number
+  /** The webhook settings, when publicUrl and webhookSecret are set. */
+  webhooks: { publicUrl: string; secret: string } | null
 }
 
-const KNOWN = new Set(["url", "apiKey", "autoDigitize", "defaultCategory", "inlineImages", "requestTimeoutMs", "generationTimeoutMinutes"])
+const KNOWN = new Set(["url", "apiKey", "autoDigitize", "defaultCategory", "inlineImages", "requestTimeoutMs", "generationTimeoutMinutes", "publicUrl", "webhookSecret"])
 
 /** Checks the options once, at load, and says exactly which one is wrong and how to fix it. */
 export function resolveOptions(raw: unknown): ResolvedOptions {
@@ -68,6 +74,19 @@ export function resolveOptions(raw: unknown): ResolvedOptions {
   }
   const defaultCategory = (o.defaultCategory ?? "top") as GarmentCategory
   if (!GARMENT_CATEGORIES.includes(defaultCategory)) problems.push(`"defaultCategory" must be one of ${GARMENT_CATEGORIES.join(", ")}`)
+  let webhooks: ResolvedOptions["webhooks"] = null
+  if (o.publicUrl !== undefined || o.webhookSecret !== undefined) {
+    let publicUrl = ""
+    try {
+      const u = new URL(String(o.publicUrl))
+      if (u.protocol !== "https:") throw new Error()
+      publicUrl = u.toString().replace(/\/+$/, "")
+    } catch {
+      problems.push(`"publicUrl" must be the https address of this Medusa backend as Fitroom reaches it (Fitroom sends webhooks over https only), got "${String(o.publicUrl ?? "")}"`)
+    }
+    if (typeof o.webhookSecret !== "string" || o.webhookSecret.length < 32) problems.push('"webhookSecret" must be a random string of at least 32 characters (e.g. `openssl rand -hex 32`), set together with "publicUrl"')
+    else webhooks = { publicUrl, secret: o.webhookSecret }
+  }
   const resolved: ResolvedOptions = {
     url,
     apiKey: typeof o.apiKey === "string" ? o.apiKey : "",
@@ -76,6 +95,7 @@ export function resolveOptions(raw: unknown): ResolvedOptions {
     inlineImages: bool("inlineImages", false),
     requestTimeoutMs: int("requestTimeoutMs", 20_000, 1_000, 300_000),
     generationTimeoutMinutes: int("generationTimeoutMinutes", 30, 1, 24 * 60),
+    webhooks,
   }
   if (problems.length) throw new Error(`@fitroom/medusa: invalid plugin options in medusa-config.ts:\n  - ${problems.join("\n  - ")}`)
   return resolved

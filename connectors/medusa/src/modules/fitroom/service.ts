@@ -2,6 +2,9 @@ import { MedusaService } from "@medusajs/framework/utils"
 import { FitroomProductModel } from "./models/product-model"
 import { FitroomSizeChart } from "./models/size-chart"
 import { FitroomTryOn } from "./models/tryon"
+import { FitroomDigitalTwin } from "./models/digital-twin"
+import { FitroomModel } from "./models/shown-model"
+import { FitroomWebhookDelivery } from "./models/webhook-delivery"
 import { FitroomClient } from "./client"
 import { resolveOptions, type ResolvedOptions } from "./options"
 
@@ -10,7 +13,7 @@ import { resolveOptions, type ResolvedOptions } from "./options"
  * options and the one Fitroom client of the process. Routes, workflows and subscribers reach Fitroom
  * through this service, so the options are read and checked in one place, when Medusa loads it.
  */
-class FitroomModuleService extends MedusaService({ FitroomProductModel, FitroomSizeChart, FitroomTryOn }) {
+class FitroomModuleService extends MedusaService({ FitroomProductModel, FitroomSizeChart, FitroomTryOn, FitroomDigitalTwin, FitroomModel, FitroomWebhookDelivery }) {
   readonly options: ResolvedOptions
   readonly client: FitroomClient
 

@@ -1,13 +1,16 @@
 import type { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { MedusaError, Modules } from "@medusajs/framework/utils"
-import { bodyOf, fitroomOf } from "../../../fitroom-http"
+import { fitroomOf } from "../../../fitroom-http"
+import type { AdminSetSizeChartType } from "../../../middlewares"
 import { sizeChartProblems } from "../../../../modules/fitroom/size-chart"
 import { FITROOM_MODULE } from "../../../../modules/fitroom"
 
 /** Size charts, filtered by `product_id` or `category_id`. */
 export const GET = async (req: MedusaRequest, res: MedusaResponse) => {
+  const q = req.validatedQuery as { product_id?: string; category_id?: string }
   const filters: Record<string, string> = {}
-  for (const k of ["product_id", "category_id"]) if (typeof req.query[k] === "string") filters[k] = req.query[k] as string
+  if (q.product_id) filters.product_id = q.product_id
+  if (q.category_id) filters.category_id = q.category_id
   res.json({ size_charts: await fitroomOf(req).listFitroomSizeCharts(filters, { order: { created_at: "DESC" }, take: 200 }) })
 }
 
@@ -15,13 +18,11 @@ export const GET = async (req: MedusaRequest, res: MedusaResponse) => {
  * Sets the size chart of a product (`product_id`) or of a category (`category_id`): a Fitroom size
  * chart version 1 (`chart`) for a garment category (`garment_category`). Replaces the one it had.
  */
-export const POST = async (req: MedusaRequest, res: MedusaResponse) => {
-  const b = bodyOf(req)
+export const POST = async (req: MedusaRequest<AdminSetSizeChartType>, res: MedusaResponse) => {
+  const b = req.validatedBody
   const problems = sizeChartProblems(b.chart, b.garment_category)
-  const target = b.product_id !== undefined ? "product" : b.category_id !== undefined ? "category" : null
-  if (!target || (b.product_id !== undefined && b.category_id !== undefined)) problems.push({ field: "product_id", message: "name one product_id or one category_id" })
-  const id = (target === "product" ? b.product_id : b.category_id) as unknown
-  if (target && (typeof id !== "string" || !/^[A-Za-z0-9_-]{1,80}$/.test(id))) problems.push({ field: `${target}_id`, message: "must be a Medusa id" })
+  const target = b.product_id !== undefined ? "product" : "category"
+  const id = target === "product" ? b.product_id : b.category_id
   if (problems.length) {
     return void res.status(400).json({ type: "invalid_data", message: problems.map((p) => `${p.field}: ${p.message}`).join("; "), details: problems })
   }
