@@ -7,6 +7,7 @@ import type { BlobStore } from '../../core/ports/blob-store.ts';
 import type { GlbIO } from '../../core/ports/glb-io.ts';
 import { submissionAnswer } from '../../core/jobs.ts';
 import { EX } from '../../core/examples.ts';
+import { inlineData, isInlineStandIn } from '../../core/inline-data.ts';
 import { GLB_INPUT_MAX_BYTES, SHOE3D_JOB, type Shoe3dJobInput, type Shoe3dOptions, type StoredSource, type ViewHint } from './shoe3d-job.ts';
 
 /** Inputs sent inline (data URLs) are kept this long for the job that reads them. */
@@ -44,6 +45,8 @@ export function registerShoe3dOperations(d: OperationDeps): void {
     rateLimit: 'submission',
     billable: true,
     body: 'Shoe3dRequest',
+    // photos and glbInput are only decoded to bytes (parseShoe3d), never read as text
+    dataUrlsAsBytes: true,
     example: { images: ['https://shop.example/img/shoe-0.png', 'https://shop.example/img/shoe-45.png', 'https://shop.example/img/shoe-90.png', 'https://shop.example/img/shoe-135.png'], options: { uploadToService: true } },
     responses: {
       202: { description: 'Queued', schema: 'JobSubmitted', example: { success: true, jobId: EX.jobId, status: 'queued', estimatedProcessingTime: 120, statusUrl: EX.statusUrl } },
@@ -198,6 +201,10 @@ function parseViews(views: RequestViewHint[] | undefined, images: number, prefix
 }
 
 function dataUrlBytes(s: string): Uint8Array | null {
+  // a large data URL the pool thread already decoded (dataUrlsAsBytes); a released one is refused
+  const held = inlineData(s);
+  if (held) return held.bytes;
+  if (isInlineStandIn(s)) return null;
   const comma = s.indexOf(',');
   if (comma < 0) return null;
   const payload = s.slice(comma + 1).replace(/\s+/g, '');
