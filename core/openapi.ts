@@ -1,5 +1,6 @@
 import type { Kernel } from './kernel.ts';
 import { ERROR_CODES } from './errors.ts';
+import { EX } from './examples.ts';
 import type { AuthResolver, JsonSchema, Operation } from './plugin.ts';
 
 export const API_VERSION = '1.2.0';
@@ -22,6 +23,12 @@ function errorExample(status: string, description: string) {
   if (code === 'VALIDATION_ERROR') error.details = [{ field: 'images[0]', message: 'must be an https URL or a data URL' }];
   return { success: false, error };
 }
+
+/** What a text answer starts with, for operations that name only its media type (binary answers have none). */
+const TEXT_EXAMPLES: Record<string, string> = {
+  'text/html': '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n…',
+  'text/javascript': '(() => {\n  …\n})();\n',
+};
 
 /** A response body's schema when the operation names only its media type. */
 function defaultSchema(contentType: string): JsonSchema {
@@ -46,32 +53,67 @@ export function buildOpenApi(kernel: Kernel, opts: { serverUrl?: string; arServe
       title: 'Fitroom API',
       version: API_VERSION,
       description:
-        'Digital twins, virtual fitting, size fitting, shoe and bag photos to GLB, jobs, webhooks and files, plus the companion AR host. Builtin engines are classical computer vision and geometry (no AI weights); vendor AI backends are used when configured.',
+        'Digital twins, virtual fitting, size fitting, shoe and bag photos to GLB, jobs, webhooks and files, plus the companion AR host. Builtin engines run on the CPU: classical computer vision and geometry, plus small learned models shipped in the package for person photos (pose keypoints, person mask, faces); vendor AI backends are used when configured.',
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     servers: [{ url: opts.serverUrl ?? '/', description: 'API host: X-API-Key (or a storefront token where listed)' }, ...(opts.arServerUrl ? [{ url: opts.arServerUrl, description: 'AR host: Authorization: Bearer <API key or session token>, or the dashboard session cookie' }] : [])],
     paths,
-    webhooks: {
-      'job.completed': webhookItem('A job with a webhookUrl reached `completed`.', 'JobWebhookPayload'),
-      'job.failed': webhookItem('A job with a webhookUrl reached `failed` (including cancellation).', 'JobWebhookPayload'),
-      'batch.completed': webhookItem('A digitization batch completed. Signed over the exact body bytes; delivered once, no retries.', 'BatchWebhookPayload'),
-    },
+    webhooks,
     components: {
-      schemas: kernel.schemas,
-      securitySchemes: securitySchemes(kernel),
+      schemas: usedSchemas(kernel.schemas, { paths, webhooks }),
+      securitySchemes: { ...securitySchemes(kernel), ...WEBHOOK_SECURITY },
     },
   };
 }
 
-function webhookItem(description: string, schema: string) {
+/**
+ * The schemas the document refers to, directly or through other schemas. The validator keeps them all;
+ * the document leaves out the ones no operation uses (Redocly's no-unused-components).
+ */
+function usedSchemas(schemas: Record<string, JsonSchema>, from: unknown): Record<string, JsonSchema> {
+  const used = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    for (const [k, v] of Object.entries(node)) {
+      const name = k === '$ref' && typeof v === 'string' ? /#\/components\/schemas\/([^/]+)$/.exec(v)?.[1] : undefined;
+      if (name && !used.has(name) && schemas[name]) {
+        used.add(name);
+        visit(schemas[name]);
+      } else visit(v);
+    }
+  };
+  visit(from);
+  return Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name)));
+}
+
+/** How a receiver authenticates Fitroom's callbacks: the HMAC signature header (examples/webhook-receiver). */
+const WEBHOOK_SECURITY = {
+  WebhookSignature: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Webhook-Signature',
+    description: 'Sent by Fitroom to your webhookUrl: `sha256=` + hex HMAC-SHA256 of the signed bytes, keyed by the hex SHA-256 of the API key the job was submitted with.',
+  },
+};
+
+const webhooks = {
+  'job.completed': webhookItem('jobCompletedWebhook', 'A job with a webhookUrl reached `completed`.', 'JobWebhookPayload', { event: 'job.completed', jobId: EX.jobId, kind: 'virtual-fitting', status: 'completed', timestamp: EX.time, result: { imageUrl: EX.fileUrl } }),
+  'job.failed': webhookItem('jobFailedWebhook', 'A job with a webhookUrl reached `failed` (including cancellation).', 'JobWebhookPayload', { event: 'job.failed', jobId: EX.jobId, kind: 'virtual-fitting', status: 'failed', timestamp: EX.time, error: 'Could not fetch topGarment: http_status: HTTP 404', errorCode: 'IMAGE_FETCH_FAILED' }),
+  'batch.completed': webhookItem('batchCompletedWebhook', 'A digitization batch completed. Signed over the exact body bytes; delivered once, no retries.', 'BatchWebhookPayload', { event: 'batch.completed', batchId: 'c5b1f0de-3f2e-4d1a-9a61-0b7e8f3c2d11', timestamp: EX.time }),
+};
+
+function webhookItem(operationId: string, description: string, schema: string, example: Record<string, unknown>) {
   return {
     post: {
+      operationId,
       summary: description,
+      security: [{ WebhookSignature: [] }],
       parameters: [
         { name: 'X-Webhook-Signature', in: 'header', required: true, schema: { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' } },
         { name: 'X-Webhook-Timestamp', in: 'header', required: true, schema: { type: 'string', format: 'date-time' } },
       ],
-      requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } } },
+      requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` }, example } } },
       responses: { '2XX': { description: 'Received. Any other answer counts as a failed attempt (job callbacks: up to 3 attempts with backoff).' } },
     },
   };
@@ -110,7 +152,7 @@ function operationObject(op: Operation, opts: { arServerUrl?: string }, resolver
   for (const [name, q] of Object.entries(op.query ?? {})) parameters.push({ name, in: 'query', required: q.required ?? false, schema: q.schema, ...(q.description ? { description: q.description } : {}) });
   const responses: Record<string, unknown> = {};
   for (const [status, r] of Object.entries(op.responses)) {
-    const example = r.example !== undefined ? r.example : r.schema === 'ErrorEnvelope' ? errorExample(status, r.description) : undefined;
+    const example = r.example !== undefined ? r.example : r.schema === 'ErrorEnvelope' ? errorExample(status, r.description) : !r.schema && r.contentType ? TEXT_EXAMPLES[r.contentType] : undefined;
     const media = { ...(r.schema ? { schema: schemaOrRef(r.schema) } : r.contentType ? { schema: defaultSchema(r.contentType) } : {}), ...(example !== undefined ? { example } : {}) };
     const content = r.schema || r.contentType ? { [r.contentType ?? 'application/json']: media } : undefined;
     const headers = { ...(op.rateLimit ? RATE_HEADERS : {}), ...(r.headers ?? {}) };

@@ -24,7 +24,7 @@ export interface InboundRequest {
   /** Whether the client is on this machine (development rate multiplier). */
   loopback: boolean;
   /** Reads the JSON body (undefined when the request has none); called after authentication. */
-  readJson(maxBytes: number): Promise<unknown>;
+  readJson(maxBytes: number, opts?: { dataUrlsAsBytes?: boolean }): Promise<unknown>;
   /** Streams a multipart file into the blob store; called after authentication. */
   readUpload(spec: UploadSpec): Promise<UploadedFile>;
   /** Base URL of the host that received the request. */
@@ -55,8 +55,8 @@ export interface BotCheck {
   readonly passCookie: string;
   /** `subject`: the shopper a merchant server forwards; a pass minted for one is valid for that shopper only. */
   check(input: { challengeToken?: string; passCookie?: string; ip: string; subject?: string }): Promise<{ ttlSeconds: number; setPass?: { name: string; value: string; maxAgeSeconds: number } }>;
-    /** A stable id of a valid, unexpired pass of this network (a rate-limit bucket), or null. */
-    passHolder?(pass: string, ip: string): string | null;
+  /** A stable id of a valid, unexpired pass of this network (a rate-limit bucket), or null. */
+  passHolder?(pass: string, ip: string): string | null;
 }
 
 export interface PipelineDeps {
@@ -159,8 +159,8 @@ export class OperationPipeline {
     const dev = caller?.development || req.loopback;
     const base = RATE_LIMITS[op.rateLimit] * (dev ? this.#d.kernel.config.devRateMultiplier : 1);
     // a merchant server's shoppers each get the limit, not one limit shared by the whole shop
-    const own = `${caller ? caller.ownerHash : `ip:${req.ip}`}${shopper ? `:shopper:${shopper}` : ''}`;
-    const buckets = caller?.rateBuckets?.length ? caller.rateBuckets : [{ key: own, factor: 1 }];
+    const own = { key: `${caller ? caller.ownerHash : `ip:${req.ip}`}${shopper ? `:shopper:${shopper}` : ''}`, factor: 1 };
+    const buckets = caller?.rateBuckets?.length ? caller.rateBuckets : [own];
     // The first bucket that refuses stops: a shopper over their own limit does not use up the shop's.
     for (const [i, b] of buckets.entries()) {
       const d = await this.#d.rateLimiter.consume(`${op.rateLimit}:${b.key}`, base * b.factor, 60);
@@ -243,7 +243,7 @@ export class OperationPipeline {
       body = upload.fields;
       assertSafeJson(body);
     } else if (op.body) {
-      body = await req.readJson(op.maxBodyBytes ?? kernel.config.maxJsonBytes);
+      body = await req.readJson(op.maxBodyBytes ?? kernel.config.maxJsonBytes, { dataUrlsAsBytes: op.dataUrlsAsBytes });
       assertSafeJson(body);
       kernel.validator.assert(op.body, body ?? null);
     }

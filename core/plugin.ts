@@ -138,6 +138,12 @@ export interface Operation<I = any> {
   upload?: UploadSpec;
   /** Largest JSON body in bytes (default from configuration). */
   maxBodyBytes?: number;
+  /**
+   * The body's large data URLs are only ever fetched as images (OutboundHttp.fetch), never read as
+   * text, nor limited by a maxLength: the connector may decode them off the event loop and hand the
+   * handler stand-ins (core/inline-data.ts) that the fetch resolves to the same bytes.
+   */
+  dataUrlsAsBytes?: boolean;
   responses: Record<number, ResponseSpec>;
   /** Not listed in the OpenAPI document (pages, legacy aliases). */
   hidden?: boolean;

@@ -1,5 +1,5 @@
 import type { JsonSchema } from './plugin.ts';
-import { JOB_ERROR_CODES } from './errors.ts';
+import { ERROR_CODES, JOB_ERROR_CODES } from './errors.ts';
 
 /** The fields every submission answer has (spec, Submission responses); operations add their own. */
 export const SUBMISSION_PROPERTIES: Record<string, JsonSchema> = {
@@ -44,7 +44,8 @@ export const CORE_SCHEMAS: Record<string, JsonSchema> = {
         type: 'object',
         required: ['code', 'message'],
         properties: {
-          code: { type: 'string' },
+          // generated from the codes a FitroomError can carry: the only source of an error answer
+          code: { enum: Object.keys(ERROR_CODES), description: 'Machine-readable cause; branch on this, not on `message`.' },
           message: { type: 'string' },
           details: { type: 'array', items: { type: 'object', required: ['field', 'message'], properties: { field: { type: 'string' }, message: { type: 'string' } } } },
         },

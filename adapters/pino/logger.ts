@@ -4,6 +4,20 @@ import type { JobObserver } from '../../core/jobs.ts';
 export type { Logger };
 
 /**
+ * A terminal gets one coloured line per event: the time, the level, the message with a request's
+ * method, path, status and duration, then the other fields as compact JSON on the same line.
+ */
+const PRETTY = {
+  colorize: true,
+  singleLine: true,
+  // an error is a field like the others (its message on the line; LOG_FORMAT=json keeps the stack)
+  errorLikeObjectKeys: [],
+  translateTime: 'SYS:HH:MM:ss.l',
+  ignore: 'pid,hostname,method,path,status,ms,err.stack,err.type',
+  messageFormat: '{msg}{if method} {method} {path} {status}{end}{if ms} {ms} ms{end}',
+};
+
+/**
  * Structured logs (pino): JSON lines, or readable lines through pino-pretty when the output is a
  * terminal. LOG_LEVEL: trace, debug, info (default), warn, error, fatal, silent.
  */
@@ -16,7 +30,7 @@ export function createLogger(opts: { level?: string; name?: string; pretty?: boo
     base: { pid: process.pid },
     // never a credential or image data in a log line
     redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie', 'req.headers["x-admin-key"]', 'req.headers["x-challenge-token"]'], remove: true },
-    ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } } : {}),
+    ...(pretty ? { transport: { target: 'pino-pretty', options: PRETTY } } : {}),
   });
 }
 

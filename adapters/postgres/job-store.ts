@@ -118,14 +118,20 @@ export class PostgresJobStore implements JobStore {
   }
 
   createCompleted(job: NewJob, outcome: { result: unknown; results: JobRecord['results'] }, delivery: WebhookDelivery | null): Promise<JobRecord> {
-    return withTransaction(this.pool, async (c) => {
+    const insert = async (c: Pool | PoolClient) => {
       const r = await c.query<JobRow>(
         `insert into jobs (id, kind, owner_hash, account_id, credential_id, status, progress, stage, input, result, results, webhook_url, base_url, charged, started_at, finished_at)
          values ($1, $2, $3, $4, $5, 'completed', 100, 'completed', $6, $7, $8, $9, $10, $11, now(), now()) returning *`,
         [job.id, job.kind, job.ownerHash, job.accountId, job.credentialId, JSON.stringify(job.input), outcome.result === null || outcome.result === undefined ? null : JSON.stringify(outcome.result), outcome.results ? JSON.stringify(outcome.results) : null, job.webhookUrl, job.baseUrl, job.charged],
       );
-      if (delivery) await enqueueDelivery(c, delivery, this.webhookAttempts);
       return toJob(r.rows[0]);
+    };
+    // without a webhook the one insert is atomic by itself: one round trip instead of begin/insert/commit
+    if (!delivery) return insert(this.pool);
+    return withTransaction(this.pool, async (c) => {
+      const rec = await insert(c);
+      await enqueueDelivery(c, delivery, this.webhookAttempts);
+      return rec;
     });
   }
 

@@ -1,5 +1,6 @@
 import type { Pool } from './db.ts';
-import type { CachedTryOnResult, QuotaSubject, TryOnStore } from '../../core/tryon/tryon-store.ts';
+import { toFile, type FileRow } from './file-store.ts';
+import type { CachedTryOnHit, CachedTryOnResult, QuotaSubject, TryOnStore } from '../../core/tryon/tryon-store.ts';
 
 interface Row {
   key: string;
@@ -26,9 +27,19 @@ export class PostgresTryOnStore implements TryOnStore {
     this.pool = pool;
   }
 
-  async getCached(key: string, ownerHash: string, now: Date) {
-    const r = await this.pool.query<Row>('select * from tryon_results where key = $1 and owner_hash = $2 and expires_at > $3', [key, ownerHash, now]);
-    return r.rows[0] ? toEntry(r.rows[0]) : null;
+  async getCached(key: string, ownerHash: string, now: Date): Promise<CachedTryOnHit | null> {
+    // the entry and its result file in one round trip (a hit is answered from these alone)
+    const r = await this.pool.query<Row & { file: FileRow }>(
+      `select t.*, row_to_json(f) as file from tryon_results t join files f on f.id = t.file_id
+        where t.key = $1 and t.owner_hash = $2 and t.expires_at > $3 and (f.expires_at is null or f.expires_at > $3)`,
+      [key, ownerHash, now],
+    );
+    const row = r.rows[0];
+    if (!row) return null;
+    const f = row.file;
+    // row_to_json gives timestamps as text
+    const file = toFile({ ...f, expires_at: f.expires_at === null ? null : new Date(f.expires_at), created_at: new Date(f.created_at) });
+    return { entry: toEntry(row), file };
   }
 
   async putCached(e: CachedTryOnResult) {

@@ -9,6 +9,7 @@ import { BuiltinTwinRenderer } from '../../adapters/builtin/body/twin-renderer.t
 import { AR_OBJECT_STORE, AR_MODEL_PROCESSOR } from '../../core/ports/ar-object-store.ts';
 import { PostgresArObjectStore } from '../../adapters/postgres/ar-object-store.ts';
 import { BuiltinArModelProcessor } from '../../adapters/builtin/ar/model-processor.ts';
+import { PooledArModelProcessor } from '../../adapters/builtin/ar/pooled-model-processor.ts';
 import { TOKENS } from '../../core/tokens.ts';
 import { GLB_IO } from '../../core/ports/glb-io.ts';
 import { MODEL_STAGES } from '../../core/ports/model-stage.ts';
@@ -65,7 +66,8 @@ export function bindPluginAdapters(ctx: AdapterContext): void {
   ctx.services.provide(TRYON_STORE, new PostgresTryOnStore(ctx.pool));
   ctx.services.provide(AR_OBJECT_STORE, new PostgresArObjectStore(ctx.pool));
   bindShoe3dAdapters(ctx);
-  ctx.services.provide(AR_MODEL_PROCESSOR, new BuiltinArModelProcessor(codec));
+  // baking and USDZ export (gltf-transform, models up to 30 MB) on pool threads, off the AR host's loop
+  ctx.services.provide(AR_MODEL_PROCESSOR, new PooledArModelProcessor(new BuiltinArModelProcessor(codec), ctx.services.get(CPU_POOL)));
   ctx.services.provide(PLATFORM_STORE, new PostgresPlatformStore(ctx.pool));
   ctx.services.provide(PLATFORM_USAGE, new PostgresPlatformUsage(ctx.pool));
   ctx.services.provide(PLATFORM_APP_STORE, new PostgresPlatformAppStore(ctx.pool));

@@ -135,7 +135,13 @@ async function jobsCommand(command: string, id: string, store: PostgresJobStore,
     const trace = await jobs.trace(id, owner);
     if (json) return console.log(JSON.stringify(trace, null, 2));
     console.log(`${trace.jobId}  ${trace.kind}  ${trace.status}${trace.cancelled ? ' (cancelled)' : ''}`);
-    for (const t of trace.timeline) console.log(`${String(t.seq).padStart(3)}  ${t.stage.padEnd(22)} ${t.outcome.padEnd(11)} ${t.durationMs === null ? '' : `${t.durationMs} ms`}${t.attempt > 1 ? `  (attempt ${t.attempt})` : ''}`);
+    for (const t of trace.timeline) {
+      console.log(`${String(t.seq).padStart(3)}  ${t.stage.padEnd(22)} ${t.outcome.padEnd(11)} ${t.durationMs === null ? '' : `${t.durationMs} ms`}${t.attempt > 1 ? `  (attempt ${t.attempt})` : ''}`);
+      // what the stage noted: a twin's render says here why it fell back to the plain face oval
+      const { notes, ...rest } = (t.detail ?? {}) as { notes?: unknown };
+      if (Object.keys(rest).length) console.log(`       ${Object.entries(rest).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(', ')}`);
+      if (Array.isArray(notes)) for (const n of notes) console.log(`       · ${String(n)}`);
+    }
     if (!trace.timeline.length) console.log('  (no stage has started yet)');
     const left = trace.stages.filter((s) => !trace.timeline.some((t) => t.stage === s));
     if (left.length && !TERMINAL.has(job.status)) console.log(`  still to run: ${left.join(', ')}`);

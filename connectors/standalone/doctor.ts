@@ -8,6 +8,7 @@ import path from 'node:path';
 import pg from 'pg';
 import type { FitroomConfig } from '../../core/config.ts';
 import { runningEmbeddedUrl } from './runtime.ts';
+import { clusterAccessProblem } from '../../adapters/postgres/embedded.ts';
 import { registerAiProviders } from './providers.ts';
 import { S3BlobStore } from '../../adapters/s3/blob-store.ts';
 import type { ServiceContainer } from '../../core/kernel.ts';
@@ -22,6 +23,8 @@ export interface Check {
   detail: string;
   /** What to do about a warning or failure. */
   fix?: string;
+  /** A port check that found Fitroom itself answering there: the service runs already. */
+  running?: boolean;
 }
 
 const MIN_NODE = [22, 12];
@@ -39,6 +42,8 @@ export async function checkDatabase(config: FitroomConfig): Promise<Check> {
   const url = config.databaseUrl ?? runningEmbeddedUrl(config);
   if (!url) {
     const cluster = path.join(path.resolve(config.dataDir), 'postgres');
+    const problem = clusterAccessProblem(cluster);
+    if (problem) return { name: 'Database', level: 'fail', detail: `embedded: ${problem.message}`, fix: problem.fix };
     return existsSync(cluster)
       ? { name: 'Database', level: 'ok', detail: `embedded cluster in ${cluster}, not running now (npm start starts it)` }
       : { name: 'Database', level: 'ok', detail: `embedded; the first npm start creates it in ${cluster}` };
@@ -140,11 +145,11 @@ export async function checkPort(name: string, variable: string, host: string, po
   });
   if (free) return { name, level: 'ok', detail: `port ${port} is free` };
   const probeHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-  const health = await fetch(`http://${probeHost}:${port}/api/v1/health`, { signal: AbortSignal.timeout(2000) })
+  const health = await fetch(`http://${probeHost}:${port}/api/v1/health`, { signal: AbortSignal.timeout(5000) })
     .then(async (r) => ((await r.json()) as { version?: string }).version ?? null)
     .catch(() => null);
-  const ar = await fetch(`http://${probeHost}:${port}/tryon`, { signal: AbortSignal.timeout(2000) }).then((r) => r.headers.get('content-security-policy') !== null).catch(() => false);
-  if (health || ar) return { name, level: 'ok', detail: `port ${port} is in use by a running Fitroom${health ? ` ${health}` : ''}` };
+  const ar = await fetch(`http://${probeHost}:${port}/tryon`, { signal: AbortSignal.timeout(5000) }).then((r) => r.headers.get('content-security-policy') !== null).catch(() => false);
+  if (health || ar) return { name, level: 'ok', detail: `port ${port} is in use by a running Fitroom${health ? ` ${health}` : ''}`, running: true };
   return { name, level: 'fail', detail: `port ${port} is in use by another program`, fix: `stop that program or choose another port: ${variable}=<port> npm start` };
 }
 
@@ -164,6 +169,13 @@ export function formatChecks(checks: Check[]): string {
   const mark = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' };
   const lines = checks.map((c) => `${mark[c.level]}  ${c.name.padEnd(11)} ${c.detail}${c.fix ? `\n      ${' '.repeat(11)} → ${c.fix}` : ''}`);
   const failed = checks.filter((c) => c.level === 'fail').length;
-  lines.push(failed ? `\n${failed} problem${failed > 1 ? 's' : ''} to fix before npm start (see → above).` : '\nReady: npm start');
+  const running = checks.some((c) => c.running);
+  lines.push(
+    failed
+      ? `\n${failed} problem${failed > 1 ? 's' : ''} to fix before npm start (see → above).`
+      : running
+        ? '\nFitroom is running already on these ports: nothing to start (a second npm start would find them taken; stop the running one first, or give it other PORT and AR_PORT and DATA_DIR).'
+        : '\nReady: npm start',
+  );
   return lines.join('\n');
 }

@@ -13,12 +13,16 @@ import { apiOrigin, restLinks } from '../../core/links.ts';
 import { BlobStoreUnavailableError, BlobTooLargeError, type BlobStore } from '../../core/ports/blob-store.ts';
 import { FitroomError, validationError } from '../../core/errors.ts';
 import { cpuTask, type CpuPool } from '../../core/ports/cpu-pool.ts';
+import { holdInlineData } from '../../core/inline-data.ts';
+import type { DecodedDataUrl } from './body-task.ts';
 
 /** Bodies above this are parsed on a CPU pool thread: JSON.parse takes about 4 ms per MB. */
 const INLINE_JSON_CHARS = 256 * 1024;
 const PARSE_BUDGET_MS = 60_000;
 const parseJsonTask = cpuTask<string, { ok: true; value: unknown } | { ok: false }>(new URL('./body-task.ts', import.meta.url), 'parseJson');
-const parseJsonBytesTask = cpuTask<Uint8Array, { ok: true; value: unknown } | { ok: false }>(new URL('./body-task.ts', import.meta.url), 'parseJsonBytes');
+type ParsedBody = { ok: true; value: unknown; inline?: DecodedDataUrl[] } | { ok: false };
+const parseJsonBytesTask = cpuTask<Uint8Array, ParsedBody>(new URL('./body-task.ts', import.meta.url), 'parseJsonBytes');
+const parseJsonBytesDecodingDataTask = cpuTask<Uint8Array, ParsedBody>(new URL('./body-task.ts', import.meta.url), 'parseJsonBytesDecodingData');
 
 /**
  * A large uncompressed body as bytes, parsed on a pool thread: no string of it is built on the event
@@ -26,9 +30,11 @@ const parseJsonBytesTask = cpuTask<Uint8Array, { ok: true; value: unknown } | { 
  * thread reads in place: the loop never copies or allocates the whole body in one go (on a virtual
  * machine, first touching 15 MB of fresh memory alone took 70 ms there). Once the thread has
  * answered, the loop yields before validation and the handler run, so that taking the parsed value
- * (its strings are copied in) and the work after it are separate turns of the loop.
+ * (its strings are copied in) and the work after it are separate turns of the loop. With
+ * `decodeData` (operations that take images as data URLs) the thread also decodes large data URLs:
+ * the value carries stand-ins and the bytes are held for this request until its answer is written.
  */
-async function readLargeJson(ctx: Koa.Context, length: number, pool: CpuPool): Promise<unknown> {
+async function readLargeJson(ctx: Koa.Context, length: number, pool: CpuPool, decodeData: boolean): Promise<unknown> {
   const bytes = new Uint8Array(new SharedArrayBuffer(length));
   let at = 0;
   try {
@@ -45,7 +51,8 @@ async function readLargeJson(ctx: Koa.Context, length: number, pool: CpuPool): P
   if (at !== length) throw validationError([{ field: '(body)', message: 'ended before its Content-Length' }], 'Incomplete request body');
   // JSON.parse is linear and the body bounded (40 MB: well under a second of CPU): the budget only
   // matters on a machine that starves the thread, where failing a valid body would be wrong
-  const parsed = await pool.run(parseJsonBytesTask, bytes, { budgetMs: PARSE_BUDGET_MS });
+  const parsed = await pool.run(decodeData ? parseJsonBytesDecodingDataTask : parseJsonBytesTask, bytes, { budgetMs: PARSE_BUDGET_MS });
+  if (parsed.ok && parsed.inline) ctx.res.once('close', holdInlineData(parsed.inline));
   await new Promise((resolve) => setImmediate(resolve));
   if (!parsed.ok) throw malformedJson();
   return parsed.value;
@@ -172,7 +179,7 @@ export function inbound(ctx: RouterContext<State> | Koa.Context, deps: HttpDeps)
     cookie: (n) => ctx.cookies.get(n),
     ip: ctx.ip,
     loopback: isLoopback(ctx.ip),
-    readJson: (maxBytes) => readJson(ctx, maxBytes, deps.cpuPool),
+    readJson: (maxBytes, opts) => readJson(ctx, maxBytes, deps.cpuPool, opts?.dataUrlsAsBytes ?? false),
     readUpload: (spec) => receiveUpload(ctx, spec, deps.blobs),
     baseUrl: deps.host === 'ar' ? (config.arPublicUrl ?? origin) : api,
     links: restLinks(config, api, deps.host === 'ar' ? Number(new URL(origin).port) || undefined : deps.arPort?.()),
@@ -208,7 +215,7 @@ const parsers = new Map<number, ReturnType<typeof bodyParser>>();
  * JSON bodies only, within the operation's byte limit; parser failures become envelope errors. The
  * body is read as text and parsed here: inline when small, on a CPU pool thread when large.
  */
-async function readJson(ctx: Koa.Context, maxBytes: number, pool?: CpuPool): Promise<unknown> {
+async function readJson(ctx: Koa.Context, maxBytes: number, pool?: CpuPool, decodeData = false): Promise<unknown> {
   if (ctx.request.length === 0 || !ctx.request.type) return undefined;
   if (!ctx.is('application/json', '+json')) throw new FitroomError('UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json');
   const identity = !ctx.get('content-encoding') || ctx.get('content-encoding').toLowerCase() === 'identity';
@@ -217,7 +224,7 @@ async function readJson(ctx: Koa.Context, maxBytes: number, pool?: CpuPool): Pro
       ctx.req.resume();
       throw new FitroomError('PAYLOAD_TOO_LARGE', `The request body is larger than ${maxBytes} bytes`);
     }
-    return readLargeJson(ctx, ctx.request.length!, pool);
+    return readLargeJson(ctx, ctx.request.length!, pool, decodeData);
   }
   let parser = parsers.get(maxBytes);
   if (!parser) parsers.set(maxBytes, (parser = bodyParser({ enableTypes: ['text'], extendTypes: { text: ['application/json', '+json'] }, textLimit: maxBytes, encoding: 'utf-8' })));

@@ -117,7 +117,8 @@ main().catch((e) => {
   if (e instanceof ConfigError) console.error(`[fitroom] configuration error: ${e.message}`);
   else if (err?.code === 'EADDRINUSE') console.error(`[fitroom] failed to start: port ${err.port} is already in use; stop the other process or choose PORT / AR_PORT`);
   else if (isDatabaseUnavailable(e)) console.error(`[fitroom] failed to start: the database cannot be reached (${err.message}); check DATABASE_URL and that PostgreSQL runs and accepts connections`);
-  else if (e instanceof Error) console.error(`[fitroom] failed to start: ${e.message}`, process.env.FITROOM_DEBUG ? e : '');
+  else if (typeof (e as { fix?: unknown })?.fix === 'string') console.error(`[fitroom] failed to start: ${err.message}\n[fitroom] to fix it: ${(e as { fix: string }).fix}`);
+  else if (e instanceof Error) console.error(`[fitroom] failed to start: ${e.message}\n[fitroom] to find the cause: npx fitroom doctor checks what a start needs; FITROOM_DEBUG=1 npm start prints the full error`, process.env.FITROOM_DEBUG ? e : '');
   else console.error(`[fitroom] failed to start: ${String(e)}`);
   process.exit(1);
 });

@@ -6,6 +6,7 @@
  * credential that made it; it lives as long as its result file. Bound in the standalone
  * connector's adapters (PostgreSQL, migration 020).
  */
+import type { FileRecord } from '../files.ts';
 import { token } from '../plugin.ts';
 
 export interface CachedTryOnResult {
@@ -26,9 +27,18 @@ export interface QuotaSubject {
   credentialId: string;
 }
 
+/** A cache entry with its result file, both live. */
+export interface CachedTryOnHit {
+  entry: CachedTryOnResult;
+  file: FileRecord;
+}
+
 export interface TryOnStore {
-  /** A live cache entry of this owner, or null. */
-  getCached(key: string, ownerHash: string, now: Date): Promise<CachedTryOnResult | null>;
+  /**
+   * A live cache entry of this owner with its result file (not expired), or null: one lookup, as a
+   * cache hit is answered at once.
+   */
+  getCached(key: string, ownerHash: string, now: Date): Promise<CachedTryOnHit | null>;
   /** Records (or replaces) a cache entry. */
   putCached(entry: CachedTryOnResult): Promise<void>;
   /** Deletes entries whose file has expired; returns how many. */

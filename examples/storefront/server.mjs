@@ -1,7 +1,7 @@
 /* global process, console, fetch, URL, setTimeout */
 // A merchant's backend for the Fitroom storefront widget: it keeps the Fitroom key on the server,
 // mints short-lived storefront tokens for the product page, and answers the size panel with its
-// own size chart. Plain Node (18+), no dependencies: `node examples/storefront/server.mjs`.
+// own size chart. Plain Node (20+), no dependencies: `node examples/storefront/server.mjs`.
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
 
@@ -22,6 +22,8 @@ const SIZE_CHARTS = {
     { label: 'XL', measurements: { chest: { min: 108, max: 118 }, waist: { min: 94, max: 104 } } },
   ] } },
 };
+
+const GARMENT_URL = `data:image/png;base64,${readFileSync(new URL('./red-tee.png', import.meta.url)).toString('base64')}`;
 
 async function fitroom(method, path, body) {
   const res = await fetch(`${FITROOM_URL}${path}`, { method, headers: { 'x-api-key': FITROOM_KEY, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -47,7 +49,10 @@ http
   .createServer(async (req, res) => {
     try {
       if (req.method === 'GET' && (req.url === '/' || req.url === '/index.html')) {
-        const page = readFileSync(new URL('./index.html', import.meta.url), 'utf8').replaceAll('{{FITROOM_URL}}', FITROOM_URL);
+        // The garment goes to Fitroom inline (a data URL): Fitroom fetches garment URLs itself and
+        // refuses private addresses such as this shop's 127.0.0.1, so a page served from a laptop
+        // works as it is. A public shop gives its packshot's https URL instead.
+        const page = readFileSync(new URL('./index.html', import.meta.url), 'utf8').replaceAll('{{FITROOM_URL}}', FITROOM_URL).replaceAll('{{GARMENT_URL}}', GARMENT_URL);
         return send(res, 200, page, 'text/html; charset=utf-8');
       }
       if (req.method === 'GET' && req.url === '/red-tee.png') return send(res, 200, readFileSync(new URL('./red-tee.png', import.meta.url)), 'image/png');

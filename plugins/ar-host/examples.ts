@@ -42,7 +42,7 @@ export const AR_ANSWERS = {
   bake: {
     type: 'object',
     required: ['id', 'colors'],
-    properties: { id: { type: 'string' }, colors: { type: 'object', description: 'Per colour: file sizes in bytes and the URLs', additionalProperties: { type: 'object', required: ['glb_url', 'usdz_url'], properties: { glb_url: { type: 'string' }, usdz_url: { type: 'string' }, mirror_glb_url: { type: 'string' } } } } },
+    properties: { id: { type: 'string' }, colors: { type: 'object', description: 'Per colour: file sizes in bytes and the URLs', additionalProperties: { type: 'object', required: ['glb_url', 'usdz_url'], properties: { glb: { type: 'integer' }, usdz: { type: 'integer' }, mirrorGlb: { type: ['integer', 'null'] }, glb_url: { type: 'string' }, usdz_url: { type: 'string' }, mirror_glb_url: { type: 'string' } } } } },
   },
   textures: { type: 'object', required: ['id', 'textures'], properties: { id: { type: 'string' }, textures: { type: 'array', items: { type: 'string' }, description: 'Every texture name the object has' } } },
   bugReport: { type: 'object', required: ['id', 'created'], properties: { id: { type: 'string' }, created: { type: 'string', format: 'date-time' } } },

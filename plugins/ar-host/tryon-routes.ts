@@ -48,6 +48,8 @@ export function registerTryOnRoutes(deps: ArRouteDeps): void {
     auth: ['bearer'],
     rateLimit: 'submission',
     billable: true,
+    // handed to the try-on operation, whose image fields are only fetched
+    dataUrlsAsBytes: true,
     body: 'ArGarmentFitOnRequest',
     example: { image: EX.png, garment: EX.photoUrl, category: 'top' },
     responses: { 202: { description: 'Job queued (the try-on API\'s TryOnResponse)', schema: FORWARDED, example: QUEUED }, 200: { description: 'Cached result (the try-on API\'s TryOnResponse)', schema: FORWARDED, example: { ...QUEUED, status: 'completed', estimatedProcessingTime: 0, results: [{ url: EX.fileUrl, expiresAt: EX.later }] } }, 401: ERR('unauthorized, invalid_api_key'), 404: ERR('NOT_FOUND: the digital twin does not exist'), 422: ERR('IMAGE_FETCH_FAILED, IMAGE_INVALID or INPUT_REFERENCE_LIMIT, as the try-on API answers'), 503: ERR('Try-on not installed') },
@@ -74,6 +76,8 @@ export function registerTryOnRoutes(deps: ArRouteDeps): void {
     auth: ['bearer'],
     rateLimit: 'submission',
     billable: true,
+    // handed to the try-on operation, whose image fields are only fetched
+    dataUrlsAsBytes: true,
     body: 'ArShoesFitOnRequest',
     example: { digital_twin_id: EX.twinId, shoe_images: [{ url: EX.photoUrl, angle: 'side' }] },
     responses: { 202: { description: 'Job queued (the try-on API\'s TryOnResponse)', schema: FORWARDED, example: QUEUED }, 401: ERR('unauthorized, invalid_api_key'), 404: ERR('NOT_FOUND: the digital twin does not exist'), 422: ERR('IMAGE_FETCH_FAILED, IMAGE_INVALID or INPUT_REFERENCE_LIMIT, as the try-on API answers'), 503: ERR('Try-on not installed') },

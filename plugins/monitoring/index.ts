@@ -97,7 +97,7 @@ export const monitoringPlugin = definePlugin({
       description: `The Prometheus text format (prom-client) for Prometheus and Grafana: \`fitroom_queue_jobs{queue,state}\`, \`fitroom_jobs_24h{kind,status}\`, \`fitroom_stage_duration_seconds_24h{stage,quantile}\`, \`fitroom_stage_runs_24h{stage}\`, \`fitroom_job_failures_24h{kind,reason}\`, \`fitroom_webhook_deliveries_24h{state}\`, \`fitroom_rate_limit_refusals_24h{category}\` (all processes, from the database), \`fitroom_rate_limit_refusals_total{category}\` (this process) and the Node process metrics (\`fitroom_process_*\`, \`fitroom_nodejs_*\`). ${ACCESS}`,
       tags: ['Monitoring'],
       auth: ['ipAllowlist'],
-      responses: { 200: { description: 'Prometheus text exposition format 0.0.4', contentType: 'text/plain' }, 403: FORBIDDEN },
+      responses: { 200: { description: 'Prometheus text exposition format 0.0.4', contentType: 'text/plain', example: '# HELP fitroom_jobs_24h Jobs submitted in the last 24 hours, by kind and current status\n# TYPE fitroom_jobs_24h gauge\nfitroom_jobs_24h{kind="virtual-fitting",status="completed"} 12\n' }, 403: FORBIDDEN },
       async handler() {
         const out = await metrics.render(() => snapshotSince(new Date(Date.now() - METRICS_WINDOW_HOURS * 3_600_000)));
         return { text: { contentType: out.contentType, body: out.body }, headers: { 'Cache-Control': 'no-store' } };

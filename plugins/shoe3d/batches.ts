@@ -210,7 +210,7 @@ export const BATCH_SCHEMAS: Record<string, JsonSchema> = {
       items: {
         type: 'array',
         description: 'Each item as GET /api/v1/jobs/{jobId} shows it, with its index: status, progress, result (glbUrl, viewerUrl, previewGrid) or error and errorCode.',
-        items: { type: 'object', required: ['index', 'jobId', 'status', 'statusUrl'], properties: { index: { type: 'integer' }, jobId: { type: 'string' }, statusUrl: { type: 'string' }, status: { type: 'string' }, progress: { type: 'number' }, result: ref('Shoe3dResult'), error: { type: 'string' }, errorCode: { type: 'string' }, cancelled: { type: 'boolean' } } },
+        items: { type: 'object', required: ['index', 'jobId', 'status', 'statusUrl'], properties: { index: { type: 'integer' }, jobId: { type: 'string' }, statusUrl: { type: 'string' }, status: { type: 'string' }, progress: { type: 'number' }, updatedAt: { type: 'string', format: 'date-time' }, result: ref('Shoe3dResult'), error: { type: 'string' }, errorCode: { type: 'string' }, cancelled: { type: 'boolean' } } },
       },
     },
   },

@@ -68,7 +68,7 @@ export const storefrontPlugin = definePlugin({
       path: `/widget/${WIDGET_VERSION}/fitroom.js`,
       summary: 'The storefront widget script',
       description:
-        'For product pages: `<script src="https://<fitroom>/widget/v1/fitroom.js" data-token-url="/your-backend/fitroom-token" data-size-url="/your-backend/fitroom-size" defer></script>` and elements `<div data-fitroom-tryon data-garment-url="…" data-category="top|bottom|fullBody">`, `<div data-fitroom-size data-product-id="…">`, `<div data-fitroom-3d data-glb-url="…">`. The page holds no key: `data-token-url` is the shop\'s own route that mints a storefront token (POST /api/v1/storefront/tokens). Cacheable for a year: the version is in the path.',
+        'For product pages: a script element with `src="https://<fitroom>/widget/v1/fitroom.js" data-token-url="/your-backend/fitroom-token" data-size-url="/your-backend/fitroom-size" defer` and elements `<div data-fitroom-tryon data-garment-url="…" data-category="top|bottom|fullBody">`, `<div data-fitroom-size data-product-id="…">`, `<div data-fitroom-3d data-glb-url="…">`. The page holds no key: `data-token-url` is the shop\'s own route that mints a storefront token (POST /api/v1/storefront/tokens). Cacheable for a year: the version is in the path.',
       tags: ['Storefront'],
       auth: ['none'],
       cors: true,

@@ -45,6 +45,8 @@ export function tryOnOperations(deps: { service: TryOnService; jobs: JobService;
     rateLimit: 'submission' as const,
     billable: true,
     tags: TAGS,
+    // image fields are only fetched (stashed as files for the job): large data URLs arrive as bytes
+    dataUrlsAsBytes: true,
   };
 
   const virtualFitting: Operation<VirtualFittingBody> = {

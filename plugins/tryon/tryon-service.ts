@@ -133,15 +133,18 @@ export class TryOnService {
     const { options } = plan;
     const modelTask: ModelTask = plan.task;
     this.checkModels(modelTask, options.quality, referenceCount(plan), options.model, options.provider);
+    const id = plan.identity;
+    // the quota and the twin are read at once (two lookups, one wait); the quota's refusal comes first
+    const twins = id.kind === 'twin' ? this.#d.twins() : null;
+    const twinFound = id.kind === 'twin' && twins ? twins.find(id.twinId, twinScope(caller)) : null;
+    twinFound?.catch(() => undefined); // awaited below unless the quota refuses first
     await this.checkQuota(caller);
 
     // identity first: an unknown twin is a 404 before anything is fetched
     let twinId: string | null = null;
     let inline: { handle: unknown; cached: boolean } | null = null;
-    const id = plan.identity;
     if (id.kind === 'twin') {
-      const twins = this.#d.twins();
-      if (!twins || !(await twins.find(id.twinId, twinScope(caller)))) throw notFound('Unknown or expired digital twin');
+      if (!twinFound || !(await twinFound)) throw notFound('Unknown or expired digital twin');
       twinId = id.twinId;
     } else if (id.kind === 'inline') {
       const inlineTwins = this.#d.inlineTwins();
@@ -176,10 +179,10 @@ export class TryOnService {
 
     const digitalTwin = twinId ? { digitalTwinId: twinId } : {};
     if (cacheKey) {
+      // the entry and its live result file in one lookup
       const hit = await this.#d.store.getCached(cacheKey, caller.ownerHash, new Date());
-      const file = hit ? await this.#d.files.get(hit.fileId) : null;
-      if (hit && file && (!file.expiresAt || file.expiresAt.getTime() > Date.now())) {
-        const results = [{ ...this.#d.files.signedUrl(file, links), ...digitalTwin }];
+      if (hit) {
+        const results = [{ ...this.#d.files.signedUrl(hit.file, links), ...digitalTwin }];
         // recorded as a completed job with its webhook in one transaction; if that fails the request
         // fails (500) before usage is counted
         const job = await this.#d.jobs.recordCompleted({

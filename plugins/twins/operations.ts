@@ -30,6 +30,8 @@ export function twinOperations(deps: { twins: TwinService; jobs: JobService; con
     auth: ['apiKey'],
     rateLimit: 'submission',
     billable: true,
+    // faceImage and the body images are only fetched (by their bytes): large data URLs arrive as bytes
+    dataUrlsAsBytes: true,
     body: 'DigitalTwinRequest',
     example: { faceImage: EX.png, gender: 'female', bodyMeasurements: { height: 168, chest: 92, waist: 74 } },
     responses: {

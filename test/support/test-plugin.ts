@@ -12,6 +12,13 @@ export interface TestJobInput {
   text?: string;
 }
 
+/** Jobs in `wait` mode that a test let go before their time (the worker runs in the test's process). */
+const released = new Set<string>();
+/** Ends a `wait` job's work stage now: a test waits on an event (a watcher saw the stage), not on a time. */
+export function releaseTestJob(jobId: string): void {
+  released.add(jobId);
+}
+
 /**
  * A plugin that exists for tests: one billable submission operation and one job kind with three
  * stages, driven through queued → validating → processing → uploading → completed, failed or cancelled.
@@ -53,7 +60,7 @@ export const testPlugin = definePlugin({
           if (mode === 'flaky' && job.attempt === 1) throw Object.assign(new Error('transient failure'), { retryable: true });
           if (mode === 'wait') {
             const until = Date.now() + waitMs;
-            while (Date.now() < until) {
+            while (Date.now() < until && !released.has(job.id)) {
               if (signal.aborted) return;
               await new Promise((r) => setTimeout(r, 25));
             }

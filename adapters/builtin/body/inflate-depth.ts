@@ -53,19 +53,30 @@ export function inflateDepth(mask: Uint8Array, w: number, h: number): Float32Arr
   return depth;
 }
 
-/** In-place SOR sweeps of sum(neighbours) - 4u = -source on the masked cells (0 elsewhere). */
+/**
+ * In-place SOR sweeps of sum(neighbours) - 4u = -source on the masked cells (0 elsewhere). The
+ * sweeps run on a copy with a one-cell border of zeros and visit only the masked cells (their
+ * indices listed once, in row order), so no cell pays for bounds checks or for being outside.
+ */
 function sor(u: Float32Array, mask: Uint8Array, w: number, h: number, source: number, omega: number, iterations: number): void {
-  for (let it = 0; it < iterations; it++) {
-    for (let y = 0; y < h; y++) {
-      for (let x = 0, i = y * w; x < w; x++, i++) {
-        if (!mask[i]) continue;
-        const l = x > 0 ? u[i - 1] : 0;
-        const r = x < w - 1 ? u[i + 1] : 0;
-        const t = y > 0 ? u[i - w] : 0;
-        const b = y < h - 1 ? u[i + w] : 0;
-        const gs = (l + r + t + b + source) / 4;
-        u[i] += omega * (gs - u[i]);
-      }
+  const pw = w + 2;
+  const p = new Float32Array(pw * (h + 2));
+  let count = 0;
+  for (let i = 0; i < w * h; i++) if (mask[i]) count++;
+  const cells = new Int32Array(count);
+  for (let y = 0, i = 0, k = 0; y < h; y++) {
+    for (let x = 0; x < w; x++, i++) {
+      const j = (y + 1) * pw + x + 1;
+      p[j] = u[i];
+      if (mask[i]) cells[k++] = j;
     }
   }
+  for (let it = 0; it < iterations; it++) {
+    for (let k = 0; k < count; k++) {
+      const j = cells[k];
+      const gs = (p[j - 1] + p[j + 1] + p[j - pw] + p[j + pw] + source) / 4;
+      p[j] += omega * (gs - p[j]);
+    }
+  }
+  for (let y = 0, i = 0; y < h; y++) for (let x = 0; x < w; x++, i++) u[i] = p[(y + 1) * pw + x + 1];
 }

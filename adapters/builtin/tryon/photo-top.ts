@@ -18,6 +18,7 @@ import { deltaE76, SRGB_TO_LINEAR, srgbToLab } from './color.ts';
 import { matteLayer } from './matte.ts';
 import { skinColour, synthesiseFill } from './photo-fill.ts';
 import { createWarpMaps, type WarpMaps } from './warp-quality.ts';
+import { createQuadMesh, rasteriseMesh } from './mesh-warp.ts';
 import { prepareSource, sampleBilinear, type GarmentSource } from './garment-source.ts';
 import type { GarmentCutout } from './segment-garment.ts';
 import type { Layer } from './warp-piece.ts';
@@ -72,7 +73,17 @@ function topShape(cut: GarmentCutout): TopShape | null {
   const centreGuess = (bx0 + bx1) / 2;
   const widths: number[] = [];
   const centres: number[] = [];
+  const spans: number[] = [];
+  const spanCentres: number[] = [];
   for (let y = Math.round(by0 + 0.6 * H); y <= Math.round(by0 + 0.88 * H); y++) {
+    let first = bx0;
+    let last = bx1;
+    while (first < bx1 && !on(first, y)) first++;
+    while (last > first && !on(last, y)) last--;
+    if (last > first) {
+      spans.push(last - first + 1);
+      spanCentres.push((first + last) / 2);
+    }
     let x0 = Math.round(centreGuess);
     let x1 = x0;
     if (!on(x0, y)) continue;
@@ -81,9 +92,54 @@ function topShape(cut: GarmentCutout): TopShape | null {
     widths.push(x1 - x0 + 1);
     centres.push((x0 + x1) / 2);
   }
-  if (!widths.length) return null;
-  const halfWidth = median(widths) / 2;
-  const centre = median(centres);
+  if (!widths.length && !spans.length) return null;
+  let halfWidth = median(widths) / 2;
+  let centre = median(centres);
+  // a busy print (a leopard's spots) breaks the matte's run through the middle into a narrow
+  // strip: then the garment's span across those rows is the panel (with any sleeves beside it)
+  if (spans.length && (!widths.length || median(widths) < 0.4 * median(spans))) {
+    halfWidth = median(spans) / 2;
+    centre = median(spanCentres);
+  }
+  // sleeves hanging beside the body and touching it (a blouse's wide sleeves, a cardigan's) join
+  // the panel's run out to the garment's sides; then the panel ends where the garment's lower
+  // outline notches up between the hem and each cuff
+  if (halfWidth > 0.75 * ((bx1 - bx0) / 2)) {
+    const cols = bx1 - bx0 + 1;
+    const bottom = new Float32Array(cols);
+    for (let x = bx0; x <= bx1; x++) {
+      let y = by1;
+      while (y > by0 && !on(x, y)) y--;
+      bottom[x - bx0] = y;
+    }
+    const r = Math.max(1, Math.round(0.01 * cols));
+    const smooth = (k: number) => {
+      let s = 0;
+      let c = 0;
+      for (let d = -r; d <= r; d++) if (k + d >= 0 && k + d < cols) { s += bottom[k + d]; c++; }
+      return s / c;
+    };
+    const mid = Math.round(centre - bx0);
+    const hemGuess = median(Array.from({ length: 2 * r + 1 }, (_, d) => smooth(mid - r + d)));
+    // walking out from the middle, the first column where the outline leaves the hem's level for
+    // good (up into the notch, or down along a sleeve hanging lower than the hem)
+    const edge = (side: -1 | 1): number | null => {
+      const off = 0.03 * H;
+      const run = Math.max(2, Math.round(0.01 * cols));
+      let away = 0;
+      for (let k = mid; k > 0 && k < cols - 1; k += side) {
+        away = Math.abs(smooth(k) - hemGuess) > off ? away + 1 : 0;
+        if (away >= run) return k - side * run + bx0;
+      }
+      return null;
+    };
+    const l = edge(-1);
+    const rt = edge(1);
+    if (l !== null && rt !== null && rt - l > 0.4 * cols) {
+      centre = (l + rt) / 2;
+      halfWidth = (rt - l) / 2;
+    }
+  }
   // shoulder line: the first garment row above the panel's edges; hem: the last rows of the middle
   const tops: number[] = [];
   for (const f of [-0.85, -0.7, 0.7, 0.85]) {
@@ -156,6 +212,9 @@ function topShape(cut: GarmentCutout): TopShape | null {
       }
     }
     if (bins.some((b) => Number.isNaN(b.centre))) continue;
+    // a thin strip beside the panel (a print's edge where a white garment is lost on a white
+    // backdrop) is no sleeve
+    if (median(bins.map((b) => b.half)) < 0.02 * H) continue;
     // the sleeve's length from the seam to the middle of its opening: the farthest reach along
     // the axis less the opening's half width (a short sleeve's opening is slanted to the axis)
     const length = Math.max(0.5 * reach, reach - bins[SLEEVE_BINS - 1].half);
@@ -306,6 +365,31 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
   for (let i = 0; i < n; i++) {
     const p = parts[i];
     if ((p === PERSON_PART.torso || p === PERSON_PART.arm || p === PERSON_PART.neck) && isOld(i)) oldTop[i] = 1;
+  }
+  // a top longer than the parsing's torso hangs over the hips, where the parsing says legs: its
+  // hem counts too (as the gate counts it), unless the trousers share its colours
+  const below: number[][] = [];
+  for (let y = Math.round(hipMid.y + 0.3 * trunk); y < Math.min(h, hipMid.y + 0.6 * trunk); y += 3) {
+    for (let x = 0; x < w; x += 3) {
+      const i = y * w + x;
+      if (parts[i] === PERSON_PART.legs) below.push(Array.from(srgbToLab(img.data[i * 4], img.data[i * 4 + 1], img.data[i * 4 + 2], lab)));
+    }
+  }
+  const trousers = below.length ? [0, 1, 2].map((c) => median(below.map((p) => p[c]))) : null;
+  if (trousers && !own.some((c) => deltaE76(c, trousers) < 16)) {
+    const band = Math.round(0.15 * trunk);
+    for (let x = 0; x < w; x++) {
+      let bottom = -1;
+      for (let y = h - 1; y >= 0; y--) if (parts[y * w + x] === PERSON_PART.torso) { bottom = y; break; }
+      if (bottom < 0 || !oldTop[bottom * w + x]) continue;
+      // only the run that continues the old top down from the torso (not a patterned skirt's
+      // pixels that happen to share a colour)
+      for (let y = bottom + 1; y <= Math.min(h - 1, bottom + band); y++) {
+        const i = y * w + x;
+        if (parts[i] !== PERSON_PART.legs || !isOld(i)) break;
+        oldTop[i] = 1;
+      }
+    }
   }
   // the top is one piece: shadows along the arms and dark hair that share a dark top's colours
   // are not part of it
@@ -479,7 +563,8 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
 
   // sleeves along the arms, in front of the panel
   for (const sleeve of shape.sleeves) {
-    drawSleeve(layer, sleeve, shape, body, near, src, sw, maps);
+    const why = drawSleeve(layer, sleeve, shape, body, near, src, solid, sw, maps);
+    fallback ??= why;
   }
   closeGaps(layer, arm, body.mask, Math.max(2, Math.round(0.08 * sw)));
   matteLayer(layer, Math.max(2, 0.02 * sw));
@@ -493,29 +578,37 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
  */
 function closeGaps(layer: Layer, bareArm: Uint8Array, mask: Uint8Array, gap: number): void {
   const { width: w, height: h, data } = layer;
-  const drawn = (i: number) => data[i * 4 + 3] > 0.5;
-  const fills: [number, number][] = [];
-  for (const [count, len, at] of [
-    [h, w, (line: number, k: number) => line * w + k],
-    [w, h, (line: number, k: number) => k * w + line],
-  ] as const) {
+  // what the top drew before any gap is filled (read once: the scans below only collect fills)
+  const drawnAt = new Uint8Array(w * h);
+  for (let i = 0; i < drawnAt.length; i++) drawnAt[i] = data[i * 4 + 3] > 0.5 ? 1 : 0;
+  const fills: number[] = [];
+  // rows (step 1 along a line, lines w apart), then columns (step w, lines 1 apart)
+  for (const [count, len, lineStep, step] of [
+    [h, w, w, 1],
+    [w, h, 1, w],
+  ]) {
     for (let line = 0; line < count; line++) {
+      const base = line * lineStep;
       let last = -1;
       for (let k = 0; k < len; k++) {
-        const i = at(line, k);
-        if (drawn(i)) {
-          if (last >= 0 && k - last > 1 && k - last - 1 <= gap) {
-            let ok = true;
-            for (let m = last + 1; m < k && ok; m++) ok = !!mask[at(line, m)] && !bareArm[at(line, m)];
-            if (ok) for (let m = last + 1; m < k; m++) fills.push([at(line, m), m - last <= k - m ? at(line, last) : i]);
+        const i = base + k * step;
+        if (!drawnAt[i]) continue;
+        if (last >= 0 && k - last > 1 && k - last - 1 <= gap) {
+          let ok = true;
+          for (let m = last + 1; m < k && ok; m++) {
+            const j = base + m * step;
+            ok = !!mask[j] && !bareArm[j];
           }
-          last = k;
+          if (ok) for (let m = last + 1; m < k; m++) fills.push(base + m * step, m - last <= k - m ? base + last * step : i);
         }
+        last = k;
       }
     }
   }
-  for (const [i, from] of fills) {
-    if (drawn(i)) continue;
+  for (let f = 0; f < fills.length; f += 2) {
+    const i = fills[f];
+    const from = fills[f + 1];
+    if (data[i * 4 + 3] > 0.5) continue;
     for (let c = 0; c < 4; c++) data[i * 4 + c] = data[from * 4 + c];
   }
 }
@@ -532,20 +625,65 @@ function sleeveAt(sleeve: SleeveShape, t: number): { centre: number; half: numbe
 }
 
 /**
- * One packshot sleeve laid along the person's arm: from the shoulder keypoint over the elbow
- * towards the wrist, as far as the sleeve's share of the arm reaches (its length over
- * ARM_PER_BODY_WIDTH body widths; a long sleeve ends at the wrist, never on the hand). Across the
- * arm it spans the arm's own width, measured on the person mask either side of the axis (never
- * thinner than the arm, so no skin shows inside it), plus a thin ease; the packshot sleeve's width
- * is stretched to it. Drawn in front of the body panel (an arm is in front of the torso); only
- * face, hair and pixels away from the person are left out.
+ * The arm's keypoints for a sleeve (shoulder, elbow, wrist), or a straight arm hanging from the
+ * shoulder where the elbow or wrist is uncertain or implausible (hidden, or a bone far off its
+ * usual length against the shoulders' width): a stable fit rather than a wild one.
  */
-function drawSleeve(layer: Layer, sleeve: SleeveShape, shape: TopShape, body: PersonBody & { parts: Uint8Array }, near: Uint8Array, src: GarmentSource, sw: number, maps: WarpMaps): void {
+function armAxis(sleeve: SleeveShape, L: PersonBody['landmarks'], sw: number): { axis: [Point, Point, Point]; fallback?: string } {
+  const [S, E, Wr] = sleeve.side < 0 ? [L.rightShoulder, L.rightElbow, L.rightWrist] : [L.leftShoulder, L.leftElbow, L.leftWrist];
+  const scoreOf = (p: Point) => ('score' in p && typeof p.score === 'number' ? p.score : 1);
+  const upper = Math.hypot(E.x - S.x, E.y - S.y);
+  const fore = Math.hypot(Wr.x - E.x, Wr.y - E.y);
+  const name = sleeve.side < 0 ? 'right' : 'left';
+  if (scoreOf(E) < 0.3 || upper < 0.35 * sw || upper > 1.6 * sw) {
+    // hanging down, slightly away from the body
+    const d = { x: sleeve.side * 0.15, y: 1 };
+    const k = 1 / Math.hypot(d.x, d.y);
+    const e = { x: S.x + d.x * k * 0.85 * sw, y: S.y + d.y * k * 0.85 * sw };
+    return { axis: [S, e, { x: e.x + d.x * k * 0.75 * sw, y: e.y + d.y * k * 0.75 * sw }], fallback: `${name} elbow uncertain` };
+  }
+  if (scoreOf(Wr) < 0.3 || fore < 0.25 * sw || fore > 1.6 * sw) {
+    // the forearm straight on from the upper arm
+    const k = (0.75 * sw) / upper;
+    return { axis: [S, E, { x: E.x + (E.x - S.x) * k, y: E.y + (E.y - S.y) * k }], fallback: `${name} wrist uncertain` };
+  }
+  return { axis: [S, E, Wr] };
+}
+
+/** Moving average of `v` over 2r+1 samples; the ends are mirrored through their end value (a straight run stays straight). */
+function smoothRun(v: Float32Array, r: number): Float32Array {
+  const n = v.length;
+  const out = new Float32Array(n);
+  if (r < 1 || n < 2) {
+    out.set(v);
+    return out;
+  }
+  const at = (j: number) => (j < 0 ? 2 * v[0] - v[Math.min(n - 1, -j)] : j >= n ? 2 * v[n - 1] - v[Math.max(0, 2 * (n - 1) - j)] : v[j]);
+  for (let j = 0; j < n; j++) {
+    let s = 0;
+    for (let d = -r; d <= r; d++) s += at(j + d);
+    out[j] = s / (2 * r + 1);
+  }
+  return out;
+}
+
+/**
+ * One packshot sleeve laid along the person's arm by a quad mesh (a regularised warp): the arm's
+ * axis from just before the shoulder keypoint over the elbow towards the wrist, as far as the
+ * sleeve's share of the arm reaches (its length over ARM_PER_BODY_WIDTH body widths; a long sleeve
+ * ends at the wrist, never on the hand), is smoothed (the elbow's corner rounded), and the mesh's
+ * rows run across it along the smoothed normal. Across the arm the sleeve spans the arm's own
+ * width, measured on the person mask either side of the axis and smoothed along it (never thinner
+ * than the arm, so no skin shows inside it, and never wider than the bend's radius on its inner
+ * side, where the rows would cross), plus a thin ease; the packshot sleeve's width is stretched to
+ * it. Neighbouring cloth stays together: no fan at the shoulder or elbow, no smear. Drawn in front
+ * of the body panel (an arm is in front of the torso) except near the shoulder; face, hair and
+ * pixels away from the person are left out. Returns why a straight arm was assumed, if it was.
+ */
+function drawSleeve(layer: Layer, sleeve: SleeveShape, shape: TopShape, body: PersonBody & { parts: Uint8Array }, near: Uint8Array, src: GarmentSource, solid: GarmentSource, sw: number, maps: WarpMaps): string | undefined {
   const { width: w, height: h } = layer;
   const { mask, parts } = body;
-  const L = body.landmarks;
-  // image side -1 is the subject's right
-  const axis = sleeve.side < 0 ? [L.rightShoulder, L.rightElbow, L.rightWrist] : [L.leftShoulder, L.leftElbow, L.leftWrist];
+  const { axis, fallback } = armAxis(sleeve, body.landmarks, sw);
   const segs = [0, 1].map((k) => {
     const a = axis[k];
     const b = axis[k + 1];
@@ -555,28 +693,63 @@ function drawSleeve(layer: Layer, sleeve: SleeveShape, shape: TopShape, body: Pe
   const armLen = segs[0].len + segs[1].len;
   const share = Math.min(1, sleeve.length / (ARM_PER_BODY_WIDTH * 2 * shape.halfWidth));
   const uEnd = share * armLen;
-  if (uEnd < 2) return;
-  const pointAt = (u: number) => {
+  if (uEnd < 4) return fallback;
+  // the axis sampled every STEP pixels from `lead` before the shoulder keypoint (the shoulder's cap)
+  const STEP = 2;
+  const lead = 0.1 * sw;
+  const nS = Math.floor((uEnd + lead) / STEP) + 1;
+  const us = new Float32Array(nS);
+  const ax = new Float32Array(nS);
+  const ay = new Float32Array(nS);
+  for (let j = 0; j < nS; j++) {
+    const u = Math.min(uEnd, -lead + j * STEP);
+    us[j] = u;
     const k = u <= segs[0].len ? 0 : 1;
     const s = segs[k];
     const t = k === 0 ? u : u - segs[0].len;
-    return { q: { x: s.a.x + s.d.x * t, y: s.a.y + s.d.y * t }, d: s.d, k };
-  };
-  // the arm's extent either side of the axis (+: along the normal (-d.y, d.x)), every STEP pixels
-  const STEP = 2;
-  const cap = 0.25 * sw;
-  const nS = Math.floor(uEnd / STEP) + 1;
-  const ext = [new Float32Array(nS), new Float32Array(nS)];
-  const segOf = new Uint8Array(nS);
+    ax[j] = s.a.x + s.d.x * t;
+    ay[j] = s.a.y + s.d.y * t;
+  }
+  // the elbow's corner rounded over about a sleeve's width
+  const R = Math.max(1, Math.round((0.12 * sw) / STEP));
+  const cx = smoothRun(smoothRun(ax, R), R);
+  const cy = smoothRun(smoothRun(ay, R), R);
+  const tx = new Float32Array(nS);
+  const ty = new Float32Array(nS);
+  const theta = new Float32Array(nS);
   for (let j = 0; j < nS; j++) {
-    const { q, d, k } = pointAt(j * STEP);
-    segOf[j] = k;
+    const a = Math.max(0, j - 1);
+    const b = Math.min(nS - 1, j + 1);
+    const dx = cx[b] - cx[a];
+    const dy = cy[b] - cy[a];
+    const l = Math.hypot(dx, dy) || 1;
+    tx[j] = dx / l;
+    ty[j] = dy / l;
+    theta[j] = Math.atan2(ty[j], tx[j]);
+  }
+  // signed curvature (turn per pixel of arc); the centre of the bend lies on the side of its sign
+  const kappa = new Float32Array(nS);
+  for (let j = 0; j < nS; j++) {
+    const a = Math.max(0, j - 1);
+    const b = Math.min(nS - 1, j + 1);
+    let dt = theta[b] - theta[a];
+    if (dt > Math.PI) dt -= 2 * Math.PI;
+    if (dt < -Math.PI) dt += 2 * Math.PI;
+    kappa[j] = b > a ? dt / ((b - a) * STEP) : 0;
+  }
+
+  // the arm's extent either side of the axis (side 0 along the normal (-t.y, t.x), side 1 against it)
+  const cap = 0.25 * sw;
+  const ext = [new Float32Array(nS), new Float32Array(nS)];
+  for (let j = 0; j < nS; j++) {
+    const nx = -ty[j];
+    const ny = tx[j];
     for (const [e, sgn] of [[0, 1], [1, -1]] as const) {
       let r = 0;
       let armEnd = -1;
       while (r < cap) {
-        const x = Math.round(q.x + sgn * -d.y * (r + 1));
-        const y = Math.round(q.y + sgn * d.x * (r + 1));
+        const x = Math.round(cx[j] + sgn * nx * (r + 1));
+        const y = Math.round(cy[j] + sgn * ny * (r + 1));
         if (x < 0 || y < 0 || x >= w || y >= h) break;
         const i = y * w + x;
         if (!mask[i] || parts[i] === PERSON_PART.face || parts[i] === PERSON_PART.hair) break;
@@ -589,92 +762,79 @@ function drawSleeve(layer: Layer, sleeve: SleeveShape, shape: TopShape, body: Pe
     }
   }
   const floor = 0.06 * sw;
-  for (const e of ext) {
+  const ease = Math.max(2, 0.02 * sw);
+  const segOf = (j: number) => (us[j] <= segs[0].len ? 0 : 1);
+  for (const [side, e] of ext.entries()) {
     for (const k of [0, 1]) {
       const valid: number[] = [];
-      for (let j = 0; j < nS; j++) if (segOf[j] === k && !Number.isNaN(e[j])) valid.push(e[j]);
+      for (let j = 0; j < nS; j++) if (segOf(j) === k && us[j] >= 0 && !Number.isNaN(e[j])) valid.push(e[j]);
       const other: number[] = [];
-      for (const o of ext) for (let j = 0; j < nS; j++) if (segOf[j] === k && !Number.isNaN(o[j])) other.push(o[j]);
+      for (const o of ext) for (let j = 0; j < nS; j++) if (segOf(j) === k && us[j] >= 0 && !Number.isNaN(o[j])) other.push(o[j]);
       const typical = Math.max(floor, valid.length >= 3 ? median(valid) : other.length >= 3 ? median(other) : 0.12 * sw);
-      for (let j = 0; j < nS; j++) if (segOf[j] === k) e[j] = Math.max(floor, Math.min(1.4 * typical, Number.isNaN(e[j]) ? typical : e[j]));
+      for (let j = 0; j < nS; j++) if (segOf(j) === k) e[j] = Math.max(floor, Math.min(1.4 * typical, Number.isNaN(e[j]) || us[j] < 0 ? typical : e[j]));
     }
-    // a running median along the arm smooths the outline
+    // a running median along the arm drops single rays that slipped, a moving average smooths the
+    // outline so the cloth's width changes gently
     const copy = Array.from(e);
     for (let j = 0; j < nS; j++) e[j] = median(copy.slice(Math.max(0, j - 4), j + 5));
+    // the rows must not cross on the bend's inner side: the offset stays within the bend's radius
+    const sgn = side === 0 ? 1 : -1;
+    const limit = (j: number) => (sgn * kappa[j] > 1e-4 ? 0.8 / (sgn * kappa[j]) - ease : Infinity);
+    for (let j = 0; j < nS; j++) e[j] = Math.max(1, Math.min(e[j], limit(j)));
+    e.set(smoothRun(e, R));
+    for (let j = 0; j < nS; j++) e[j] = Math.max(1, Math.min(e[j], limit(j)));
   }
-  const extAt = (e: 0 | 1, u: number) => ext[e][Math.max(0, Math.min(nS - 1, Math.round(u / STEP)))];
-  const ease = Math.max(2, 0.02 * sw);
 
-  let maxExt = 0;
-  for (const e of ext) for (const v of e) maxExt = Math.max(maxExt, v);
-  const reach = maxExt + ease + 1;
-  const ends = [axis[0], pointAt(Math.min(uEnd, segs[0].len)).q, pointAt(uEnd).q];
-  const bx0 = Math.max(0, Math.floor(Math.min(...ends.map((p) => p.x)) - reach));
-  const bx1 = Math.min(w - 1, Math.ceil(Math.max(...ends.map((p) => p.x)) + reach));
-  const by0 = Math.max(0, Math.floor(Math.min(...ends.map((p) => p.y)) - reach));
-  const by1 = Math.min(h - 1, Math.ceil(Math.max(...ends.map((p) => p.y)) + reach));
-  const px = new Float32Array(4);
-  const nx = -sleeve.dir.y;
-  const ny = sleeve.dir.x;
-  for (let y = by0; y <= by1; y++) {
-    for (let x = bx0; x <= bx1; x++) {
-      const i = y * w + x;
-      const p = parts[i];
-      if (p === PERSON_PART.face || p === PERSON_PART.hair || !near[i]) continue;
-      // nearest point on the arm's axis: arc length u, signed offset v, distance
-      let best = Infinity;
-      let u = 0;
-      let v = 0;
-      let acc = 0;
-      for (let k = 0; k < 2; k++) {
-        const { a, len, d } = segs[k];
-        const raw = (x - a.x) * d.x + (y - a.y) * d.y;
-        // before the shoulder keypoint (the shoulder's cap) only what the panel left bare, on the body
-        if (k === 0 && raw < -ease) {
-          if (layer.data[i * 4 + 3] > 0.5 || !mask[i]) { best = -1; break; }
-        }
-        // past the wrist (the hand) the last segment is not clamped: u runs beyond the arm
-        const t = k === 1 ? Math.max(0, raw) : Math.max(0, Math.min(len, raw));
-        const qx = a.x + d.x * Math.min(t, len);
-        const qy = a.y + d.y * Math.min(t, len);
-        const cross = (x - qx) * -d.y + (y - qy) * d.x;
-        const dist = t > len ? Math.abs(cross) : Math.hypot(x - qx, y - qy);
-        if (dist < best) {
-          best = dist;
-          u = acc + t;
-          v = t > len ? cross : Math.sign(cross) * dist;
-        }
-        acc += len;
-      }
-      if (best < 0 || u > uEnd) continue;
-      const e = v >= 0 ? extAt(0, u) : extAt(1, u);
-      if (Math.abs(v) > e + ease) continue;
-      // the packshot: along the sleeve in proportion, across it from its middle to 0.9 of its half width
-      const t = (u / uEnd) * sleeve.reach;
-      const at = sleeveAt(sleeve, t);
-      // near the shoulder the body panel, drawn already, stays in front: the sleeve joins it along the panel's smooth side
-      if (u < 0.3 * uEnd && layer.data[i * 4 + 3] > 0.5) continue;
-      // across the arm in proportion, not clamped (a clamp would smear the sleeve's edge column outwards)
-      const across = v / e;
-      let s = at.centre + across * 0.9 * at.half;
-      sampleBilinear(src, sleeve.start.x + sleeve.dir.x * t + nx * s, sleeve.start.y + sleeve.dir.y * t + ny * s, px);
-      if (px[3] < 0.3 && Math.abs(across) <= 1) {
-        s = at.centre;
-        sampleBilinear(src, sleeve.start.x + sleeve.dir.x * t + nx * s, sleeve.start.y + sleeve.dir.y * t + ny * s, px);
-      }
-      if (px[3] < 0.05) continue;
-      maps.gx[i] = sleeve.start.x + sleeve.dir.x * t + nx * s;
-      maps.gy[i] = sleeve.start.y + sleeve.dir.y * t + ny * s;
-      maps.piece[i] = sleeve.side < 0 ? 2 : 3;
-      // opaque cloth in front of what the panel drew
-      const o = i * 4;
-      const k = 1 / px[3];
-      layer.data[o] = px[0] * k;
-      layer.data[o + 1] = px[1] * k;
-      layer.data[o + 2] = px[2] * k;
-      layer.data[o + 3] = 1;
+  // the mesh: rows along the arm, COLS nodes across (-1 .. 1 of the sleeve's half width plus ease)
+  const COLS = 9;
+  const mesh = createQuadMesh(COLS, nS);
+  const pnx = -sleeve.dir.y;
+  const pny = sleeve.dir.x;
+  for (let j = 0; j < nS; j++) {
+    const t = (us[j] / uEnd) * sleeve.reach;
+    const at = sleeveAt(sleeve, Math.max(0, t));
+    for (let c = 0; c < COLS; c++) {
+      const a = -1 + (2 * c) / (COLS - 1);
+      const e = a >= 0 ? ext[0][j] : ext[1][j];
+      const v = a * (e + ease);
+      const s = at.centre + (v / e) * 0.9 * at.half;
+      const k = j * COLS + c;
+      mesh.px[k] = cx[j] - ty[j] * v;
+      mesh.py[k] = cy[j] + tx[j] * v;
+      mesh.gx[k] = sleeve.start.x + sleeve.dir.x * t + pnx * s;
+      mesh.gy[k] = sleeve.start.y + sleeve.dir.y * t + pny * s;
+      mesh.a[k] = v / e;
+      mesh.b[k] = us[j];
     }
   }
+
+  const px = new Float32Array(4);
+  const piece = sleeve.side < 0 ? 2 : 3;
+  rasteriseMesh(mesh, w, h, (i, gx, gy, across, u) => {
+    const p = parts[i];
+    if (p === PERSON_PART.face || p === PERSON_PART.hair || !near[i]) return;
+    const under = layer.data[i * 4 + 3] > 0.5;
+    // the shoulder's cap only where the panel left the body bare; near the shoulder the panel,
+    // drawn already, stays in front: the sleeve joins it along the panel's smooth side
+    if (u < 0 && (under || !mask[i])) return;
+    if (u < 0.3 * uEnd && under) return;
+    // inside the sleeve, away from its seam, edges and opening, the packshot is cloth throughout
+    // (white cloth on a white backdrop is lost by the matte); elsewhere the matte decides
+    const inside = Math.abs(across) <= 0.85 && u > 0.15 * uEnd && u < uEnd - 0.1 * sw;
+    sampleBilinear(inside ? solid : src, gx, gy, px);
+    if (px[3] < 0.05) return;
+    maps.gx[i] = gx;
+    maps.gy[i] = gy;
+    maps.piece[i] = piece;
+    // opaque cloth in front of what the panel drew
+    const o = i * 4;
+    const k = 1 / px[3];
+    layer.data[o] = px[0] * k;
+    layer.data[o + 1] = px[1] * k;
+    layer.data[o + 2] = px[2] * k;
+    layer.data[o + 3] = 1;
+  });
+  return fallback;
 }
 
 /**

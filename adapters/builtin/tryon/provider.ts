@@ -48,7 +48,8 @@ export class BuiltinTryOnProvider implements ImageModelProvider {
     if (!isTryOnStructuredInput(input)) throw new ProviderError('builtin', 'the try-on engine needs a body render and decoded garments', { retryable: false });
     call.signal.throwIfAborted();
     const longSide = Number(spec.params(call.quality).longSide) || undefined;
-    const diagnostics: TryOnDiagnostics = { layers: [] };
+    // the renderer's measurements feed the quality gate, which judges person photos only
+    const diagnostics: TryOnDiagnostics | undefined = input.body.pose === 'photo' ? { layers: [] } : undefined;
     const product = input.product && { image: input.product.image, category: input.product.category as GarmentCategory | 'auto' };
     let image;
     try {
@@ -75,7 +76,7 @@ export class BuiltinTryOnProvider implements ImageModelProvider {
         person: input.body,
         result: image,
         garments: { top: garments.top, bottom: garments.bottom, 'full-body': garments.fullBody, shoe: garments.shoes, ...(product && product.category !== 'auto' ? { [product.category]: product.image } : {}) },
-        diagnostics,
+        diagnostics: diagnostics!,
         bounds: this.#gate,
       });
       call.report?.({ qualityGate: { passed: verdict.passed, ...(verdict.reason ? { reason: verdict.reason } : {}), checks: verdict.checks.map(traceCheck) } });

@@ -185,6 +185,7 @@ export function renderTryOn(input: RenderTryOnInput): RasterImage {
       const layer = createLayer(outW, outH);
       const parts = body.parts;
       let diag: LayerDiagnostics | undefined;
+      let occluded = false;
       if (parts && category === 'top') {
         // a person photo with its parsing: the top is fitted to the torso and arms, carries the
         // old top's folds, and what stays of the old top is repainted
@@ -193,8 +194,10 @@ export function renderTryOn(input: RenderTryOnInput): RasterImage {
         const L = body.landmarks;
         transferShading(layer, fit.oldTop, body, Math.hypot(L.leftShoulder.x - L.rightShoulder.x, L.leftShoulder.y - L.rightShoulder.y));
         occlude(layer, parts);
+        occluded = true;
         const fill = uncoverOldTop(canvas, layer, fit.oldTop, withParts);
-        diag = { category, width: outW, height: outH, oldGarment: fit.oldTop, target: fit.target, fill, warp: { ...warpStats(fit.maps, outW, outH), ...(fit.fallback ? { fallback: fit.fallback } : {}) } };
+        // measured only for a caller that reads them (the quality gate, the bench)
+        if (input.diagnostics) diag = { category, width: outW, height: outH, oldGarment: fit.oldTop, target: fit.target, fill, warp: { ...warpStats(fit.maps, outW, outH), ...(fit.fallback ? { fallback: fit.fallback } : {}) } };
       } else if (parts && category === 'full-body') {
         drawPhotoDress(layer, canvas, cut, image, { ...body, parts }, SRGB_TO_LINEAR);
       } else if (parts && category === 'shoe') {
@@ -204,7 +207,7 @@ export function renderTryOn(input: RenderTryOnInput): RasterImage {
       }
       if (parts) {
         // on a person photo the face and hair stay in front of every garment
-        if (!diag) occlude(layer, parts);
+        if (!occluded) occlude(layer, parts);
         if (input.diagnostics) {
           diag ??= { category, width: outW, height: outH };
           const alpha = new Float32Array(n);

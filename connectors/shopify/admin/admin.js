@@ -463,11 +463,14 @@ async function loadRetention() {
       box.replaceChildren(h('s-paragraph', { 'data-empty': 'settings' }, 'Shoppers\' photos are kept for the server\'s default time.'));
       return;
     }
-    const field = h('s-number-field', { label: 'Keep shoppers\' photos for (hours)', value: s.photoRetentionHours, min: 1, step: 1, details: 'Photos and try-on results are deleted after this time.' });
+    const bounds = { min: 1, ...s.limits?.photoRetentionHours };
+    const range = bounds.max ? `between ${bounds.min} and ${bounds.max} hours` : `at least ${bounds.min} hour${bounds.min === 1 ? '' : 's'}`;
+    const field = h('s-number-field', { label: 'Keep shoppers\' photos for (hours)', value: s.photoRetentionHours, min: bounds.min, max: bounds.max, step: 1,
+      details: `Photos and try-on results are deleted after this time, which the shoppers' notice states (${range}).` });
     const save = async () => {
       const n = Number(field.value);
-      if (!Number.isInteger(n) || n < 1) {
-        field.setAttribute('error', 'Enter a whole number of hours, at least 1');
+      if (!Number.isInteger(n) || n < bounds.min || (bounds.max && n > bounds.max)) {
+        field.setAttribute('error', `Enter a whole number of hours, ${range}`);
         return;
       }
       field.removeAttribute('error');

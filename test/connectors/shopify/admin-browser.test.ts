@@ -9,7 +9,7 @@
  */
 import nock from 'nock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Session } from '@shopify/shopify-api';
@@ -20,7 +20,7 @@ import { PLATFORM, shopifyPlugin, type ShopifyConnector } from '../../../connect
 import { mountShopify } from '../../../connectors/shopify/routes.ts';
 import { deepLinks } from '../../../connectors/shopify/admin/overview.ts';
 import { PLATFORM_USAGE } from '../../../core/ports/platform-usage.ts';
-import { CHROMIUM, SHOTS, launchChromium } from '../../plugins/ar-host/browser.ts';
+import { SHOTS, launchChromium } from '../../plugins/ar-host/browser.ts';
 import { signSessionToken, TEST_TOKEN_KEYS } from './support.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -93,7 +93,7 @@ beforeAll(async () => {
     }
     return { errors: [{ message: `unexpected operation ${name}` }] };
   });
-  if (existsSync(CHROMIUM)) browser = await launchChromium();
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
@@ -132,7 +132,7 @@ async function openAdmin(before?: (page: Page) => Promise<void>): Promise<{ cont
 const toasts = (page: Page) => page.evaluate(() => (window as any).__shopifyCalls.toasts as { message: string; isError: boolean }[]);
 
 describe('the embedded admin (Polaris web components, App Bridge)', () => {
-  it.runIf(existsSync(CHROMIUM))('shows the onboarding checklist from the server, and the size-chart table refuses a bad cell, then saves a good chart to the product metafield', async () => {
+  it('shows the onboarding checklist from the server, and the size-chart table refuses a bad cell, then saves a good chart to the product metafield', async () => {
     // the routes of the plan, data requests, erasures and settings answer 404 here, as on a server without them
     const { context, page, errors } = await openAdmin(async (p) => void (await p.route(/\/shopify\/api\/(billing|data-requests|compliance|settings)/, (route) => route.fulfill({ status: 404, body: '' }))));
     const step = (id: string) => page.locator(`[data-step="${id}"]`);
@@ -218,7 +218,7 @@ describe('the embedded admin (Polaris web components, App Bridge)', () => {
     await context.close();
   }, 180_000);
 
-  it.runIf(existsSync(CHROMIUM))('uses the billing, data-request, compliance and settings routes with the session token, in the shapes they answer', async () => {
+  it('uses the billing, data-request, compliance and settings routes with the session token, in the shapes they answer', async () => {
     // answers in the shapes of billing.ts, data-requests.ts and the settings route, so the page is tested on its own
     const seen: { method: string; path: string; auth: string | undefined; body: unknown }[] = [];
     let delivered: string | null = null;
@@ -235,7 +235,7 @@ describe('the embedded admin (Polaris web components, App Bridge)', () => {
       'GET /shopify/api/data-requests': () => ({ dataRequests: [{ ...request, deliveredAt: delivered, status: delivered ? 'delivered' : 'open' }] }),
       'POST /shopify/api/data-requests/dr-9001/delivered': () => ((delivered = '2026-11-27T10:00:00.000Z'), { dataRequest: { ...request, deliveredAt: delivered, status: 'delivered' } }),
       'GET /shopify/api/compliance': () => ({ shopRedact: null, customersRedact: { lastRunAt: '2026-11-25T08:00:00.000Z', rows: 12, files: 3 } }),
-      'GET /shopify/api/settings': () => ({ photoRetentionHours: 24 }),
+      'GET /shopify/api/settings': () => ({ photoRetentionHours: 24, limits: { photoRetentionHours: { min: 1, max: 720, default: 24 } } }),
       'PUT /shopify/api/settings': (b) => b,
     };
     const { context, page, errors } = await openAdmin(async (p) => {
@@ -285,9 +285,9 @@ describe('the embedded admin (Polaris web components, App Bridge)', () => {
     expect(await page.locator('#compliance').textContent()).toMatch(/Customer erasure.*12 records and 3 files removed.*Store erasure.*none yet/);
     const hours = page.getByLabel("Keep shoppers' photos for (hours)");
     expect(await hours.inputValue()).toBe('24');
-    await hours.fill('0');
+    await hours.fill('721');
     await page.locator('#retention').getByRole('button', { name: 'Save', exact: true }).click();
-    await expect.poll(() => page.locator('#retention s-number-field').getAttribute('error'), WAIT).toBe('Enter a whole number of hours, at least 1');
+    await expect.poll(() => page.locator('#retention s-number-field').getAttribute('error'), WAIT).toBe('Enter a whole number of hours, between 1 and 720 hours');
     expect(seen.some((x) => x.method === 'PUT')).toBe(false);
     await hours.fill('48');
     await page.locator('#retention').getByRole('button', { name: 'Save', exact: true }).click();

@@ -16,6 +16,7 @@ import { images as tryOnImages } from '../../plugins/tryon/helpers.ts';
 import { loadShopifySettings } from '../../../connectors/shopify/settings.ts';
 import { PLATFORM, shopifyPlugin, type ShopifyConnector } from '../../../connectors/shopify/shopify.ts';
 import { mountShopify } from '../../../connectors/shopify/routes.ts';
+import { CONSENT_HEADER, CONSENT_VERSION } from '../../../connectors/shopify/proxy.ts';
 import { themeState, type ThemeFiles } from '../../../connectors/shopify/admin/overview.ts';
 import { PLATFORM_USAGE } from '../../../core/ports/platform-usage.ts';
 import { signProxyQuery, signSessionToken, TEST_TOKEN_KEYS } from './support.ts';
@@ -74,14 +75,14 @@ describe('GET /shopify/api/overview', () => {
   });
 
   it('counts the storefront\'s successful try-ons (not refused size calls) and reports theme checks as unknown without read_themes', async () => {
-    const proxied = (p: string, body: unknown) => fetch(`${svc.api}/shopify/proxy${p}?${signProxyQuery(SECRET, [['shop', SHOP], ['logged_in_customer_id', '77'], ['path_prefix', '/apps/fitroom'], ['timestamp', String(Math.floor(Date.now() / 1000))]])}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const proxied = (p: string, body: unknown) => fetch(`${svc.api}/shopify/proxy${p}?${signProxyQuery(SECRET, [['shop', SHOP], ['logged_in_customer_id', '77'], ['path_prefix', '/apps/fitroom'], ['timestamp', String(Math.floor(Date.now() / 1000))]])}`, { method: 'POST', headers: { 'content-type': 'application/json', [CONSENT_HEADER]: CONSENT_VERSION }, body: JSON.stringify(body) });
     const img = await tryOnImages();
     const tryOn = await proxied('/api/v1/virtual-fitting', { personImages: [img.face], topGarment: img.top, options: { quality: 'draft' } });
     expect(tryOn.status, await tryOn.clone().text()).toBe(202);
     const refused = await proxied('/api/v1/size-fitting', { digitalTwinId: 'f'.repeat(64), products: [{ id: 'p', category: 'top', sizeChart: { version: 1, basis: 'body', unit: 'cm', sizes: [{ label: 'M', measurements: { chest: { min: 92, max: 100 } } }] } }] });
     expect(refused.status).toBeGreaterThanOrEqual(400);
     // a forged proxy call counts nothing either
-    expect((await fetch(`${svc.api}/shopify/proxy/api/v1/virtual-fitting?shop=${SHOP}&signature=00`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
+    expect((await fetch(`${svc.api}/shopify/proxy/api/v1/virtual-fitting?shop=${SHOP}&signature=00`, { method: 'POST', headers: { 'content-type': 'application/json', [CONSENT_HEADER]: CONSENT_VERSION }, body: '{}' })).status).toBe(401);
 
     nock(`https://${SHOP}`).post(GRAPHQL).reply(200, { errors: [{ message: 'Access denied for themes field. Required access: `read_themes` access scope.', extensions: { code: 'ACCESS_DENIED' } }] });
     const r = await get(signSessionToken(SHOP, API_KEY, SECRET));

@@ -25,7 +25,7 @@ import { makeShoeGlb } from '../../support/shoes.ts';
 import { loadShopifySettings } from '../../../connectors/shopify/settings.ts';
 import { shopifyPlugin, shopperOwner } from '../../../connectors/shopify/shopify.ts';
 import { mountShopify } from '../../../connectors/shopify/routes.ts';
-import { CHROMIUM, SHOTS, launchChromium } from '../../plugins/ar-host/browser.ts';
+import { SHOTS, launchChromium } from '../../plugins/ar-host/browser.ts';
 import { signProxyQuery, TEST_TOKEN_KEYS } from './support.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -164,7 +164,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => store.listen(0, '127.0.0.1', r));
   storeUrl = `http://127.0.0.1:${(store.address() as AddressInfo).port}`;
-  if (existsSync(CHROMIUM)) browser = await launchChromium();
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
@@ -198,7 +198,7 @@ describe('the Fitroom theme blocks, rendered by Liquid, through the app proxy', 
     expect(runner).not.toContain('data-fitroom-tryon'); // no featured image
   });
 
-  it.runIf(existsSync(CHROMIUM))('makes no request to the app on a page view; asks for consent before any upload; shows a try-on result and a size', async () => {
+  it('makes no request to the app on a page view; asks for consent before any upload; shows a try-on result and a size', async () => {
     const photo = path.join(SHOTS, 'theme-shopper.png');
     writeFileSync(photo, Buffer.from((await pngDataUrl(syntheticPerson({ seed: 5 }).image)).split(',')[1], 'base64'));
     const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
@@ -264,7 +264,7 @@ describe('the Fitroom theme blocks, rendered by Liquid, through the app proxy', 
     await context.close();
   }, 240_000);
 
-  it.runIf(existsSync(CHROMIUM))('opens the 3D view: model-viewer through the app proxy with the product\'s GLB loaded', async () => {
+  it('opens the 3D view: model-viewer through the app proxy with the product\'s GLB loaded', async () => {
     const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
     const page = await context.newPage();
     const { errors } = watch(page);

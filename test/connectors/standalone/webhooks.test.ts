@@ -1,16 +1,15 @@
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { freePort } from '../../../adapters/postgres/embedded.ts';
 import { signWebhook, verifyWebhook } from '../../../core/webhooks.ts';
-import { createReceiver } from '../../../examples/webhook-receiver/server.ts';
 import { TOKENS } from '../../../core/tokens.ts';
 import type { StoredDelivery } from '../../../core/ports/webhook-store.ts';
 import { startTestService, waitForJob, type TestService } from '../../support/harness.ts';
 import { testPlugin } from '../../support/test-plugin.ts';
-import { startHttpsReceiver, testTlsOptions, type HttpsReceiver, type ReceivedRequest } from '../../support/tls.ts';
+import { startExample } from '../../support/examples.ts';
+import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from '../../support/tls.ts';
 
 // Only 127.0.0.1 is reachable for this service: a receiver on 127.0.0.2 stands for a blocked target
 // that would answer if the address check let a request through.
@@ -238,15 +237,17 @@ describe('webhooks through the HTTP API', () => {
   });
 
   it('is accepted once by the example receiver, which refuses replays, tampering and stale signatures', async () => {
-    const events: Record<string, unknown>[] = [];
-    const server = https.createServer(testTlsOptions(), createReceiver({ apiKey: key, onEvent: (p) => void events.push(p) }));
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/fitroom`;
+    // run as its README says (TLS terminated by the receiver itself), on the Node a newcomer's shell finds
+    const port = await freePort();
+    const example = await startExample(['examples/webhook-receiver/server.mjs'], { FITROOM_API_KEY: key, TLS_CERT: inject('tlsCertPath'), TLS_KEY: inject('tlsKeyPath'), PORT: String(port) }, /^listening on https:/);
+    const url = `https://127.0.0.1:${port}/fitroom`;
+    const events = () => example.lines.filter((l) => /^(job|batch)\./.test(l));
     try {
       const jobId = await submit({ mode: 'complete', webhookUrl: url });
       const d = await waitForDelivery(jobId, (x) => x.state !== 'pending');
       expect(d.state).toBe('delivered');
-      expect(events).toEqual([expect.objectContaining({ event: 'job.completed', jobId })]);
+      await example.waitForLine(/^job\.completed /);
+      expect(events()).toEqual([`job.completed ${jobId}: completed`]);
 
       const send = (body: string, headers: Record<string, string>) => fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
       const signed = { 'x-webhook-signature': d.signature, 'x-webhook-timestamp': d.timestamp };
@@ -267,10 +268,14 @@ describe('webhooks through the HTTP API', () => {
       const failedPayload = canonical({ event: 'job.failed', jobId, kind: 'test-job', status: 'failed', error: 'x', timestamp: now });
       const failed = await send(failedPayload, { 'x-webhook-signature': signWebhook(sha256Hex(key), failedPayload), 'x-webhook-timestamp': now });
       expect(failed.status).toBe(200);
-      expect(events.map((e) => e.event)).toEqual(['job.completed', 'job.failed']);
+      await example.waitForLine(/^job\.failed /);
+      expect(events()).toEqual([`job.completed ${jobId}: completed`, `job.failed ${jobId}: failed x`]);
+      // a batch callback is signed over the exact bytes it was sent with
+      const batchBody = `{"timestamp":"${now}", "event":"batch.completed","batchId":"b-1"}`;
+      const batch = await send(batchBody, { 'x-webhook-signature': signWebhook(sha256Hex(key), batchBody), 'x-webhook-timestamp': now });
+      expect(batch.status).toBe(200);
     } finally {
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
+      await example.stop();
     }
   });
 

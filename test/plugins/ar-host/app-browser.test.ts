@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import type { Browser } from 'playwright-core';
 import { makeShoeGlb } from '../../support/shoes.ts';
 import { glbForm, startArService, waitForAutofit } from './support.ts';
 import type { ArTestService } from './support.ts';
-import { CHROMIUM, SHOTS, openPage } from './browser.ts';
+import { chromiumPath, SHOTS, openPage } from './browser.ts';
 
 let svc: ArTestService;
 let browser: Browser | null = null;
@@ -25,9 +24,9 @@ afterAll(async () => {
 });
 
 describe('try-on app page in Chromium', () => {
-  it.skipIf(!existsSync(CHROMIUM))('shows the pair (mirror_mode 3) over the camera and analyses frames at native_ml_size', async () => {
+  it('shows the pair (mirror_mode 3) over the camera and analyses frames at native_ml_size', async () => {
     browser = await chromium.launch({
-      executablePath: CHROMIUM,
+      executablePath: chromiumPath(),
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--enable-unsafe-swiftshader', '--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream'],
     });
     const { page, context, outside, problems } = await openPage(browser, svc.ar, `${svc.ar}/tryon/app?id=${objectId}&mm=3&native_ml_size=160&pose_quality=1&debug=1&turbo=1`);

@@ -1,17 +1,34 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { tmpdir } from 'node:os';
 import sharp from 'sharp';
 import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 
-export const CHROMIUM = '/usr/bin/chromium';
+/**
+ * The Chromium the browser tests drive: FITROOM_CHROMIUM, else the browser playwright-core downloaded
+ * (`npx playwright-core install chromium`), else a system package on PATH (Debian's `chromium`).
+ */
+export function chromiumPath(): string {
+  const candidates = [process.env.FITROOM_CHROMIUM, playwrightChromium(), ...['chromium', 'chromium-browser', 'google-chrome-stable', 'google-chrome'].flatMap((name) => (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, name)))];
+  const found = candidates.find((file) => file && existsSync(file));
+  if (found) return found;
+  throw new Error('The browser tests need Chromium and none was found: install it (Debian/Ubuntu: `apt-get install chromium`), or run `npx playwright-core install chromium`, or set FITROOM_CHROMIUM to a Chrome or Chromium binary.');
+}
+
+function playwrightChromium(): string | undefined {
+  try {
+    return chromium.executablePath();
+  } catch {
+    return undefined;
+  }
+}
 export const SHOTS = process.env.FITROOM_SCREENSHOTS ?? path.join(tmpdir(), 'fitroom-ar-screenshots');
 
 export function launchChromium(): Promise<Browser> {
   mkdirSync(SHOTS, { recursive: true });
   return chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: chromiumPath(),
     // WebGL runs on SwiftShader (software) with the GPU disabled
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--enable-unsafe-swiftshader'],
   });

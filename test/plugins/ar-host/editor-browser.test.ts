@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { makeShoeGlb } from '../../support/shoes.ts';
 import { glbForm, startArService, waitForAutofit } from './support.ts';
 import type { ArTestService } from './support.ts';
-import { CHROMIUM, SHOTS, launchChromium, openPage, screenshotStats, waitForModel } from './browser.ts';
+import { SHOTS, launchChromium, openPage, screenshotStats, waitForModel } from './browser.ts';
 
 let svc: ArTestService;
 let browser: Browser | null = null;
@@ -24,7 +23,7 @@ afterAll(async () => {
 });
 
 describe('material editor in Chromium', () => {
-  it.skipIf(!existsSync(CHROMIUM))('changes a part colour, saves it, and shows it again after a reload', async () => {
+  it('changes a part colour, saves it, and shows it again after a reload', async () => {
     browser = await launchChromium();
     // signed in the dashboard way: the login route sets the session cookie and continues to the editor
     const token = await svc.session('editor-owner');

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeShoeGlb } from '../../support/shoes.ts';
-import { CHROMIUM, SHOTS, openPage } from './browser.ts';
+import { chromiumPath, SHOTS, openPage } from './browser.ts';
 import { glbForm, startArService, waitForAutofit, type ArTestService } from './support.ts';
 
 let svc: ArTestService;
@@ -23,7 +23,7 @@ beforeAll(async () => {
   expect((await waitForAutofit(svc, objectId)).status).toBe('finished');
   // no fake camera: the machine has none; a host name mapped to loopback is a plain-HTTP origin
   browser = await chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: chromiumPath(),
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--enable-unsafe-swiftshader', '--host-resolver-rules=MAP fitroom-ar.test 127.0.0.1'],
   });
 }, 60_000);

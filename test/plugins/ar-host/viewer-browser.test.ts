@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { makeShoeGlb } from '../../support/shoes.ts';
 import { glbForm, startArService, waitForAutofit } from './support.ts';
 import type { ArTestService } from './support.ts';
-import { CHROMIUM, SHOTS, launchChromium, openPage, screenshotStats, waitForModel } from './browser.ts';
+import { SHOTS, launchChromium, openPage, screenshotStats, waitForModel } from './browser.ts';
 
 let svc: ArTestService;
 let browser: Browser | null = null;
@@ -26,7 +25,7 @@ afterAll(async () => {
 });
 
 describe('viewer page in Chromium', () => {
-  it.skipIf(!existsSync(CHROMIUM))('loads the aligned shoe without any other host and renders it', async () => {
+  it('loads the aligned shoe without any other host and renders it', async () => {
     browser = await launchChromium();
     const { page, context, outside, problems } = await openPage(browser, svc.ar, `${svc.ar}/tryon?id=${objectId}&debug=1`);
     await waitForModel(page);

@@ -7,32 +7,29 @@
  */
 import nock from 'nock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { startTestService, type TestService } from '../../support/harness.ts';
+import { startExample, type RunningExample } from '../../support/examples.ts';
 import { syntheticPerson, pngDataUrl } from '../../support/images.ts';
 import { makeShoeGlb } from '../../support/shoes.ts';
 import { freePort } from '../../../adapters/postgres/embedded.ts';
-import { CHROMIUM, SHOTS, launchChromium } from '../ar-host/browser.ts';
+import { SHOTS, launchChromium } from '../ar-host/browser.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 let svc: TestService;
-let shop: ChildProcess;
+let shop: RunningExample;
 let shopUrl: string;
 let browser: Browser;
 
-/** The example shop's backend (examples/storefront/server.mjs) in its own process, holding a key of `svc`. */
-async function startExampleShop(fitroom: TestService, accountId: string): Promise<{ url: string; proc: ChildProcess }> {
+/**
+ * The example shop's backend (examples/storefront/server.mjs) in its own process, holding a key of
+ * `svc`, run as its README says on the Node a newcomer's shell finds.
+ */
+async function startExampleShop(fitroom: TestService, accountId: string): Promise<{ url: string; proc: RunningExample }> {
   const { key } = await fitroom.createKey({ accountId });
   const port = await freePort();
-  const proc = spawn(process.execPath, ['examples/storefront/server.mjs'], { cwd: ROOT, env: { PATH: process.env.PATH, FITROOM_URL: fitroom.api, FITROOM_KEY: key, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
-  await new Promise<void>((resolve, reject) => {
-    proc.stdout!.on('data', (c: Buffer) => /Example shop on/.test(c.toString()) && resolve());
-    proc.once('exit', (code) => reject(new Error(`example shop exited ${code}`)));
-  });
+  const proc = await startExample(['examples/storefront/server.mjs'], { FITROOM_URL: fitroom.api, FITROOM_KEY: key, PORT: String(port) }, /Example shop on/);
   return { url: `http://127.0.0.1:${port}`, proc };
 }
 
@@ -56,19 +53,20 @@ function watch(page: Page): { leaks: string[]; errors: string[] } {
 }
 
 beforeAll(async () => {
-  svc = await startTestService();
+  // as under `npm start`: no private network is reachable, so the example's garment must not need one
+  svc = await startTestService({ env: { ALLOWED_PRIVATE_NETWORKS: '' } });
   ({ url: shopUrl, proc: shop } = await startExampleShop(svc, 'example-shop'));
-  if (existsSync(CHROMIUM)) browser = await launchChromium();
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
-  shop?.kill();
+  await shop?.stop();
   await svc?.close();
 });
 
 describe('the storefront widget on the example product page', () => {
-  it.runIf(existsSync(CHROMIUM))('tries a garment on and recommends a size, with no key in the page', async () => {
+  it('tries a garment on and recommends a size, with no key in the page', async () => {
     const photo = await shopperPhoto();
     const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
     const page = await context.newPage();
@@ -107,7 +105,7 @@ describe('the storefront widget on the example product page', () => {
     await context.close();
   }, 240_000);
 
-  it.runIf(existsSync(CHROMIUM))('shows a product GLB in the 3D dialog with model-viewer from the API host; the dialog keeps focus and Escape closes it', async () => {
+  it('shows a product GLB in the 3D dialog with model-viewer from the API host; the dialog keeps focus and Escape closes it', async () => {
     // the shop adds a 3D element after the page loaded (as a product gallery would) and asks the widget
     // to mount it; its GLB is answered by the browser context
     const glb = Buffer.from(await makeShoeGlb());
@@ -143,7 +141,7 @@ describe('the storefront widget on the example product page', () => {
     await context.close();
   }, 120_000);
 
-  it.runIf(existsSync(CHROMIUM))('with BOT_VERIFIER=turnstile renders the vendor widget in the dialog and sends its token, checked by siteverify once; works with third-party cookies blocked', async () => {
+  it('with BOT_VERIFIER=turnstile renders the vendor widget in the dialog and sends its token, checked by siteverify once; works with third-party cookies blocked', async () => {
     // Cloudflare is played by nock on the service side (siteverify, each token valid once) and by a
     // stand-in for api.js in the browser that renders a check box through the same render(el, params) API.
     const issued = new Set<string>();
@@ -157,7 +155,7 @@ describe('the storefront widget on the example product page', () => {
         const fresh = form.get('secret') === 'ts-test-secret' && issued.delete(form.get('response') ?? '');
         return fresh ? { success: true, challenge_ts: new Date().toISOString(), hostname: '127.0.0.1', 'error-codes': [] } : { success: false, 'error-codes': ['timeout-or-duplicate'] };
       });
-    const vendorSvc = await startTestService({ env: { BOT_VERIFIER: 'turnstile', TURNSTILE_SECRET_KEY: 'ts-test-secret', TURNSTILE_SITE_KEY: 'ts-test-site' } });
+    const vendorSvc = await startTestService({ env: { ALLOWED_PRIVATE_NETWORKS: '', BOT_VERIFIER: 'turnstile', TURNSTILE_SECRET_KEY: 'ts-test-secret', TURNSTILE_SITE_KEY: 'ts-test-site' } });
     const vendorShop = await startExampleShop(vendorSvc, 'turnstile-shop');
     const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
     try {
@@ -211,7 +209,7 @@ describe('the storefront widget on the example product page', () => {
       expect(errors).toEqual([]);
     } finally {
       await context.close();
-      vendorShop.proc.kill();
+      await vendorShop.proc.stop();
       await vendorSvc.close();
       nock.cleanAll();
     }

@@ -326,6 +326,12 @@ medusaIntegrationTestRunner({
         // the product carries it through the module link
         const { data: linked } = await getContainer().resolve("query").graph({ entity: "product", fields: ["id", "fitroom_model.*"], filters: { id: product.id } })
         expect((linked[0] as any).fitroom_model).toMatchObject({ glb_url: ready.glb_url, product_model_id: ready.id })
+        // and the store's own product API returns it (the plugin allows the field on Medusa's store product routes)
+        const listed = await call("get", `/store/products?id=${product.id}&fields=%2Bfitroom_model.*`, { headers: store })
+        expect(listed.status).toBe(200)
+        expect(listed.data.products.find((p: { id: string }) => p.id === product.id).fitroom_model).toMatchObject({ glb_url: ready.glb_url, product_model_id: ready.id })
+        const one = await call("get", `/store/products/${product.id}?fields=%2Bfitroom_model.*`, { headers: store })
+        expect(one.data.product.fitroom_model).toMatchObject({ glb_url: ready.glb_url })
 
         const removed = await call("delete", `/admin/fitroom/models/${ready.id}`, { headers: admin })
         expect(removed.data.deleted).toBe(true)

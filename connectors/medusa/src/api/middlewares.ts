@@ -1,4 +1,4 @@
-import { allowFields, authenticate, defineMiddlewares, validateAndTransformBody, validateAndTransformQuery } from "@medusajs/framework/http"
+import { allowFields, authenticate, defineMiddlewares, validateAndTransformBody, validateAndTransformQuery, type MedusaNextFunction, type MedusaRequest, type MedusaResponse } from "@medusajs/framework/http"
 import { z } from "@medusajs/framework/zod"
 
 /** Person and face photos arrive as data URLs: those routes take bodies up to 20 MB, the others Medusa's default. */
@@ -66,8 +66,16 @@ export type StoreCreateDigitalTwinType = z.infer<typeof StoreCreateDigitalTwin>
 export type AdminTryOnType = z.infer<typeof AdminTryOn>
 export type AdminSetSizeChartType = z.infer<typeof AdminSetSizeChart>
 
-/** Medusa's store product routes return only allowed fields: the shown 3D model is one (`fields=+fitroom_model.*`). */
-const allowFitroomModel = allowFields("fitroom_model", "fitroom_model.*", ...["id", "glb_url", "usdz_url", "preview_url", "product_model_id", "updated_at"].map((f) => `fitroom_model.${f}`))
+/**
+ * Medusa's store product routes return only allowed fields: the shown 3D model is one
+ * (`fields=+fitroom_model.*`). Registered on `/store/*`, which Medusa's router orders before the product
+ * routes' own query validation, so the field is allowed by the time it is checked.
+ */
+const allowModelField = allowFields("fitroom_model", "fitroom_model.*", ...["id", "glb_url", "usdz_url", "preview_url", "product_model_id", "updated_at"].map((f) => `fitroom_model.${f}`))
+function allowFitroomModel(req: MedusaRequest, res: MedusaResponse, next: MedusaNextFunction) {
+  if (/^\/store\/products(\/[^/]+)?\/?$/.test(req.path)) return allowModelField(req, res, next)
+  next()
+}
 
 /** Shopper routes work for guests (with their cart) and for signed-in customers. */
 const shopper = authenticate("customer", ["session", "bearer"], { allowUnauthenticated: true })
@@ -75,8 +83,7 @@ const plainQuery = { defaults: [], isList: false }
 
 export default defineMiddlewares({
   routes: [
-    { matcher: "/store/products", method: ["GET"], middlewares: [allowFitroomModel] },
-    { matcher: "/store/products/:id", method: ["GET"], middlewares: [allowFitroomModel] },
+    { matcher: "/store/*", method: ["GET"], middlewares: [allowFitroomModel] },
     { matcher: "/store/fitroom/products/:id/try-on", method: ["POST"], bodyParser: PHOTO_BODY, middlewares: [shopper, validateAndTransformBody(StoreTryOn)] },
     { matcher: "/store/fitroom/products/:id/size-fitting", method: ["POST"], middlewares: [shopper, validateAndTransformBody(StoreShopperBody)] },
     { matcher: "/store/fitroom/digital-twin", method: ["POST"], bodyParser: PHOTO_BODY, middlewares: [shopper, validateAndTransformBody(StoreCreateDigitalTwin)] },
