@@ -18,6 +18,7 @@ export class PgListener {
   private failures = 0;
   private retryPending = false;
   private lostAt: number | null = null;
+  private listening: Promise<unknown> = Promise.resolve();
 
   constructor(connectionString: string) {
     this.url = connectionString;
@@ -32,7 +33,9 @@ export class PgListener {
       this.handlers.set(channel, set);
       // Not reachable right now: the retry listens to every registered channel once connected.
       await this.ensure().catch((e: Error) => this.scheduleRetry(e));
-      await this.client?.query(`listen ${channel}`).catch(() => undefined);
+      // one query at a time on this connection: pg queues overlapping calls, a use it deprecates
+      const client = this.client;
+      if (client) await (this.listening = this.listening.then(() => client.query(`listen ${channel}`)).catch(() => undefined));
     }
     set.add(handler);
     return () => void set.delete(handler);
