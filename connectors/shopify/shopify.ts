@@ -175,7 +175,13 @@ export function shopifyPlugin(settings: ShopifySettings): FitroomPlugin & { conn
           let n = 0;
           for (const m of await store.media({ platform: PLATFORM, status: ['generating'] })) {
             const install = await store.getInstall(PLATFORM, m.shop);
-            const job = install ? await jobs.getOwned(m.jobId, c.merchantCaller(install)).catch(() => null) : null;
+            let job: Awaited<ReturnType<typeof jobs.getOwned>> | null = null;
+            try {
+              job = install ? await jobs.getOwned(m.jobId, c.merchantCaller(install)) : null;
+            } catch (e) {
+              // only a job that is gone fails the row; a database fault is retried by the next sweep
+              if (!(isFitroomError(e) && e.code === 'NOT_FOUND')) continue;
+            }
             if (!install || !job) {
               await store.updateMedia(m.id, { status: 'failed', error: install ? 'The 3D generation job no longer exists' : 'The shop uninstalled Fitroom before the model could be attached' });
               continue;
