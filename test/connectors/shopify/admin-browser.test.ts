@@ -14,14 +14,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Session } from '@shopify/shopify-api';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startTestService, type TestService } from '../../support/harness.ts';
-import { loadShopifySettings } from '../../../connectors/shopify/settings.ts';
-import { PLATFORM, shopifyPlugin, type ShopifyConnector } from '../../../connectors/shopify/shopify.ts';
-import { mountShopify } from '../../../connectors/shopify/routes.ts';
+import { type TestService } from '../../support/harness.ts';
+import { PLATFORM, type ShopifyConnector } from '../../../connectors/shopify/shopify.ts';
 import { deepLinks } from '../../../connectors/shopify/admin/overview.ts';
 import { PLATFORM_USAGE } from '../../../core/ports/platform-usage.ts';
 import { SHOTS, launchChromium } from '../../plugins/ar-host/browser.ts';
-import { signSessionToken, TEST_TOKEN_KEYS } from './support.ts';
+import { signSessionToken, startShopifyService } from './support.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../../..');
@@ -65,10 +63,7 @@ function productsPage() {
 }
 
 beforeAll(async () => {
-  const settings = loadShopifySettings({ SHOPIFY_API_KEY: API_KEY, SHOPIFY_API_SECRET: SECRET, SHOPIFY_APP_URL: 'https://my-test-app.myshopify.io', SHOPIFY_TOKEN_KEYS: TEST_TOKEN_KEYS })!;
-  const plugin = shopifyPlugin(settings);
-  svc = await startTestService({ plugins: [plugin], mounts: [(router, h) => mountShopify(router, { connector: plugin.connector(), pipeline: h.pipeline, http: h })] });
-  c = plugin.connector();
+  ({ svc, c } = await startShopifyService());
   await c.completeInstall(new Session({ id: `offline_${SHOP}`, shop: SHOP, state: 'x', isOnline: false, accessToken: 'shpat_admin', scope: 'read_products,write_products,write_app_proxy,read_themes' }));
   // a model attached last week, one that failed, and this month's storefront use
   const ready = { id: crypto.randomUUID(), platform: PLATFORM, shop: SHOP, productId: 'gid://shopify/Product/102', jobId: crypto.randomUUID() };

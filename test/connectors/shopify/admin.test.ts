@@ -11,15 +11,13 @@ import { createHmac } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Session } from '@shopify/shopify-api';
-import { startTestService, type TestService } from '../../support/harness.ts';
+import { type TestService } from '../../support/harness.ts';
 import { images as tryOnImages } from '../../plugins/tryon/helpers.ts';
-import { loadShopifySettings } from '../../../connectors/shopify/settings.ts';
-import { PLATFORM, shopifyPlugin, type ShopifyConnector } from '../../../connectors/shopify/shopify.ts';
-import { mountShopify } from '../../../connectors/shopify/routes.ts';
+import { PLATFORM, type ShopifyConnector } from '../../../connectors/shopify/shopify.ts';
 import { CONSENT_HEADER, CONSENT_VERSION } from '../../../connectors/shopify/proxy.ts';
 import { themeState, type ThemeFiles } from '../../../connectors/shopify/admin/overview.ts';
 import { PLATFORM_USAGE } from '../../../core/ports/platform-usage.ts';
-import { signProxyQuery, signSessionToken, TEST_TOKEN_KEYS } from './support.ts';
+import { signProxyQuery, signSessionToken, startShopifyService } from './support.ts';
 
 const SHOP = 'overview-shop.myshopify.com';
 const API_KEY = 'testApiKey';
@@ -31,10 +29,7 @@ let svc: TestService;
 let c: ShopifyConnector;
 
 beforeAll(async () => {
-  const settings = loadShopifySettings({ SHOPIFY_API_KEY: API_KEY, SHOPIFY_API_SECRET: SECRET, SHOPIFY_APP_URL: 'https://my-test-app.myshopify.io', SHOPIFY_TOKEN_KEYS: TEST_TOKEN_KEYS })!;
-  const plugin = shopifyPlugin(settings);
-  svc = await startTestService({ plugins: [plugin], env: { BOT_VERIFIER: 'off' }, mounts: [(router, h) => mountShopify(router, { connector: plugin.connector(), pipeline: h.pipeline, http: h })] });
-  c = plugin.connector();
+  ({ svc, c } = await startShopifyService({ env: { BOT_VERIFIER: 'off' } }));
   await c.completeInstall(new Session({ id: `offline_${SHOP}`, shop: SHOP, state: 'x', isOnline: false, accessToken: 'shpat_overview', scope: 'read_products,write_products,write_app_proxy' }));
   nock.disableNetConnect();
   nock.enableNetConnect(/127\.0\.0\.1|localhost/);

@@ -18,15 +18,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHmac, randomUUID } from 'node:crypto';
 import { getJwt } from '@shopify/shopify-api/test-helpers';
 import { Session } from '@shopify/shopify-api';
-import { startTestService, type TestService } from '../../support/harness.ts';
+import { type TestService } from '../../support/harness.ts';
 import { images as tryOnImages } from '../../plugins/tryon/helpers.ts';
 import { loadShopifySettings, parseTokenKeys } from '../../../connectors/shopify/settings.ts';
-import { shopifyPlugin, PLATFORM, shopperOwner, merchantOwner, accountOf, type ShopifyConnector } from '../../../connectors/shopify/shopify.ts';
-import { mountShopify } from '../../../connectors/shopify/routes.ts';
+import { PLATFORM, shopperOwner, merchantOwner, accountOf, type ShopifyConnector } from '../../../connectors/shopify/shopify.ts';
 import { sealStoredSessions, TokenVault } from '../../../connectors/shopify/tokens.ts';
 import { chargeVendorJobs, vendorAllowed } from '../../../connectors/shopify/billing.ts';
 import { ConfigError } from '../../../core/config.ts';
-import { signProxyQuery, TEST_TOKEN_KEYS } from './support.ts';
+import { signProxyQuery, TEST_TOKEN_KEYS, startShopifyService } from './support.ts';
 
 const SHOP = 'server-shop.myshopify.com';
 const OTHER = 'other-shop.myshopify.com';
@@ -41,13 +40,10 @@ let c: ShopifyConnector;
 const logLines: string[] = [];
 
 beforeAll(async () => {
-  const settings = loadShopifySettings({ SHOPIFY_API_KEY: API_KEY, SHOPIFY_API_SECRET: SECRET, SHOPIFY_APP_URL: APP_URL, SHOPIFY_TOKEN_KEYS: TEST_TOKEN_KEYS, SHOPIFY_USAGE_CAP: '1.00', SHOPIFY_PRICE_TRYON: '0.40' })!;
-  const plugin = shopifyPlugin(settings);
   // every line the app logs, at every level, kept to scan for tokens
   const sink = new Writable({ write: (chunk, _e, cb) => (logLines.push(String(chunk)), cb()) });
   const log = pino({ level: 'trace' }, sink);
-  svc = await startTestService({ plugins: [plugin], env: { BOT_VERIFIER: 'off' }, mounts: [(router, h) => mountShopify(router, { connector: plugin.connector(), pipeline: h.pipeline, http: { ...h, log } })] });
-  c = plugin.connector();
+  ({ svc, c } = await startShopifyService({ settings: { SHOPIFY_USAGE_CAP: '1.00', SHOPIFY_PRICE_TRYON: '0.40' }, env: { BOT_VERIFIER: 'off' }, log }));
   nock.disableNetConnect();
   nock.enableNetConnect(/127\.0\.0\.1|localhost/);
 }, 120_000);

@@ -11,14 +11,13 @@ import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getJwt } from '@shopify/shopify-api/test-helpers';
-import { startTestService, type TestService } from '../../support/harness.ts';
+import { type TestService } from '../../support/harness.ts';
 import { shoePhotos } from '../../plugins/shoe3d/helpers.ts';
 import { images as tryOnImages } from '../../plugins/tryon/helpers.ts';
 import { loadShopifySettings } from '../../../connectors/shopify/settings.ts';
-import { shopifyPlugin, PLATFORM, shopperOwner, merchantOwner, type ShopifyConnector } from '../../../connectors/shopify/shopify.ts';
-import { mountShopify } from '../../../connectors/shopify/routes.ts';
+import { PLATFORM, shopperOwner, merchantOwner, type ShopifyConnector } from '../../../connectors/shopify/shopify.ts';
 import { ConfigError } from '../../../core/config.ts';
-import { signProxyQuery as signShopifyProxy, TEST_TOKEN_KEYS } from './support.ts';
+import { signProxyQuery as signShopifyProxy, TEST_TOKEN_KEYS, startShopifyService } from './support.ts';
 
 const SHOP = 'test-shop.myshopify.com';
 const API_KEY = 'testApiKey';
@@ -34,10 +33,7 @@ let imageServer: http.Server;
 let imageBase: string;
 
 beforeAll(async () => {
-  const settings = loadShopifySettings({ SHOPIFY_API_KEY: API_KEY, SHOPIFY_API_SECRET: SECRET, SHOPIFY_APP_URL: APP_URL, SHOPIFY_TOKEN_KEYS: TEST_TOKEN_KEYS })!;
-  const plugin = shopifyPlugin(settings);
-  svc = await startTestService({ plugins: [plugin], env: { BOT_VERIFIER: 'off' }, mounts: [(router, h) => mountShopify(router, { connector: plugin.connector(), pipeline: h.pipeline, http: h })] });
-  c = plugin.connector();
+  ({ svc, c } = await startShopifyService({ env: { BOT_VERIFIER: 'off' } }));
   // product images on a loopback "CDN"
   const photos = await shoePhotos([0, 90, 180, 270]);
   const bytes = photos.map((d) => Buffer.from(d.slice(d.indexOf(',') + 1), 'base64'));

@@ -20,7 +20,7 @@ import { DIALOG_ASSET, THEME_ASSET_BUDGET_GZIP, themeAssetSizes } from '../../..
 import { WIDGET_FILE } from '../../../plugins/storefront/widget-size.ts';
 import { RATE_LIMITS } from '../../../core/pipeline.ts';
 import { TOKENS } from '../../../core/tokens.ts';
-import { signProxyQuery, TEST_TOKEN_KEYS } from './support.ts';
+import { signProxyQuery, TEST_TOKEN_KEYS, startShopifyService } from './support.ts';
 
 const API_KEY = 'testApiKey';
 const SECRET = 'testApiSecretKey';
@@ -31,10 +31,7 @@ let svc: TestService;
 let c: ShopifyConnector;
 
 beforeAll(async () => {
-  const settings = loadShopifySettings({ SHOPIFY_API_KEY: API_KEY, SHOPIFY_API_SECRET: SECRET, SHOPIFY_APP_URL: 'https://my-test-app.myshopify.io', SHOPIFY_TOKEN_KEYS: TEST_TOKEN_KEYS })!;
-  const plugin = shopifyPlugin(settings);
-  svc = await startTestService({ plugins: [plugin], env: { BOT_VERIFIER: 'off' }, mounts: [(router, h) => mountShopify(router, { connector: plugin.connector(), pipeline: h.pipeline, http: h })] });
-  c = plugin.connector();
+  ({ svc, c } = await startShopifyService({ env: { BOT_VERIFIER: 'off' } }));
   for (const shop of [SHOP, OTHER]) await c.completeInstall(new Session({ id: `offline_${shop}`, shop, state: 'x', isOnline: false, accessToken: 'shpat_x', scope: 'write_products' }));
 }, 120_000);
 

@@ -1,4 +1,9 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import { startTestService, type TestService } from '../../support/harness.ts';
+import type { HttpDeps } from '../../../connectors/standalone/http.ts';
+import { loadShopifySettings } from '../../../connectors/shopify/settings.ts';
+import { shopifyPlugin, type ShopifyConnector } from '../../../connectors/shopify/shopify.ts';
+import { mountShopify } from '../../../connectors/shopify/routes.ts';
 
 /**
  * An app proxy query as Shopify signs it: the parameters sorted, `k=v` (repeated values joined
@@ -26,3 +31,16 @@ export function signSessionToken(shop: string, apiKey: string, secret: string, s
 
 /** SHOPIFY_TOKEN_KEYS for tests: one fixed 32-byte key (never a real deployment's). */
 export const TEST_TOKEN_KEYS = `k1:${Buffer.alloc(32, 7).toString('base64')}`;
+
+export const TEST_APP_URL = 'https://my-test-app.myshopify.io';
+
+/**
+ * The standalone service with the Shopify app mounted under /shopify, as the test files start it:
+ * the test app's credentials and token key, plus `settings` (SHOPIFY_* variables) and the service's `env`.
+ */
+export async function startShopifyService(opts: { settings?: Record<string, string>; env?: Record<string, string>; log?: HttpDeps['log'] } = {}): Promise<{ svc: TestService; c: ShopifyConnector }> {
+  const settings = loadShopifySettings({ SHOPIFY_API_KEY: 'testApiKey', SHOPIFY_API_SECRET: 'testApiSecretKey', SHOPIFY_APP_URL: TEST_APP_URL, SHOPIFY_TOKEN_KEYS: TEST_TOKEN_KEYS, ...opts.settings })!;
+  const plugin = shopifyPlugin(settings);
+  const svc = await startTestService({ plugins: [plugin], ...(opts.env ? { env: opts.env } : {}), mounts: [(router, h) => mountShopify(router, { connector: plugin.connector(), pipeline: h.pipeline, http: opts.log ? { ...h, log: opts.log } : h })] });
+  return { svc, c: plugin.connector() };
+}

@@ -19,14 +19,12 @@ import type { AddressInfo } from 'node:net';
 import { Liquid, Tag, type TagToken, type TopLevelToken, type Context, type Emitter } from 'liquidjs';
 import { Session } from '@shopify/shopify-api';
 import type { Browser, Page } from 'playwright-core';
-import { startTestService, type TestService } from '../../support/harness.ts';
+import { type TestService } from '../../support/harness.ts';
 import { syntheticPerson, pngDataUrl } from '../../support/images.ts';
 import { makeShoeGlb } from '../../support/shoes.ts';
-import { loadShopifySettings } from '../../../connectors/shopify/settings.ts';
-import { shopifyPlugin, shopperOwner } from '../../../connectors/shopify/shopify.ts';
-import { mountShopify } from '../../../connectors/shopify/routes.ts';
+import { shopperOwner, type ShopifyConnector } from '../../../connectors/shopify/shopify.ts';
 import { SHOTS, launchChromium } from '../../plugins/ar-host/browser.ts';
-import { signProxyQuery, TEST_TOKEN_KEYS } from './support.ts';
+import { signProxyQuery, startShopifyService } from './support.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const EXTENSION = path.join(ROOT, 'connectors/shopify/extensions/fitroom-theme');
@@ -120,10 +118,9 @@ async function renderProductPage(engine: Liquid, p: ProductFixture): Promise<str
 }
 
 beforeAll(async () => {
-  const settings = loadShopifySettings({ SHOPIFY_API_KEY: 'testApiKey', SHOPIFY_API_SECRET: SECRET, SHOPIFY_APP_URL: 'https://my-test-app.myshopify.io', SHOPIFY_TOKEN_KEYS: TEST_TOKEN_KEYS })!;
-  const plugin = shopifyPlugin(settings);
-  svc = await startTestService({ plugins: [plugin], mounts: [(router, h) => mountShopify(router, { connector: plugin.connector(), pipeline: h.pipeline, http: h })] });
-  await plugin.connector().completeInstall(new Session({ id: `offline_${SHOP}`, shop: SHOP, state: 'x', isOnline: false, accessToken: 'shpat_x', scope: 'write_products' }));
+  let c: ShopifyConnector;
+  ({ svc, c } = await startShopifyService());
+  await c.completeInstall(new Session({ id: `offline_${SHOP}`, shop: SHOP, state: 'x', isOnline: false, accessToken: 'shpat_x', scope: 'write_products' }));
 
   // Shopify's CDN: the extension's assets and the product files
   const tee = readFileSync(path.join(ROOT, 'examples/storefront/red-tee.png'));
