@@ -29,12 +29,15 @@ export interface MaskBounds {
   area: number;
 }
 
-/** Bounding box and area of the set pixels, or null when none is set. */
-export function maskBounds(mask: Uint8Array, width: number, height: number): MaskBounds | null {
+/**
+ * Bounding box and area of the set pixels, or null when none is set. `stride` and `offset` read one
+ * channel of an interleaved image (4 and 3: the alpha of RGBA).
+ */
+export function maskBounds(mask: ArrayLike<number>, width: number, height: number, stride = 1, offset = 0): MaskBounds | null {
   let x0 = width, y0 = height, x1 = -1, y1 = -1, area = 0;
   for (let y = 0; y < height; y++) {
     for (let x = 0, i = y * width; x < width; x++, i++) {
-      if (!mask[i]) continue;
+      if (!mask[i * stride + offset]) continue;
       area++;
       if (x < x0) x0 = x;
       if (x > x1) x1 = x;

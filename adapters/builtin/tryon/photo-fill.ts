@@ -3,6 +3,7 @@
  * person's skin (measured on the photo) or the background beside the body in the same row.
  */
 import { distanceTransform } from '../raster/distance-transform.ts';
+import { maskBounds } from '../raster/mask.ts';
 import { PERSON_PART, type PersonBody } from '../../../core/ports/person-analyzer.ts';
 import { isSkin } from '../body/face.ts';
 import { deltaE76, srgbToLab } from './color.ts';
@@ -198,25 +199,6 @@ function detailStd(img: Uint8Array, width: number, mask: Uint8Array, box: [numbe
   return devs.length ? median(devs) : 1.5;
 }
 
-/** The bounding box [x0, y0, x1, y1) of a mask's set pixels, grown by `pad`; null when empty. */
-function maskBox(mask: Uint8Array, w: number, h: number, pad: number): [number, number, number, number] | null {
-  let x0 = w;
-  let y0 = h;
-  let x1 = -1;
-  let y1 = -1;
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      if (!mask[y * w + x]) continue;
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      if (y > y1) y1 = y;
-    }
-  }
-  if (x1 < 0) return null;
-  return [Math.max(0, x0 - pad), Math.max(0, y0 - pad), Math.min(w, x1 + 1 + pad), Math.min(h, y1 + 1 + pad)];
-}
-
 /**
  * The membrane takes the colour of whatever skin borders the gap (an armpit's shadow, a hand, the
  * reddish edge of an old sleeve), which can be far from the person's skin. Inside the gap its colour
@@ -265,8 +247,9 @@ export function synthesiseFill(canvas: Float32Array, fill: Uint8Array, body: Per
     }
     if (!any) continue;
     const pad = Math.round(Math.max(w, h) * 0.06);
-    const box = maskBox(region, w, h, pad);
-    if (!box) continue;
+    const bounds = maskBounds(region, w, h);
+    if (!bounds) continue;
+    const box: [number, number, number, number] = [Math.max(0, bounds.x0 - pad), Math.max(0, bounds.y0 - pad), Math.min(w, bounds.x1 + 1 + pad), Math.min(h, bounds.y1 + 1 + pad)];
     // the source: visible skin (de-shaded by the same edge factor), or the backdrop beside the body
     src.fill(0);
     const shadeAt = (i: number) => (kind === 1 ? 0.8 + 0.2 * Math.min(1, edgeDistance[i] / Math.max(1, limbRadius)) ** 0.5 : 1);

@@ -11,6 +11,7 @@ import { PERSON_PART, type PersonBody } from '../../../core/ports/person-analyze
 import type { Point } from '../../../core/twins/body.ts';
 import { largestComponent } from '../raster/components.ts';
 import { dilate } from '../raster/morphology.ts';
+import { maskBounds } from '../raster/mask.ts';
 import { distanceTransform } from '../raster/distance-transform.ts';
 import { isSkin } from '../body/face.ts';
 import { boxBlur } from './box-blur.ts';
@@ -933,24 +934,12 @@ export function transferShading(layer: Layer, oldTop: Uint8Array, body: PersonBo
   const img = body.image.data;
   const R = Math.max(4, Math.round(0.06 * sw));
   // the work stays in the garment's box (plus the blur's reach)
-  let x0 = w;
-  let y0 = h;
-  let x1 = -1;
-  let y1 = -1;
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      if (data[(y * w + x) * 4 + 3] <= 0) continue;
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      if (y > y1) y1 = y;
-    }
-  }
-  if (x1 < 0) return;
-  x0 = Math.max(0, x0 - R);
-  y0 = Math.max(0, y0 - R);
-  x1 = Math.min(w - 1, x1 + R);
-  y1 = Math.min(h - 1, y1 + R);
+  const bounds = maskBounds(data, w, h, 4, 3);
+  if (!bounds) return;
+  const x0 = Math.max(0, bounds.x0 - R);
+  const y0 = Math.max(0, bounds.y0 - R);
+  const x1 = Math.min(w - 1, bounds.x1 + R);
+  const y1 = Math.min(h - 1, bounds.y1 + R);
   const cw = x1 - x0 + 1;
   const ch = y1 - y0 + 1;
   const cn = cw * ch;
