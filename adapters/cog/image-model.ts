@@ -4,7 +4,7 @@ import { ProviderError } from '../../core/ports/image-model.ts';
 import type { ImageModelProvider, ModelCall, ModelSpec, VendorCheck } from '../../core/ports/image-model.ts';
 import { OutboundError, type OutboundHttp } from '../../core/ports/outbound-http.ts';
 import { modelsForProvider } from '../../core/tryon/models.ts';
-import { checkBaseUrl, checkRequest, dataUri, downloadCapped, pollUntil, positiveOption, requestJson, vendorRequest } from '../http/vendor.ts';
+import { checkBaseUrl, checkRequest, dataUri, downloadCapped, onOrigin, pollUntil, positiveOption, requestJson, vendorRequest } from '../http/vendor.ts';
 import type { ErrorReader, VendorSettings } from '../http/vendor.ts';
 import { FASHN_CATEGORY, fashnGarment, fromDataUri, tryOnInputs } from '../http/tryon-inputs.ts';
 
@@ -233,8 +233,8 @@ export class CogImageModel implements ImageModelProvider {
     const created = (await requestJson(this.id, url, { method: 'POST', headers: { ...this.#headers(), prefer: `wait=${this.#syncWait}` }, json: body, signal, timeoutMs: this.#http.timeoutMs }, readError)) as Prediction;
     if (TERMINAL.has(created.status ?? '')) return created;
     if (!created.id) throw new ProviderError(this.id, 'prediction created without an id', { retryable: true });
-    const getUrl = this.#sameHost(created.urls?.get) ?? `${base}/predictions/${encodeURIComponent(created.id)}`;
-    const cancelUrl = this.#sameHost(created.urls?.cancel) ?? `${base}/predictions/${encodeURIComponent(created.id)}/cancel`;
+    const getUrl = onOrigin(created.urls?.get, this.#http.baseUrl) ?? `${base}/predictions/${encodeURIComponent(created.id)}`;
+    const cancelUrl = onOrigin(created.urls?.cancel, this.#http.baseUrl) ?? `${base}/predictions/${encodeURIComponent(created.id)}/cancel`;
     try {
       return await pollUntil<Prediction>(this.#http, {
         signal,
@@ -279,14 +279,6 @@ export class CogImageModel implements ImageModelProvider {
     return { accept: 'application/json', ...(this.#token ? { authorization: `Bearer ${this.#token}` } : {}) };
   }
 
-  #sameHost(url: string | undefined): string | undefined {
-    if (!url) return undefined;
-    try {
-      return new URL(url).origin === new URL(this.#http.baseUrl).origin ? url : undefined;
-    } catch {
-      return undefined;
-    }
-  }
 }
 
 function failure(provider: string, model: string, p: Prediction): ProviderError {

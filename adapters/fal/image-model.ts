@@ -2,7 +2,7 @@ import type { EncodedImage } from '../../core/images.ts';
 import { ProviderError } from '../../core/ports/image-model.ts';
 import type { ImageModelProvider, ModelCall, ModelSpec, VendorCheck } from '../../core/ports/image-model.ts';
 import { modelsForProvider } from '../../core/tryon/models.ts';
-import { INPUT_STATUSES, checkBaseUrl, checkRequest, downloadCapped, httpError, pollUntil, positiveOption, requestJson, vendorRequest, vendorSettings } from '../http/vendor.ts';
+import { INPUT_STATUSES, checkBaseUrl, checkRequest, downloadCapped, httpError, onOrigin, pollUntil, positiveOption, requestJson, vendorRequest, vendorSettings } from '../http/vendor.ts';
 import type { ErrorReader, VendorOptions, VendorSettings } from '../http/vendor.ts';
 import { FASHN_CATEGORY, fashnGarment, tryOnInputs } from '../http/tryon-inputs.ts';
 
@@ -103,9 +103,9 @@ export class FalImageModel implements ImageModelProvider {
     // Status and result URLs drop a model's sub-path (fal-ai/flux-pro/kontext -> fal-ai/flux-pro), so
     // prefer the ones fal returns; they must stay on the queue host because they carry the key.
     const appPath = call.model.split('/').slice(0, 2).join('/');
-    const statusUrl = this.#sameHost(submit.status_url) ?? `${base}/${appPath}/requests/${id}/status`;
-    const responseUrl = this.#sameHost(submit.response_url) ?? `${base}/${appPath}/requests/${id}`;
-    const cancelUrl = this.#sameHost(submit.cancel_url) ?? `${base}/${appPath}/requests/${id}/cancel`;
+    const statusUrl = onOrigin(submit.status_url, this.#http.baseUrl) ?? `${base}/${appPath}/requests/${id}/status`;
+    const responseUrl = onOrigin(submit.response_url, this.#http.baseUrl) ?? `${base}/${appPath}/requests/${id}`;
+    const cancelUrl = onOrigin(submit.cancel_url, this.#http.baseUrl) ?? `${base}/${appPath}/requests/${id}/cancel`;
 
     let done: QueueStatus;
     try {
@@ -233,14 +233,6 @@ export class FalImageModel implements ImageModelProvider {
       .catch(() => undefined);
   }
 
-  #sameHost(url: string | undefined): string | undefined {
-    if (!url) return undefined;
-    try {
-      return new URL(url).origin === new URL(this.#http.baseUrl).origin ? url : undefined;
-    } catch {
-      return undefined;
-    }
-  }
 }
 
 /**

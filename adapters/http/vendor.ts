@@ -76,6 +76,16 @@ export function positiveOption(provider: string, name: string, n: number): numbe
 }
 
 /** A reference image as the base64 data URI that fal and Meshy accept in place of a URL. */
+/** `url` when it is on `base`'s origin (a vendor's own status or cancel link), else undefined: never another host. */
+export function onOrigin(url: string | undefined, base: string): string | undefined {
+  if (!url) return undefined;
+  try {
+    return new URL(url).origin === new URL(base).origin ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function dataUri(image: EncodedImage): string {
   return `data:${image.contentType};base64,${Buffer.from(image.bytes).toString('base64')}`;
 }
