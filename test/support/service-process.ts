@@ -173,3 +173,30 @@ export async function startRoleProcess(role: 'api' | 'worker', env: Record<strin
   });
   return { role, proc, dataDir, api: `http://127.0.0.1:${port}`, ar: `http://127.0.0.1:${arPort}`, exited, log: () => output.join('') };
 }
+
+/** A worker process started by a test: its output so far, when it is running, and how it ended. */
+export interface WorkerChild {
+  proc: ChildProcess;
+  output: string[];
+  ready: Promise<void>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+}
+
+/** Follows a spawned `main.ts worker` (stdout and stderr piped) until it says `worker running`. */
+export function watchWorker(proc: ChildProcess): WorkerChild {
+  const output: string[] = [];
+  let markReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve, reject) => {
+    markReady = resolve;
+    proc.once('exit', (code) => reject(new Error(`worker exited (${code}) before it was ready:\n${output.join('')}`)));
+  });
+  ready.catch(() => undefined);
+  const onData = (chunk: Buffer) => {
+    output.push(chunk.toString());
+    if (/worker running/.test(chunk.toString())) markReady();
+  };
+  proc.stdout!.on('data', onData);
+  proc.stderr!.on('data', onData);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
+  return { proc, output, ready, exited };
+}

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestService, waitForJob, type TestService } from '../../support/harness.ts';
+import { watchWorker, type WorkerChild } from '../../support/service-process.ts';
 import { testPlugin } from '../../support/test-plugin.ts';
 import { JOB_TASK } from '../../../adapters/postgres/job-store.ts';
 
@@ -15,14 +16,6 @@ import { JOB_TASK } from '../../../adapters/postgres/job-store.ts';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
 const DEAD_AFTER_SECONDS = 3;
-
-interface WorkerChild {
-  proc: ChildProcess;
-  output: string[];
-  /** Resolves once the worker has logged that it runs. */
-  ready: Promise<void>;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
-}
 
 const children: WorkerChild[] = [];
 let svc: TestService;
@@ -45,21 +38,7 @@ function spawnWorker(): WorkerChild {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const output: string[] = [];
-  let markReady: () => void = () => undefined;
-  const ready = new Promise<void>((resolve, reject) => {
-    markReady = resolve;
-    proc.once('exit', (code) => reject(new Error(`worker exited (${code}) before it was ready:\n${output.join('')}`)));
-  });
-  ready.catch(() => undefined);
-  const onData = (chunk: Buffer) => {
-    output.push(chunk.toString());
-    if (/worker running/.test(chunk.toString())) markReady();
-  };
-  proc.stdout!.on('data', onData);
-  proc.stderr!.on('data', onData);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
-  const child = { proc, output, ready, exited };
+  const child = watchWorker(proc);
   children.push(child);
   return child;
 }

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import https from 'node:https';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
 import { startTestService, waitForJob, type TestService } from '../../support/harness.ts';
 import { testTlsOptions } from '../../support/tls.ts';
-import { until } from '../../support/service-process.ts';
+import { until, watchWorker, type WorkerChild } from '../../support/service-process.ts';
 import { shoeGlb, shoePhotos } from '../../plugins/shoe3d/helpers.ts';
 
 /**
@@ -87,13 +87,6 @@ async function startMeshyStandIn(glb: Uint8Array): Promise<MeshyStandIn> {
   return self;
 }
 
-interface WorkerChild {
-  proc: ChildProcess;
-  output: string[];
-  ready: Promise<void>;
-  exited: Promise<NodeJS.Signals | null>;
-}
-
 const children: WorkerChild[] = [];
 let svc: TestService;
 let key: string;
@@ -122,21 +115,7 @@ function spawnWorker(): WorkerChild {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const output: string[] = [];
-  let markReady: () => void = () => undefined;
-  const ready = new Promise<void>((resolve, reject) => {
-    markReady = resolve;
-    proc.once('exit', (code) => reject(new Error(`worker exited (${code}) before it was ready:\n${output.join('')}`)));
-  });
-  ready.catch(() => undefined);
-  const onData = (chunk: Buffer) => {
-    output.push(chunk.toString());
-    if (/worker running/.test(chunk.toString())) markReady();
-  };
-  proc.stdout!.on('data', onData);
-  proc.stderr!.on('data', onData);
-  const exited = new Promise<NodeJS.Signals | null>((resolve) => proc.once('exit', (_code, signal) => resolve(signal)));
-  const child = { proc, output, ready, exited };
+  const child = watchWorker(proc);
   children.push(child);
   return child;
 }
@@ -157,7 +136,7 @@ async function killWhilePolling(taskId: string): Promise<{ jobId: string; job: a
   await until(async () => (meshy.tasks.get(taskId)?.polls ?? 0) >= 3, 120_000);
   expect((await trace(sub.body.jobId)).diagnostics.vendorTask).toMatchObject({ reconstructor: 'meshy', id: taskId });
   first.proc.kill('SIGKILL');
-  expect(await first.exited).toBe('SIGKILL');
+  expect((await first.exited).signal).toBe('SIGKILL');
 
   const pollsBefore = meshy.tasks.get(taskId)!.polls;
   const second = spawnWorker();
