@@ -12,6 +12,7 @@
 import type { RasterImage } from '../../core/images.ts';
 import { deltaE76, srgbToLab } from '../../adapters/builtin/tryon/color.ts';
 import type { LayerDiagnostics } from '../../adapters/builtin/tryon/diagnostics.ts';
+import { streakRatio } from '../../adapters/builtin/tryon/quality-gate.ts';
 import { isSkin } from '../../adapters/builtin/body/face.ts';
 import { PERSON_PART } from '../../core/ports/person-analyzer.ts';
 
@@ -82,37 +83,11 @@ export function skinRealism(result: RasterImage, person: RasterImage, fillMask: 
   return { stdRatio: fill.std / Math.max(1e-6, own.std), deltaE: deltaE76(fill.lab, own.lab), count: fill.count };
 }
 
-/** Horizontal and vertical gradient energy of the luminance over pixels whose 5x5 neighbourhood is inside. */
-function gradientEnergy(img: RasterImage, mask: Field, level: number): { gx: number; gy: number } {
-  const { width: w, height: h } = img;
-  const inside = (x: number, y: number) => x >= 0 && y >= 0 && x < w && y < h && mask[y * w + x] >= level;
-  let gx = 0;
-  let gy = 0;
-  for (let y = 2; y < h - 2; y++) {
-    for (let x = 2; x < w - 2; x++) {
-      if (!inside(x, y) || !inside(x - 2, y) || !inside(x + 2, y) || !inside(x, y - 2) || !inside(x, y + 2)) continue;
-      const i = y * w + x;
-      const dx = lum(img, i + 1) - lum(img, i - 1);
-      const dy = lum(img, i + w) - lum(img, i - w);
-      gx += dx * dx;
-      gy += dy * dy;
-    }
-  }
-  return { gx, gy };
-}
-
 /**
- * Horizontal over vertical gradient energy inside the garment on the result, divided by the same
- * ratio inside the packshot's garment (1 = the garment's own structure; vertical smears of a warp
- * drive it up, horizontal bands down). Masks count where >= 0.5 (coverage) or >= 128 (bytes): pass
- * `level` for another threshold.
+ * Horizontal over vertical gradient energy inside the garment on the result, over the packshot's
+ * own (the quality gate's measure, so the bound the gate holds is the one measured here).
  */
-export function streakRatio(result: RasterImage, garmentMask: Field, packshot: RasterImage, packshotMask: Field, level = 0.5): number {
-  const r = gradientEnergy(result, garmentMask, level);
-  const p = gradientEnergy(packshot, packshotMask, level);
-  const eps = 1e-6;
-  return (r.gx + eps) / (r.gy + eps) / ((p.gx + eps) / (p.gy + eps));
-}
+export { streakRatio };
 
 /**
  * The outlines of the field's `level` set, by marching squares (edge crossings interpolated, so a

@@ -1,7 +1,8 @@
 /**
- * A top on a person photo (learned parsing available): the packshot's body panel is mapped row by
- * row onto the person's torso between the shoulder line and the hem (the person's own top is
- * covered: a new top shorter than it is lengthened to its hem), each sleeve is laid along its arm
+ * A top on a person photo (learned parsing available): the packshot's body panel is laid by a quad
+ * mesh onto the person's torso between the shoulder line and the hem, at one scale along and across
+ * so its print keeps its proportions (the person's own top is covered: a new top shorter than it is
+ * lengthened to its hem), each sleeve is laid along its arm
  * (shoulder, elbow, wrist), and nothing is drawn over the face, the hair, arms in front of the
  * torso or the background beyond a thin margin around the person. What stays visible of the old
  * top (straps, armholes, a higher neckline) is repainted with skin or background afterwards.
@@ -55,6 +56,14 @@ interface TopShape {
   sleeves: SleeveShape[];
 }
 
+/** Output rows between the panel mesh's rows, and its nodes across. */
+const PANEL_STEP = 6;
+const PANEL_COLS = 11;
+/** How far the panel's scale across may differ from its scale along (the print's aspect kept within it). */
+const ASPECT_SLACK = 1.12;
+/** The same at the collar, where the cloth spans the shoulders (wider than the chest below them). */
+const SHOULDER_SLACK = 1.5;
+
 /** Bins along a packshot sleeve. */
 const SLEEVE_BINS = 24;
 /**
@@ -64,7 +73,36 @@ const SLEEVE_BINS = 24;
  */
 const ARM_PER_BODY_WIDTH = 1.3;
 
-function topShape(cut: GarmentCutout): TopShape | null {
+/**
+ * Median over the rows of the first and last pixel unlike the packshot's backdrop (its border's
+ * median colour, ΔE76 over 14) within the columns given, ignoring single specks.
+ */
+function printSpan(img: RasterImage, x0: number, x1: number, y0: number, y1: number): { left: number; right: number } | null {
+  const { width: w, height: h, data } = img;
+  const lab = [0, 0, 0];
+  const border: number[][] = [];
+  const step = Math.max(1, Math.round(Math.max(w, h) / 200));
+  const labAt = (i: number) => Array.from(srgbToLab(data[i * 4], data[i * 4 + 1], data[i * 4 + 2], lab));
+  for (let x = 0; x < w; x += step) border.push(labAt(x), labAt((h - 1) * w + x));
+  for (let y = 0; y < h; y += step) border.push(labAt(y * w), labAt(y * w + w - 1));
+  const bg = [0, 1, 2].map((c) => median(border.map((p) => p[c])));
+  const unlike = (x: number, y: number) => deltaE76(srgbToLab(data[(y * w + x) * 4], data[(y * w + x) * 4 + 1], data[(y * w + x) * 4 + 2], lab), bg) > 14;
+  const lefts: number[] = [];
+  const rights: number[] = [];
+  for (let y = y0; y <= y1; y += 2) {
+    let l = x0;
+    while (l + 2 <= x1 && !(unlike(l, y) && unlike(l + 1, y) && unlike(l + 2, y))) l++;
+    let r = x1;
+    while (r - 2 > l && !(unlike(r, y) && unlike(r - 1, y) && unlike(r - 2, y))) r--;
+    if (r - l > 8) {
+      lefts.push(l);
+      rights.push(r);
+    }
+  }
+  return lefts.length ? { left: median(lefts), right: median(rights) } : null;
+}
+
+function topShape(cut: GarmentCutout, packshot?: RasterImage): TopShape | null {
   const w = cut.image.width;
   const on = (x: number, y: number) => cut.labels[y * w + x] === 0;
   const [bx0, by0, bx1, by1] = cut.components[0]?.box ?? [0, 0, 0, 0];
@@ -76,7 +114,11 @@ function topShape(cut: GarmentCutout): TopShape | null {
   const centres: number[] = [];
   const spans: number[] = [];
   const spanCentres: number[] = [];
-  for (let y = Math.round(by0 + 0.6 * H); y <= Math.round(by0 + 0.88 * H); y++) {
+  const firsts: number[] = [];
+  const lasts: number[] = [];
+  const rowsFrom = Math.round(by0 + 0.6 * H);
+  const rowsTo = Math.round(by0 + 0.88 * H);
+  for (let y = rowsFrom; y <= rowsTo; y++) {
     let first = bx0;
     let last = bx1;
     while (first < bx1 && !on(first, y)) first++;
@@ -84,6 +126,8 @@ function topShape(cut: GarmentCutout): TopShape | null {
     if (last > first) {
       spans.push(last - first + 1);
       spanCentres.push((first + last) / 2);
+      firsts.push(first);
+      lasts.push(last);
     }
     let x0 = Math.round(centreGuess);
     let x1 = x0;
@@ -101,6 +145,21 @@ function topShape(cut: GarmentCutout): TopShape | null {
   if (spans.length && (!widths.length || median(widths) < 0.4 * median(spans))) {
     halfWidth = median(spans) / 2;
     centre = median(spanCentres);
+  }
+  // a matte that lost part of the panel (a light print on a light backdrop eaten in from one side)
+  // leaves a ragged outline in those rows, its side jumping by a good part of the garment's length;
+  // then the panel's sides are where the packshot's pixels stop being backdrop (the print's spots
+  // reach the seams)
+  const spread = (v: number[]) => {
+    const s = v.slice().sort((a, b) => a - b);
+    return s.length ? s[Math.floor(0.9 * (s.length - 1))] - s[Math.floor(0.1 * (s.length - 1))] : 0;
+  };
+  if (packshot && firsts.length && Math.max(spread(firsts), spread(lasts)) > 0.08 * H) {
+    const span = printSpan(packshot, bx0, bx1, rowsFrom, rowsTo);
+    if (span && span.right - span.left > 2 * halfWidth) {
+      centre = (span.left + span.right) / 2;
+      halfWidth = (span.right - span.left) / 2;
+    }
   }
   // sleeves hanging beside the body and touching it (a blouse's wide sleeves, a cardigan's) join
   // the panel's run out to the garment's sides; then the panel ends where the garment's lower
@@ -339,7 +398,7 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
   const img = body.image;
   const parts = body.parts;
   const L = body.landmarks;
-  const shape = topShape(cut);
+  const shape = topShape(cut, packshot);
   if (!shape) throw new Error('the top packshot holds no garment shape to fit');
 
   const shoulderMid = mid(L.leftShoulder, L.rightShoulder);
@@ -507,11 +566,29 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
     }
   }
   const ease = 0.015 * sw;
+  // the panel's middle line: the torso's, smoothed over a fifth of the trunk (or, for the stable
+  // fit, the straight line through it), so the print's verticals bend gently if at all
+  const midLine = new Float32Array(rows);
+  for (let k = 0; k < rows; k++) midLine[k] = (xl[k] + xr[k]) / 2;
+  if (fallback) {
+    const ks = Array.from({ length: rows }, (_, k) => k);
+    const mk = (rows - 1) / 2;
+    const mc = midLine.reduce((a, v) => a + v, 0) / rows;
+    const slope = ks.reduce((a, k) => a + (k - mk) * (midLine[k] - mc), 0) / Math.max(1, ks.reduce((a, k) => a + (k - mk) ** 2, 0));
+    for (let k = 0; k < rows; k++) midLine[k] = mc + slope * (k - mk);
+  } else {
+    midLine.set(smoothRun(smoothRun(midLine, Math.max(2, Math.round(0.1 * trunk))), Math.max(2, Math.round(0.1 * trunk))));
+  }
+  // one scale for the print: at least what the length needs (a longer packshot's hem is cut off
+  // rather than squeezed) and within ASPECT_SLACK of what the torso's width below the armpits asks
+  const across: number[] = [];
+  for (let k = ap; k < rows; k++) across.push((xr[k] - xl[k] + 2 * ease) / (2 * shape.halfWidth * 0.97));
+  const s = Math.max(sy, (across.length ? median(across) : sy) / ASPECT_SLACK);
 
-  const src: GarmentSource = prepareSource(cut.image, sy);
+  const src: GarmentSource = prepareSource(cut.image, s);
   // the panel below the collar is cloth throughout: sampled from the packshot itself, so white
   // parts of a garment on a white backdrop (lost by the matte) are not holes
-  const solid: GarmentSource = prepareSource({ ...packshot, data: opaque(packshot) }, sy);
+  const solid: GarmentSource = prepareSource({ ...packshot, data: opaque(packshot) }, s);
   const solidFrom = shape.shoulderY + 0.12 * (shape.hemY - shape.shoulderY);
   const solidTo = shape.hemY - 0.03 * (shape.hemY - shape.shoulderY);
   const dropped = innerBack(cut, packshot, shape);
@@ -527,38 +604,79 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
   const waist = oldHem + 0.02 * trunk;
   const target = new Uint8Array(n);
 
-  // the body panel, from the collar's top (the garment's first row) down
-  for (let y = y0; y <= y1; y++) {
-    const k = y - y0;
-    const l = xl[k] - ease;
-    const r = xr[k] + ease;
-    const cT = (l + r) / 2;
+  // the body panel: a quad mesh from the collar's top down to the hem, its rows PANEL_STEP output
+  // pixels apart. Every row maps the packshot at the one scale `s` across and along (the print
+  // keeps its proportions: no narrowed bands, no smear), within ASPECT_SLACK across where the body
+  // is wider or narrower; the middle of the row follows the torso's (smoothed) middle line, and
+  // only the outer fifth of each side stretches to reach a torso wider than that. Cloth beyond the
+  // torso's outline is not drawn (a loose top's sides go behind the body's edge).
+  const hw = shape.halfWidth * 0.97;
+  const gy0 = cut.components[0].box[1];
+  const meshTop = Math.max(0, Math.floor(topY + (gy0 - shape.shoulderY) * s));
+  const edgeAt = (y: number, e: 0 | 1) => {
+    const k = Math.max(0, Math.min(rows - 1, Math.round(y) - y0));
+    return e ? xr[k] + ease : xl[k] - ease;
+  };
+  const nRows = Math.max(2, Math.ceil((y1 - meshTop) / PANEL_STEP) + 1);
+  const mesh = createQuadMesh(PANEL_COLS, nRows);
+  for (let j = 0; j < nRows; j++) {
+    const y = Math.min(y1 + 1, meshTop + j * PANEL_STEP);
+    const k = Math.max(0, Math.min(rows - 1, Math.round(y) - y0));
+    const l = edgeAt(y, 0);
+    const r = edgeAt(y, 1);
     const half = Math.max(1, (r - l) / 2);
-    const gy = shape.shoulderY + (y - topY) / sy;
-    for (let x = Math.max(0, Math.floor(l)); x <= Math.min(w - 1, Math.ceil(r)); x++) {
+    // above the armpits the cloth spans the shoulders (wider than the chest below them): there
+    // the slack grows to twice as much at the collar
+    const up = Math.max(0, Math.min(1, (armpitY - y) / Math.max(1, armpitY - topY)));
+    const slack = ASPECT_SLACK + (SHOULDER_SLACK - ASPECT_SLACK) * up;
+    const sx = Math.max(s / slack, Math.min(s * slack, half / hw));
+    const c = midLine[k];
+    const gy = shape.shoulderY + (y - topY) / s;
+    for (let q = 0; q < PANEL_COLS; q++) {
+      const u = -1 + (2 * q) / (PANEL_COLS - 1);
+      const node = j * PANEL_COLS + q;
+      // inner columns at the row's scale; the outermost reach the torso's side when it lies beyond
+      const inner = Math.abs(u) <= 1 - 2 / (PANEL_COLS - 1);
+      const side = u < 0 ? c - l : r - c;
+      const at = u * hw * sx;
+      mesh.px[node] = c + (inner ? at : Math.sign(u) * Math.max(Math.abs(at), side));
+      mesh.py[node] = y;
+      mesh.gx[node] = shape.centre + u * hw;
+      mesh.gy[node] = gy;
+      mesh.a[node] = u;
+      mesh.b[node] = y;
+    }
+  }
+  rasteriseMesh(mesh, w, h, (i, gx, gy) => {
+    const y = (i / w) | 0;
+    const x = i - y * w;
+    if (y > y1 || x < edgeAt(y, 0) || x > edgeAt(y, 1)) return;
+    if (y >= topY && mask[i] && !arm[i] && parts[i] !== PERSON_PART.face && parts[i] !== PERSON_PART.hair && parts[i] !== PERSON_PART.neck) target[i] = 1;
+    if (blocked(i) || arm[i]) return;
+    // the neck shows above the collar: the panel does not climb onto it
+    if (parts[i] === PERSON_PART.neck && y < topY) return;
+    if (parts[i] === PERSON_PART.legs && y > waist) return;
+    const gxi = Math.round(gx);
+    const gyi = Math.round(gy);
+    if (gxi >= 0 && gyi >= 0 && gxi < pw && gyi < ph && dropped[gyi * pw + gxi]) return;
+    sampleBilinear(gy > solidFrom && gy < solidTo ? solid : src, gx, gy, px);
+    const a = px[3];
+    if (a <= 0.01) return;
+    const o = i * 4;
+    layer.data[o] = px[0];
+    layer.data[o + 1] = px[1];
+    layer.data[o + 2] = px[2];
+    layer.data[o + 3] = a;
+    maps.gx[i] = gx;
+    maps.gy[i] = gy;
+    maps.piece[i] = 1;
+  });
+  // the torso's rows the mesh's sides left out (a torso wider than the cloth at its hem) still
+  // count in the target
+  for (let y = Math.max(y0, Math.ceil(topY)); y <= y1; y++) {
+    for (let x = Math.max(0, Math.floor(edgeAt(y, 0))); x <= Math.min(w - 1, Math.ceil(edgeAt(y, 1))); x++) {
       const i = y * w + x;
-      if (y >= topY && mask[i] && !arm[i] && parts[i] !== PERSON_PART.face && parts[i] !== PERSON_PART.hair && parts[i] !== PERSON_PART.neck) target[i] = 1;
-      if (blocked(i) || arm[i]) continue;
-      // the neck shows above the collar: the panel does not climb onto it
-      if (parts[i] === PERSON_PART.neck && y < topY) continue;
-      if (parts[i] === PERSON_PART.legs && y > waist) continue;
-      const gx = shape.centre + ((x - cT) / half) * shape.halfWidth * 0.97;
-      const gxi = Math.round(gx);
-      const gyi = Math.round(gy);
-      if (gxi >= 0 && gyi >= 0 && gxi < pw && gyi < ph && dropped[gyi * pw + gxi]) continue;
-      sampleBilinear(gy > solidFrom && gy < solidTo ? solid : src, gx, gy, px);
-      const a = px[3];
-      if (a <= 0.01) continue;
-      const o = i * 4;
-      if (a > layer.data[o + 3]) {
-        layer.data[o] = px[0];
-        layer.data[o + 1] = px[1];
-        layer.data[o + 2] = px[2];
-        layer.data[o + 3] = a;
-        maps.gx[i] = gx;
-        maps.gy[i] = gy;
-        maps.piece[i] = 1;
-      }
+      if (mask[i] && !arm[i] && parts[i] !== PERSON_PART.face && parts[i] !== PERSON_PART.hair && parts[i] !== PERSON_PART.neck) target[i] = 1;
     }
   }
 

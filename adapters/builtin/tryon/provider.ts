@@ -89,5 +89,6 @@ export class BuiltinTryOnProvider implements ImageModelProvider {
 /** A check as the trace shows it: rounded, with "not measured" spelled out. */
 function traceCheck(c: GateCheck): Record<string, unknown> {
   const round = (v: number) => Math.round(v * 10000) / 10000;
-  return { layer: c.layer, check: c.check, value: c.value === null ? 'not measured' : round(c.value), [c.kind === 'max' ? 'max' : 'min']: round(c.bound), passed: c.passed, ...(c.source ? { by: c.source } : {}) };
+  const bound = c.kind === 'ratio' ? { min: round(1 / c.bound), max: round(c.bound) } : { [c.kind]: round(c.bound) };
+  return { layer: c.layer, check: c.check, value: c.value === null ? 'not measured' : round(c.value), ...bound, passed: c.passed, ...(c.source ? { by: c.source } : {}) };
 }

@@ -11,6 +11,7 @@ import { PERSON_PART, type PersonBody } from '../../../core/ports/person-analyze
 import { erode } from '../raster/morphology.ts';
 import type { GarmentCategory } from './classify-garment.ts';
 import { deltaE76, srgbToLab } from './color.ts';
+import { cutOut } from './garment-pieces.ts';
 import type { LayerDiagnostics, TryOnDiagnostics, WarpDiagnostics } from './diagnostics.ts';
 
 export interface GateBounds {
@@ -26,6 +27,16 @@ export interface GateBounds {
   oldGarment: number;
   /** Largest synthesised area (skin and background fill) relative to the target. */
   fill: number;
+  /**
+   * Largest share of the torso, between the garment's sides on its own rows below the neckline,
+   * left bare (a torn or bent panel: a wedge of skin at the belly with cloth on both sides).
+   */
+  gap: number;
+  /**
+   * Largest factor by which the garment's horizontal over vertical gradient energy may differ from
+   * the packshot's own, either way (a smeared, shredded or squashed print moves it).
+   */
+  structure: number;
 }
 
 /**
@@ -34,9 +45,9 @@ export interface GateBounds {
  * ratios at the 0.5th and 99.5th percentile of the garment's cells, relative to the median (a sleeve
  * laid along an arm is legitimately stretched several times; a degenerate mapping reaches thousands).
  */
-export const GATE_BOUNDS: GateBounds = { folded: 0.025, maxAreaRatio: 40, minAreaRatio: 1 / 40, coverage: 0.6, oldGarment: 0.03, fill: 0.6 };
+export const GATE_BOUNDS: GateBounds = { folded: 0.025, maxAreaRatio: 40, minAreaRatio: 1 / 40, coverage: 0.6, oldGarment: 0.03, fill: 0.6, gap: 0.06, structure: 1.5 };
 
-export type GateCheckName = 'warp-folded' | 'warp-stretch' | 'warp-squeeze' | 'coverage' | 'old-garment' | 'fill-area';
+export type GateCheckName = 'warp-folded' | 'warp-stretch' | 'warp-squeeze' | 'coverage' | 'old-garment' | 'fill-area' | 'garment-gap' | 'print-structure';
 
 export interface GateCheck {
   layer: GarmentCategory;
@@ -44,8 +55,8 @@ export interface GateCheck {
   /** null: not measured (the renderer did not report it and the gate cannot tell it from the images). */
   value: number | null;
   bound: number;
-  /** `max`: the value must not exceed the bound; `min`: it must reach it. */
-  kind: 'max' | 'min';
+  /** `max`: the value must not exceed the bound; `min`: it must reach it; `ratio`: within bound and 1/bound. */
+  kind: 'max' | 'min' | 'ratio';
   passed: boolean;
   /** Who measured the value: the renderer's diagnostics or the gate from the images. */
   source: 'renderer' | 'gate' | null;
@@ -134,12 +145,16 @@ function describe(c: GateCheck, target: string): string {
       return `old ${c.layer === 'full-body' ? 'top' : g} still showing on ${pct(v)} of where it was (bound ${pctBound(c.bound)})`;
     case 'fill-area':
       return `skin and background synthesised over ${pct(v)} of the ${target} (bound ${pctBound(c.bound)})`;
+    case 'print-structure':
+      return `the ${g}'s print is ${v > 1 ? 'smeared' : 'squashed'}: its horizontal over vertical detail is ${(v > 1 ? v : 1 / v).toFixed(2)}x ${v > 1 ? 'above' : 'below'} the packshot's (bound ${c.bound.toFixed(2)}x)`;
+    case 'garment-gap':
+      return `the ${g} is torn open over ${pct(v)} of the torso it spans (bound ${pctBound(c.bound)})`;
   }
 }
 
-function check(layer: GarmentCategory, name: GateCheckName, value: number | null, bound: number, kind: 'max' | 'min', source: GateCheck['source']): GateCheck {
+function check(layer: GarmentCategory, name: GateCheckName, value: number | null, bound: number, kind: GateCheck['kind'], source: GateCheck['source']): GateCheck {
   if (value === null || Number.isNaN(value)) return { layer, check: name, value: null, bound, kind, passed: true, source: null };
-  const passed = kind === 'max' ? value <= bound : value >= bound;
+  const passed = kind === 'max' ? value <= bound : kind === 'min' ? value >= bound : value <= bound && value >= 1 / bound;
   // an unbounded stretch stays a number the trace can hold
   return { layer, check: name, value: Math.min(value, 1e6), bound, kind, passed, source };
 }
@@ -216,6 +231,51 @@ function checkLayer(layer: LayerDiagnostics, view: PhotoView, packshot: RasterIm
     if (fillSource) filled = c / targetArea;
   }
   out.push(check(cat, 'fill-area', filled, b.fill, 'max', fillSource));
+
+  // a torn or bent panel: torso pixels left bare with the garment on their left, right and below
+  // (a wedge cut into the cloth, not the waist below a hem between hanging sleeves), from below
+  // the neckline (a quarter of the trunk under the shoulders) to the hips; calibrated on tops
+  const torso = cat === 'top' ? view.torso() : undefined;
+  const rows = torso ? view.trunkRows() : undefined;
+  if (torso && rows) {
+    const w = view.width;
+    const yA = Math.max(0, Math.round(rows.chest));
+    const yB = Math.min(view.height, Math.round(rows.hip));
+    // per column, the lowest garment row down to the hips
+    const lowest = new Int32Array(w).fill(-1);
+    for (let y = yA; y < yB; y++) for (let x = 0; x < w; x++) if (garmentAt(y * w + x)) lowest[x] = y;
+    let spanned = 0;
+    let bare = 0;
+    for (let y = yA; y < yB; y++) {
+      let first = -1;
+      let last = -1;
+      for (let x = 0; x < w; x++) {
+        if (!garmentAt(y * w + x)) continue;
+        if (first < 0) first = x;
+        last = x;
+      }
+      for (let x = first + 1; first >= 0 && x < last; x++) {
+        const i = y * w + x;
+        if (!torso[i]) continue;
+        spanned++;
+        if (!garmentAt(i) && lowest[x] > y) bare++;
+      }
+    }
+    out.push(check(cat, 'garment-gap', spanned ? bare / spanned : null, b.gap, 'max', 'gate'));
+  } else {
+    out.push(check(cat, 'garment-gap', null, b.gap, 'max', null));
+  }
+
+  // the print's structure: the top's inside (coverage >= 0.99, as drawn by the renderer) against
+  // the packshot's garment
+  let structure: number | null = null;
+  if (cat === 'top' && alpha && packshot) {
+    const cut = cutOut(packshot, 'top');
+    const inside = new Uint8Array(cut.labels.length);
+    for (let i = 0; i < inside.length; i++) inside[i] = cut.labels[i] === 0 ? 1 : 0;
+    structure = streakRatio(view.result, alpha, packshot, inside, 0.99);
+  }
+  out.push(check(cat, 'print-structure', structure, b.structure, 'ratio', structure === null ? null : 'gate'));
   return out;
 }
 
@@ -223,6 +283,7 @@ function checkLayer(layer: LayerDiagnostics, view: PhotoView, packshot: RasterIm
 class PhotoView {
   readonly width: number;
   readonly height: number;
+  readonly result: RasterImage;
   readonly #person: PersonBody;
   readonly #src: Int32Array;
   /** Per pixel of the result's size: the photo's and the result's colour as an index into LAB. */
@@ -231,6 +292,7 @@ class PhotoView {
 
   constructor(person: PersonBody, result: RasterImage) {
     this.#person = person;
+    this.result = result;
     const w = (this.width = result.width);
     const h = (this.height = result.height);
     const pw = person.image.width;
@@ -292,6 +354,15 @@ class PhotoView {
     const m = new Uint8Array(this.#src.length);
     for (let i = 0; i < m.length; i++) if (parts[this.#src[i]] === label) m[i] = 1;
     return m;
+  }
+
+  /** The rows a quarter of the trunk below the shoulders (under a neckline) and of the hips, at the result's size. */
+  trunkRows(): { chest: number; hip: number } {
+    const L = this.#person.landmarks;
+    const ky = this.height / this.#person.image.height;
+    const sy = ((L.leftShoulder.y + L.rightShoulder.y) / 2) * ky;
+    const hy = ((L.hipLeft.y + L.hipRight.y) / 2) * ky;
+    return { chest: sy + 0.25 * (hy - sy), hip: hy };
   }
 
   /** The torso of the parsing: what a top must cover. */
@@ -418,6 +489,39 @@ export function garmentPalette(img: RasterImage): number[][] {
   return kMeans(pts, 6, 8)
     .filter((c) => c.weight >= 0.03)
     .map((c) => c.colour);
+}
+
+const luma = (img: RasterImage, i: number) => 0.299 * img.data[i * 4] + 0.587 * img.data[i * 4 + 1] + 0.114 * img.data[i * 4 + 2];
+
+/** Horizontal and vertical gradient energy of the luminance over pixels whose 5x5 cross is inside (`mask` >= level). */
+function gradientEnergy(img: RasterImage, mask: ArrayLike<number>, level: number): { gx: number; gy: number } {
+  const { width: w, height: h } = img;
+  const inside = (i: number) => mask[i] >= level;
+  let gx = 0;
+  let gy = 0;
+  for (let y = 2; y < h - 2; y++) {
+    for (let x = 2; x < w - 2; x++) {
+      const i = y * w + x;
+      if (!inside(i) || !inside(i - 2) || !inside(i + 2) || !inside(i - 2 * w) || !inside(i + 2 * w)) continue;
+      const dx = luma(img, i + 1) - luma(img, i - 1);
+      const dy = luma(img, i + w) - luma(img, i - w);
+      gx += dx * dx;
+      gy += dy * dy;
+    }
+  }
+  return { gx, gy };
+}
+
+/**
+ * Horizontal over vertical gradient energy inside the garment on the result, divided by the same
+ * ratio inside the packshot's garment (1 = the garment's own structure; vertical smears of a warp
+ * drive it up, horizontal bands squashed down). Masks count where >= `level` (coverage 0..1 or bytes).
+ */
+export function streakRatio(result: RasterImage, garmentMask: ArrayLike<number>, packshot: RasterImage, packshotMask: ArrayLike<number>, level = 0.5): number {
+  const r = gradientEnergy(result, garmentMask, level);
+  const p = gradientEnergy(packshot, packshotMask, level);
+  const eps = 1e-6;
+  return (r.gx + eps) / (r.gy + eps) / ((p.gx + eps) / (p.gy + eps));
 }
 
 /**

@@ -69,6 +69,13 @@ function dressed(rows: { y0: number; y1: number; colour: Rgb }[]): RasterImage {
   });
 }
 
+/** The renderer's coverage of a top drawn over the whole torso. */
+function torsoAlpha(): Float32Array {
+  const a = new Float32Array(W * H);
+  for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) if (inTorso(x, y)) a[y * W + x] = 1;
+  return a;
+}
+
 const gate = (result: RasterImage, layers?: LayerDiagnostics[]): GateVerdict => checkTryOnResult({ person, result, garments: { top: packshot }, diagnostics: layers ? { layers } : undefined });
 const value = (v: GateVerdict, name: string) => v.checks.find((c) => c.check === name)?.value;
 
@@ -185,6 +192,54 @@ describe('checkTryOnResult', () => {
     expect(v.passed).toBe(false);
     expect(v.checks.find((c) => c.check === 'fill-area')).toMatchObject({ passed: false, source: 'renderer' });
     expect(v.reason).toMatch(/^skin and background synthesised over 70\.\d % of the torso \(bound 60 %\)$/);
+  });
+
+  it('refuses a panel torn open (a wedge of skin with cloth left, right and below), not a hem above hanging sleeves', () => {
+    const n = W * H;
+    // the torso covered but for a wedge from the chest down to 10 rows above the hem
+    const wedge = (x: number, y: number) => y >= 70 && y < 100 && Math.abs(x - 60) <= (y - 70) / 3 + 1;
+    const alpha = new Float32Array(n);
+    const result = dressed([{ y0: 40, y1: 110, colour: GREEN }]);
+    for (let y = 0; y < H; y++) {
+      for (let x = 0; x < W; x++) {
+        if (!inTorso(x, y)) continue;
+        if (wedge(x, y)) result.data.set(SKIN, (y * W + x) * 4);
+        else alpha[y * W + x] = 1;
+      }
+    }
+    const v = gate(result, [{ category: 'top', width: W, height: H, alpha }]);
+    expect(v.passed).toBe(false);
+    expect(value(v, 'garment-gap')).toBeGreaterThan(GATE_BOUNDS.gap);
+    expect(v.reason).toMatch(/^the top is torn open over \d+\.\d % of the torso it spans \(bound 6 %\)$/);
+    // a top ending 20 rows above the hips between long sleeves hanging lower: no cloth below the
+    // bare waist, so nothing torn (whatever else the other checks say of it)
+    const short = new Float32Array(n);
+    for (let y = 0; y < H; y++) for (let x = 0; x < W; x++) if ((inTorso(x, y) && y < 90) || inArm(x, y)) short[y * W + x] = 1;
+    const hemAbove = gate(dressed([{ y0: 40, y1: 90, colour: GREEN }]), [{ category: 'top', width: W, height: H, alpha: short }]);
+    expect(value(hemAbove, 'garment-gap')).toBe(0);
+    expect(value(gate(dressed([{ y0: 40, y1: 110, colour: GREEN }]), [{ category: 'top', width: W, height: H, alpha: torsoAlpha() }]), 'garment-gap')).toBe(0);
+  });
+
+  it('refuses a print smeared down the body (a warp forced to smear), passes it laid as it is', () => {
+    // a packshot with a check print; the result's torso holds the same print, or each column's top
+    // row smeared down the torso
+    const DARK: Rgb = [30, 90, 50];
+    const check = (x: number, y: number): Rgb => ((Math.floor(x / 5) + Math.floor(y / 5)) % 2 ? DARK : GREEN);
+    const printed = image(100, 120, (x, y) => (x >= 20 && x < 80 && y >= 15 && y < 105 ? check(x, y) : [250, 250, 250]));
+    const laid = (smear: boolean) => image(W, H, (x, y) => {
+      if (inTorso(x, y)) return check(x, smear ? TORSO.y0 : y);
+      const i = (y * W + x) * 4;
+      return [person.image.data[i], person.image.data[i + 1], person.image.data[i + 2]];
+    });
+    const diag = (): LayerDiagnostics[] => [{ category: 'top', width: W, height: H, alpha: torsoAlpha() }];
+    const good = checkTryOnResult({ person, result: laid(false), garments: { top: printed }, diagnostics: { layers: diag() } });
+    expect(good.passed, good.reason).toBe(true);
+    expect(value(good, 'print-structure')).toBeGreaterThan(1 / GATE_BOUNDS.structure);
+    expect(value(good, 'print-structure')).toBeLessThan(GATE_BOUNDS.structure);
+    const smeared = checkTryOnResult({ person, result: laid(true), garments: { top: printed }, diagnostics: { layers: diag() } });
+    expect(smeared.passed).toBe(false);
+    expect(smeared.checks.find((c) => !c.passed)).toMatchObject({ check: 'print-structure', kind: 'ratio', source: 'gate' });
+    expect(smeared.reason).toMatch(/^the top's print is smeared: its horizontal over vertical detail is \d+\.\d\dx above the packshot's \(bound 1\.50x\)$/);
   });
 
   it('reports what it cannot measure as not measured: no parsing, no diagnostics', () => {
