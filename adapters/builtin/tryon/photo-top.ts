@@ -154,8 +154,9 @@ function topShape(cut: GarmentCutout, packshot?: RasterImage): TopShape | null {
     const s = v.slice().sort((a, b) => a - b);
     return s.length ? s[Math.floor(0.9 * (s.length - 1))] - s[Math.floor(0.1 * (s.length - 1))] : 0;
   };
-  if (packshot && firsts.length && Math.max(spread(firsts), spread(lasts)) > 0.08 * H) {
-    const span = printSpan(packshot, bx0, bx1, rowsFrom, rowsTo);
+  const ragged = !!packshot && firsts.length > 0 && Math.max(spread(firsts), spread(lasts)) > 0.08 * H;
+  if (ragged) {
+    const span = printSpan(packshot!, bx0, bx1, rowsFrom, rowsTo);
     if (span && span.right - span.left > 2 * halfWidth) {
       centre = (span.left + span.right) / 2;
       halfWidth = (span.right - span.left) / 2;
@@ -227,6 +228,8 @@ function topShape(cut: GarmentCutout, packshot?: RasterImage): TopShape | null {
       const reach = Math.abs(x - centre);
       if (reach <= 1.15 * halfWidth && on(cx, y)) below = x;
       bodyEdge[y] = reach <= 1.15 * halfWidth ? x : below;
+      // a run cut short inside the panel (the matte lost part of a light print) is not the side
+      if (ragged && Math.abs(bodyEdge[y] - centre) < halfWidth) bodyEdge[y] = centre + side * halfWidth;
     }
     const beside = new Uint8Array(w * cut.image.height);
     for (let y = Math.round(shoulderY); y <= by1; y++) {

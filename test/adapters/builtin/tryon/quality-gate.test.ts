@@ -240,6 +240,9 @@ describe('checkTryOnResult', () => {
     expect(smeared.passed).toBe(false);
     expect(smeared.checks.find((c) => !c.passed)).toMatchObject({ check: 'print-structure', kind: 'ratio', source: 'gate' });
     expect(smeared.reason).toMatch(/^the top's print is smeared: its horizontal over vertical detail is \d+\.\d\dx above the packshot's \(bound 1\.50x\)$/);
+    // plain cloth has no print to keep: against the plain green packshot the balance is not measured
+    const plain = checkTryOnResult({ person, result: laid(true), garments: { top: packshot }, diagnostics: { layers: diag() } });
+    expect(plain.checks.find((c) => c.check === 'print-structure')).toMatchObject({ value: null, passed: true, source: null });
   });
 
   it('reports what it cannot measure as not measured: no parsing, no diagnostics', () => {
