@@ -273,7 +273,8 @@ function checkLayer(layer: LayerDiagnostics, view: PhotoView, packshot: RasterIm
     const cut = cutOut(packshot, 'top');
     const inside = new Uint8Array(cut.labels.length);
     for (let i = 0; i < inside.length; i++) inside[i] = cut.labels[i] === 0 ? 1 : 0;
-    if (hasPrint(packshot, inside)) structure = streakRatio(view.result, alpha, packshot, inside, 0.99);
+    const p = gradientEnergy(packshot, inside, 0.5);
+    if (p.count && (p.gx + p.gy) / p.count >= PLAIN_CLOTH) structure = balance(gradientEnergy(view.result, alpha, 0.99), p);
   }
   out.push(check(cat, 'print-structure', structure, b.structure, 'ratio', structure === null ? null : 'gate'));
   return out;
@@ -491,12 +492,12 @@ export function garmentPalette(img: RasterImage): number[][] {
     .map((c) => c.colour);
 }
 
-const luma = (img: RasterImage, i: number) => 0.299 * img.data[i * 4] + 0.587 * img.data[i * 4 + 1] + 0.114 * img.data[i * 4 + 2];
-
 /** Horizontal and vertical gradient energy of the luminance over pixels whose 5x5 cross is inside (`mask` >= level). */
 function gradientEnergy(img: RasterImage, mask: ArrayLike<number>, level: number): { gx: number; gy: number; count: number } {
-  const { width: w, height: h } = img;
+  const { width: w, height: h, data } = img;
   const inside = (i: number) => mask[i] >= level;
+  const lum = new Float32Array(w * h);
+  for (let i = 0; i < lum.length; i++) lum[i] = 0.299 * data[i * 4] + 0.587 * data[i * 4 + 1] + 0.114 * data[i * 4 + 2];
   let gx = 0;
   let gy = 0;
   let count = 0;
@@ -504,8 +505,8 @@ function gradientEnergy(img: RasterImage, mask: ArrayLike<number>, level: number
     for (let x = 2; x < w - 2; x++) {
       const i = y * w + x;
       if (!inside(i) || !inside(i - 2) || !inside(i + 2) || !inside(i - 2 * w) || !inside(i + 2 * w)) continue;
-      const dx = luma(img, i + 1) - luma(img, i - 1);
-      const dy = luma(img, i + w) - luma(img, i - w);
+      const dx = lum[i + 1] - lum[i - 1];
+      const dy = lum[i + w] - lum[i - w];
       gx += dx * dx;
       gy += dy * dy;
       count++;
@@ -521,10 +522,10 @@ function gradientEnergy(img: RasterImage, mask: ArrayLike<number>, level: number
  */
 const PLAIN_CLOTH = 40;
 
-/** Whether the packshot's garment carries a print (its gradient energy above PLAIN_CLOTH). */
-export function hasPrint(packshot: RasterImage, packshotMask: ArrayLike<number>, level = 0.5): boolean {
-  const p = gradientEnergy(packshot, packshotMask, level);
-  return p.count > 0 && (p.gx + p.gy) / p.count >= PLAIN_CLOTH;
+/** The result's horizontal over vertical gradient energy over the packshot's. */
+function balance(r: { gx: number; gy: number }, p: { gx: number; gy: number }): number {
+  const eps = 1e-6;
+  return (r.gx + eps) / (r.gy + eps) / ((p.gx + eps) / (p.gy + eps));
 }
 
 /**
@@ -533,10 +534,7 @@ export function hasPrint(packshot: RasterImage, packshotMask: ArrayLike<number>,
  * drive it up, horizontal bands squashed down). Masks count where >= `level` (coverage 0..1 or bytes).
  */
 export function streakRatio(result: RasterImage, garmentMask: ArrayLike<number>, packshot: RasterImage, packshotMask: ArrayLike<number>, level = 0.5): number {
-  const r = gradientEnergy(result, garmentMask, level);
-  const p = gradientEnergy(packshot, packshotMask, level);
-  const eps = 1e-6;
-  return (r.gx + eps) / (r.gy + eps) / ((p.gx + eps) / (p.gy + eps));
+  return balance(gradientEnergy(result, garmentMask, level), gradientEnergy(packshot, packshotMask, level));
 }
 
 /**
