@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { hash, randomBytes, randomUUID } from 'node:crypto';
 import { FitroomError } from './errors.ts';
 import type { ApiKeyRecord, CredentialStore } from './ports/credential-store.ts';
 
@@ -38,8 +38,9 @@ export interface Caller {
   forwardsShoppers?: boolean;
 }
 
+/** One-shot hashing: no Hash object per call (every authenticated request hashes its key). */
 export function sha256Hex(input: string | Uint8Array): string {
-  return createHash('sha256').update(input).digest('hex');
+  return hash('sha256', input, 'hex');
 }
 
 /** Keys are shown once; only their SHA-256 is stored. The prefix says the kind at a glance. */

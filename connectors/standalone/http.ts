@@ -9,7 +9,7 @@ import type { Kernel } from '../../core/kernel.ts';
 import type { Logger } from '../../adapters/pino/logger.ts';
 import type { Operation, UploadSpec, UploadedFile } from '../../core/plugin.ts';
 import type { InboundRequest, OperationPipeline, OperationResponse } from '../../core/pipeline.ts';
-import { apiOrigin, restLinks } from '../../core/links.ts';
+import { apiOrigin, restLinks, type Links } from '../../core/links.ts';
 import { BlobStoreUnavailableError, BlobTooLargeError, type BlobStore } from '../../core/ports/blob-store.ts';
 import { FitroomError, validationError } from '../../core/errors.ts';
 import { cpuTask, type CpuPool } from '../../core/ports/cpu-pool.ts';
@@ -112,11 +112,15 @@ export function createHttpApp(deps: HttpDeps): Koa {
   // Failures outside an operation (no route, wrong method, a broken request line) leave in the envelope too.
   app.use(async (ctx, next) => {
     ctx.state.requestId = randomUUID();
-    ctx.set('X-Request-Id', ctx.state.requestId);
-    const t0 = performance.now();
-    ctx.res.once('finish', () =>
-      deps.log?.info({ reqId: ctx.state.requestId, host: deps.host, op: ctx.state.operation, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - t0), caller: ctx.state.caller, ...submittedJob(ctx.body) }, 'request'),
-    );
+    ctx.res.setHeader('X-Request-Id', ctx.state.requestId);
+    // the request line is built only when it is written (LOG_LEVEL info or finer)
+    const log = deps.log?.isLevelEnabled('info') ? deps.log : null;
+    if (log) {
+      const t0 = performance.now();
+      ctx.res.once('finish', () =>
+        log.info({ reqId: ctx.state.requestId, host: deps.host, op: ctx.state.operation, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - t0), caller: ctx.state.caller, ...submittedJob(ctx.body) }, 'request'),
+      );
+    }
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new FitroomError('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
@@ -127,21 +131,119 @@ export function createHttpApp(deps: HttpDeps): Koa {
 
   const router = new Router();
   deps.extraRoutes?.(router, deps);
+  const extraLayers = [...router.stack];
+  const direct = new DirectRoutes<(ctx: RouterContext<State>) => Promise<void>>();
   for (const op of kernel.operations.filter((o) => (o.host ?? 'api') === deps.host)) {
     const path = op.path.replace(/\{(\w+)\}/g, ':$1');
     const cors = op.cors || op.auth.includes('storefront');
-    router.register(path, [op.method], async (ctx: RouterContext<State>) => {
+    const handle = async (ctx: RouterContext<State>) => {
       if (cors) allowOrigin(ctx);
       ctx.state.operation = op.id;
       const res = await pipeline.invoke(op, inbound(ctx, deps));
       ctx.state.caller = res.caller;
       write(ctx, res);
-    }, { name: op.id });
+    };
+    router.register(path, [op.method], handle, { name: op.id });
+    direct.add(op.method, op.path, handle);
     if (cors) router.register(path, ['OPTIONS'], (ctx: RouterContext<State>) => preflight(ctx, op));
   }
+  // An operation's own path in its own spelling goes straight to it; anything else (another case, a
+  // trailing slash, an escape, HEAD, OPTIONS, a path an extra route also matches) takes the router.
+  const extras = extraLayers.map((l) => ({ layer: l, prefix: typeof l.path === 'string' ? l.path.split(/[:(*{\\]/)[0].toLowerCase() : '' }));
+  app.use((ctx, next) => {
+    const path = ctx.path;
+    const hit = path.includes('%') ? null : direct.find(ctx.method, path);
+    if (!hit) return next();
+    if (extras.length) {
+      const lower = path.toLowerCase();
+      if (extras.some((e) => lower.startsWith(e.prefix) && e.layer.match(path))) return next();
+    }
+    (ctx as RouterContext<State>).params = hit.params;
+    return hit.handler(ctx as RouterContext<State>);
+  });
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true, methodNotAllowed: () => new FitroomError('METHOD_NOT_ALLOWED', 'Method not allowed on this route'), notImplemented: () => new FitroomError('METHOD_NOT_ALLOWED', 'Method not implemented') }));
   return app as unknown as Koa;
+}
+
+/** A path template's segments: literal text, or `{name}` taking one whole segment. */
+type Segment = { literal: string } | { param: string };
+const LITERAL = /^[A-Za-z0-9._~-]+$/;
+
+/**
+ * Operation routes by method, matched segment by segment without a regular expression. Templates
+ * that another template of the same method may also match (the router compares case-insensitively)
+ * are left out, so a match here is the one the router would find; the router handles the rest.
+ */
+class DirectRoutes<H> {
+  readonly #routes: { method: string; template: string; segments: Segment[]; handler: H; clash: boolean }[] = [];
+  #exact: Map<string, H> | null = null;
+  #byMethod: Map<string, { segments: Segment[]; handler: H }[]> | null = null;
+
+  add(method: string, template: string, handler: H) {
+    if (!template.startsWith('/')) return;
+    const segments: Segment[] = [];
+    for (const part of template.slice(1).split('/')) {
+      const param = /^\{(\w+)\}$/.exec(part);
+      if (param) segments.push({ param: param[1] });
+      else if (LITERAL.test(part)) segments.push({ literal: part });
+      else return; // anything fancier is left to the router
+    }
+    const route = { method, template, segments, handler, clash: false };
+    for (const r of this.#routes) {
+      if (r.method === method && overlaps(r.segments, segments)) r.clash = route.clash = true;
+    }
+    this.#routes.push(route);
+    this.#exact = this.#byMethod = null;
+  }
+
+  find(method: string, path: string): { handler: H; params: Record<string, string> } | null {
+    if (!this.#exact || !this.#byMethod) this.#compile();
+    const exact = this.#exact!.get(`${method} ${path}`);
+    if (exact) return { handler: exact, params: {} };
+    const list = this.#byMethod!.get(method);
+    if (!list) return null;
+    const parts = path.split('/');
+    if (parts[0] !== '') return null;
+    next: for (const r of list) {
+      if (r.segments.length !== parts.length - 1) continue;
+      const params: Record<string, string> = {};
+      for (let i = 0; i < r.segments.length; i++) {
+        const seg = r.segments[i], part = parts[i + 1];
+        if ('literal' in seg) {
+          if (seg.literal !== part) continue next;
+        } else {
+          if (part === '') continue next;
+          params[seg.param] = part;
+        }
+      }
+      return { handler: r.handler, params };
+    }
+    return null;
+  }
+
+  #compile() {
+    this.#exact = new Map();
+    this.#byMethod = new Map();
+    for (const r of this.#routes) {
+      if (r.clash) continue;
+      if (r.segments.every((s) => 'literal' in s)) this.#exact.set(`${r.method} ${r.template}`, r.handler);
+      else {
+        const list = this.#byMethod.get(r.method) ?? [];
+        list.push(r);
+        this.#byMethod.set(r.method, list);
+      }
+    }
+  }
+}
+
+/** Whether some path may match both templates (same length, each segment pair compatible). */
+function overlaps(a: Segment[], b: Segment[]): boolean {
+  if (a.length !== b.length) return false;
+  return a.every((s, i) => {
+    const t = b[i];
+    return 'param' in s || 'param' in t || s.literal.toLowerCase() === t.literal.toLowerCase();
+  });
 }
 
 /** Storefront pages call from the merchant's origin; credentials are the token, never an ambient cookie alone. */
@@ -164,32 +266,59 @@ function preflight(ctx: Koa.Context, op: Operation) {
 
 /** The pipeline's view of a Koa request (also used by connectors mounted on the API host). */
 export function inbound(ctx: RouterContext<State> | Koa.Context, deps: HttpDeps): InboundRequest {
-  const config = deps.kernel.config;
   const query: Record<string, string> = {};
-  for (const [k, v] of Object.entries(ctx.query)) {
-    if (typeof v === 'string') query[k] = v;
-    else if (Array.isArray(v) && v.length) query[k] = v[v.length - 1];
+  if (ctx.querystring) {
+    for (const [k, v] of Object.entries(ctx.query)) {
+      if (typeof v === 'string') query[k] = v;
+      else if (Array.isArray(v) && v.length) query[k] = v[v.length - 1];
+    }
   }
-  const origin = `${ctx.protocol}://${ctx.host}`;
-  const api = apiOrigin(config, { origin, host: deps.host, apiPort: deps.apiPort?.() });
+  const { baseUrl, links } = originLinks(`${ctx.protocol}://${ctx.host}`, deps);
+  const ip = ctx.ip;
   return {
     params: { ...(ctx as RouterContext<State>).params },
     query,
     headers: ctx.headers as Record<string, string | undefined>,
     cookie: (n) => ctx.cookies.get(n),
-    ip: ctx.ip,
-    loopback: isLoopback(ctx.ip),
+    ip,
+    loopback: isLoopback(ip),
     readJson: (maxBytes, opts) => readJson(ctx, maxBytes, deps.cpuPool, opts?.dataUrlsAsBytes ?? false),
     readUpload: (spec) => receiveUpload(ctx, spec, deps.blobs),
-    baseUrl: deps.host === 'ar' ? (config.arPublicUrl ?? origin) : api,
-    links: restLinks(config, api, deps.host === 'ar' ? Number(new URL(origin).port) || undefined : deps.arPort?.()),
+    baseUrl,
+    links,
     requestId: (ctx.state as State).requestId,
   };
 }
 
+/** Links by request origin (and the ports they depend on), so a request does not rebuild them. */
+const linksByOrigin = new WeakMap<HttpDeps, Map<string, { baseUrl: string; links: Links }>>();
+/** The origin comes from the client's Host header: the cache is bounded and starts over when full. */
+const LINKS_CACHE_MAX = 256;
+
+function originLinks(origin: string, deps: HttpDeps): { baseUrl: string; links: Links } {
+  const config = deps.kernel.config;
+  const apiPort = deps.apiPort?.();
+  const arPort = deps.arPort?.();
+  const key = `${origin} ${apiPort} ${arPort}`;
+  let cache = linksByOrigin.get(deps);
+  if (!cache) linksByOrigin.set(deps, (cache = new Map()));
+  let hit = cache.get(key);
+  if (!hit) {
+    const api = apiOrigin(config, { origin, host: deps.host, apiPort });
+    hit = {
+      baseUrl: deps.host === 'ar' ? (config.arPublicUrl ?? origin) : api,
+      links: restLinks(config, api, deps.host === 'ar' ? Number(new URL(origin).port) || undefined : arPort),
+    };
+    if (cache.size >= LINKS_CACHE_MAX) cache.clear();
+    cache.set(key, hit);
+  }
+  return hit;
+}
+
 /** Writes a pipeline answer to a Koa response. */
 export function write(ctx: Koa.Context, res: OperationResponse) {
-  for (const [k, v] of Object.entries(res.headers)) ctx.set(k, v);
+  // straight to Node: Koa's set() builds arrays per header to normalise values these never have
+  if (!ctx.headerSent) for (const k in res.headers) ctx.res.setHeader(k, res.headers[k]);
   for (const c of res.cookies) {
     // A cross-site storefront needs SameSite=None, which browsers take only with Secure (https).
     ctx.cookies.set(c.name, c.value, { httpOnly: true, maxAge: c.maxAgeSeconds * 1000, path: '/', secure: ctx.secure, sameSite: ctx.secure ? 'none' : 'lax', overwrite: true });
