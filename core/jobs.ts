@@ -214,6 +214,8 @@ export class JobService {
   private readonly store: JobStore;
   private readonly kinds: ReadonlyMap<string, JobKind<any>>;
   private readonly observer: JobObserver;
+  /** Views by record: records are never changed in place (a change is a new record from the store). */
+  readonly #views = new WeakMap<JobRecord, ReturnType<typeof jobView>>();
   constructor(store: JobStore, kinds: ReadonlyMap<string, JobKind<any>>, observer: JobObserver = {}) {
     this.store = store;
     this.kinds = kinds;
@@ -267,7 +269,10 @@ export class JobService {
 
   async view(id: string, caller: Caller) {
     const job = await this.getOwned(id, caller);
-    return jobView(job, this.kinds.get(job.kind));
+    // a poll of an unchanged job gets the same cached record: its view is built once
+    let view = this.#views.get(job);
+    if (!view) this.#views.set(job, (view = jobView(job, this.kinds.get(job.kind))));
+    return view;
   }
 
   async cancel(id: string, caller: Caller): Promise<void> {

@@ -114,13 +114,17 @@ export class OperationPipeline {
       } finally {
         release?.();
       }
-      const { usage, ...answer } = result;
-      if (caller && resolver?.onSuccess) await resolver.onSuccess(caller, op, usage ?? 1);
-      const out = answer as OperationResponse;
-      out.status = result.status ?? (result.body === undefined && !result.file && !result.text ? 204 : 200);
-      out.headers = result.headers ? { 'X-Content-Type-Options': 'nosniff', ...headers, ...result.headers } : Object.assign({ 'X-Content-Type-Options': 'nosniff' }, headers);
-      out.cookies = cookies;
-      out.caller = caller?.kind ?? scheme;
+      if (caller && resolver?.onSuccess) await resolver.onSuccess(caller, op, result.usage ?? 1);
+      const out: OperationResponse = {
+        status: result.status ?? (result.body === undefined && !result.file && !result.text ? 204 : 200),
+        headers: { 'X-Content-Type-Options': 'nosniff', ...headers, ...result.headers },
+        cookies,
+        caller: caller?.kind ?? scheme,
+      };
+      // the answer without `usage` (never sent)
+      if (result.body !== undefined) out.body = result.body;
+      if (result.file) out.file = result.file;
+      if (result.text) out.text = result.text;
       return out;
     } catch (raw) {
       // A challenge token verified before a later step failed is used up: the pass it minted is still

@@ -131,8 +131,8 @@ export function createHttpApp(deps: HttpDeps): Koa {
 
   const router = new Router();
   deps.extraRoutes?.(router, deps);
-  const extraLayers = [...router.stack];
-  const direct = new DirectRoutes<(ctx: RouterContext<State>) => Promise<void>>();
+  const extras = router.stack.map((l) => ({ prefix: typeof l.path === 'string' ? l.path.split(/[:(*{\\]/)[0].toLowerCase() : '', match: (p: string) => l.match(p) }));
+  const direct = new DirectRoutes<(ctx: RouterContext<State>) => Promise<void>>(extras);
   for (const op of kernel.operations.filter((o) => (o.host ?? 'api') === deps.host)) {
     const path = op.path.replace(/\{(\w+)\}/g, ':$1');
     const cors = op.cors || op.auth.includes('storefront');
@@ -149,15 +149,10 @@ export function createHttpApp(deps: HttpDeps): Koa {
   }
   // An operation's own path in its own spelling goes straight to it; anything else (another case, a
   // trailing slash, an escape, HEAD, OPTIONS, a path an extra route also matches) takes the router.
-  const extras = extraLayers.map((l) => ({ layer: l, prefix: typeof l.path === 'string' ? l.path.split(/[:(*{\\]/)[0].toLowerCase() : '' }));
   app.use((ctx, next) => {
     const path = ctx.path;
     const hit = path.includes('%') ? null : direct.find(ctx.method, path);
     if (!hit) return next();
-    if (extras.length) {
-      const lower = path.toLowerCase();
-      if (extras.some((e) => lower.startsWith(e.prefix) && e.layer.match(path))) return next();
-    }
     (ctx as RouterContext<State>).params = hit.params;
     return hit.handler(ctx as RouterContext<State>);
   });
@@ -170,15 +165,32 @@ export function createHttpApp(deps: HttpDeps): Koa {
 type Segment = { literal: string } | { param: string };
 const LITERAL = /^[A-Za-z0-9._~-]+$/;
 
+interface DirectRoute<H> {
+  method: string;
+  template: string;
+  segments: Segment[];
+  handler: H;
+  clash: boolean;
+  /** Extra routes (registered before the operations) that some path of this template may also match. */
+  shadows: { prefix: string; match(path: string): boolean }[];
+}
+
 /**
  * Operation routes by method, matched segment by segment without a regular expression. Templates
  * that another template of the same method may also match (the router compares case-insensitively)
  * are left out, so a match here is the one the router would find; the router handles the rest.
  */
 class DirectRoutes<H> {
-  readonly #routes: { method: string; template: string; segments: Segment[]; handler: H; clash: boolean }[] = [];
-  #exact: Map<string, H> | null = null;
-  #byMethod: Map<string, { segments: Segment[]; handler: H }[]> | null = null;
+  readonly #routes: DirectRoute<H>[] = [];
+  /** Method, then path (no parameters) or the segment count (with parameters). */
+  #exact: Map<string, Map<string, DirectRoute<H>>> | null = null;
+  #byLength: Map<string, Map<number, DirectRoute<H>[]>> | null = null;
+  readonly #extras: { prefix: string; match(path: string): boolean }[];
+
+  /** `extras`: the routes that come first, each with the literal start of its path, lower-case. */
+  constructor(extras: { prefix: string; match(path: string): boolean }[]) {
+    this.#extras = extras;
+  }
 
   add(method: string, template: string, handler: H) {
     if (!template.startsWith('/')) return;
@@ -189,24 +201,28 @@ class DirectRoutes<H> {
       else if (LITERAL.test(part)) segments.push({ literal: part });
       else return; // anything fancier is left to the router
     }
-    const route = { method, template, segments, handler, clash: false };
+    // a path of this template starts with its literal part; an extra route's path with its prefix:
+    // unless one of the two starts with the other, no path matches both
+    const start = template.split('{')[0].toLowerCase();
+    const shadows = this.#extras.filter((e) => start.startsWith(e.prefix) || e.prefix.startsWith(start));
+    const route: DirectRoute<H> = { method, template, segments, handler, clash: false, shadows };
     for (const r of this.#routes) {
       if (r.method === method && overlaps(r.segments, segments)) r.clash = route.clash = true;
     }
     this.#routes.push(route);
-    this.#exact = this.#byMethod = null;
+    this.#exact = this.#byLength = null;
   }
 
   find(method: string, path: string): { handler: H; params: Record<string, string> } | null {
-    if (!this.#exact || !this.#byMethod) this.#compile();
-    const exact = this.#exact!.get(`${method} ${path}`);
-    if (exact) return { handler: exact, params: {} };
-    const list = this.#byMethod!.get(method);
-    if (!list) return null;
+    if (!this.#exact || !this.#byLength) this.#compile();
+    const exact = this.#exact!.get(method)?.get(path);
+    if (exact) return this.#unshadowed(exact, path) ? { handler: exact.handler, params: {} } : null;
+    const byLength = this.#byLength!.get(method);
+    if (!byLength) return null;
     const parts = path.split('/');
-    if (parts[0] !== '') return null;
+    const list = parts[0] === '' ? byLength.get(parts.length - 1) : undefined;
+    if (!list) return null;
     next: for (const r of list) {
-      if (r.segments.length !== parts.length - 1) continue;
       const params: Record<string, string> = {};
       for (let i = 0; i < r.segments.length; i++) {
         const seg = r.segments[i], part = parts[i + 1];
@@ -217,21 +233,29 @@ class DirectRoutes<H> {
           params[seg.param] = part;
         }
       }
-      return { handler: r.handler, params };
+      return this.#unshadowed(r, path) ? { handler: r.handler, params } : null;
     }
     return null;
   }
 
+  #unshadowed(r: DirectRoute<H>, path: string): boolean {
+    if (!r.shadows.length) return true;
+    const lower = path.toLowerCase();
+    return !r.shadows.some((e) => lower.startsWith(e.prefix) && e.match(path));
+  }
+
   #compile() {
     this.#exact = new Map();
-    this.#byMethod = new Map();
+    this.#byLength = new Map();
     for (const r of this.#routes) {
       if (r.clash) continue;
-      if (r.segments.every((s) => 'literal' in s)) this.#exact.set(`${r.method} ${r.template}`, r.handler);
-      else {
-        const list = this.#byMethod.get(r.method) ?? [];
-        list.push(r);
-        this.#byMethod.set(r.method, list);
+      if (r.segments.every((s) => 'literal' in s)) {
+        if (!this.#exact.has(r.method)) this.#exact.set(r.method, new Map());
+        this.#exact.get(r.method)!.set(r.template, r);
+      } else {
+        if (!this.#byLength.has(r.method)) this.#byLength.set(r.method, new Map());
+        const byLength = this.#byLength.get(r.method)!;
+        byLength.set(r.segments.length, [...(byLength.get(r.segments.length) ?? []), r]);
       }
     }
   }
