@@ -85,9 +85,13 @@ export class PostgresCredentialStore implements CredentialStore {
     const r = await this.pool.query<Row>('select * from api_keys where id = $1', [id]);
     return r.rows[0] ? toRecord(r.rows[0]) : null;
   }
-  async findByHash(hash: string) {
+  findByHash(hash: string): Promise<ApiKeyRecord | null> {
     const hit = this.cache.get(hash);
-    if (hit && this.listener?.live && Date.now() - hit.at < CACHE_TTL_MS) return hit.rec;
+    // a hit answers without an async frame of its own: every authenticated request comes here
+    if (hit && this.listener?.live && Date.now() - hit.at < CACHE_TTL_MS) return Promise.resolve(hit.rec);
+    return this.load(hash);
+  }
+  private async load(hash: string): Promise<ApiKeyRecord | null> {
     const gen = this.generation;
     let r;
     try {

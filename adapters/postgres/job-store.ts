@@ -101,9 +101,13 @@ export class PostgresJobStore implements JobStore {
     }
   }
 
-  async read(id: string): Promise<JobRecord | null> {
+  read(id: string): Promise<JobRecord | null> {
     const hit = this.readCache.get(id);
-    if (hit && this.listener?.live && Date.now() - hit.at < READ_CACHE_TTL_MS) return hit.job;
+    // a hit answers without an async frame of its own: every poll comes here
+    if (hit && this.listener?.live && Date.now() - hit.at < READ_CACHE_TTL_MS) return Promise.resolve(hit.job);
+    return this.load(id);
+  }
+  private async load(id: string): Promise<JobRecord | null> {
     const gen = this.generation;
     const job = await this.get(id);
     if (job && this.listener?.live && gen === this.generation) {

@@ -85,6 +85,8 @@ export interface HttpDeps {
 
 interface State {
   requestId: string;
+  /** A JSON answer written by writeJson (Koa's body stays unset). */
+  sent?: unknown;
   /** For the request log. */
   operation?: string;
   caller?: string;
@@ -92,7 +94,7 @@ interface State {
 
 function isLoopback(ip: string): boolean {
   const v = ip.startsWith('::ffff:') ? ip.slice(7) : ip;
-  return v === '::1' || (isIP(v) === 4 && v.startsWith('127.'));
+  return v === '::1' || (v.startsWith('127.') && isIP(v) === 4);
 }
 
 const CORS_HEADERS = 'Content-Type, X-API-Key, X-Challenge-Token, X-Service-Verification-Pass, X-Service-Verification-Pass-Mode';
@@ -118,12 +120,12 @@ export function createHttpApp(deps: HttpDeps): Koa {
     if (log) {
       const t0 = performance.now();
       ctx.res.once('finish', () =>
-        log.info({ reqId: ctx.state.requestId, host: deps.host, op: ctx.state.operation, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - t0), caller: ctx.state.caller, ...submittedJob(ctx.body) }, 'request'),
+        log.info({ reqId: ctx.state.requestId, host: deps.host, op: ctx.state.operation, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - t0), caller: ctx.state.caller, ...submittedJob(ctx.state.sent ?? ctx.body) }, 'request'),
       );
     }
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw new FitroomError('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
+      if (ctx.status === 404 && ctx.body === undefined && !ctx.state.sent) throw new FitroomError('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
     } catch (raw) {
       write(ctx, pipeline.failure(raw, ctx.state.requestId));
     }
@@ -141,7 +143,7 @@ export function createHttpApp(deps: HttpDeps): Koa {
       ctx.state.operation = op.id;
       const res = await pipeline.invoke(op, inbound(ctx, deps));
       ctx.state.caller = res.caller;
-      write(ctx, res);
+      if (!writeJson(ctx, res)) write(ctx, res);
     };
     router.register(path, [op.method], handle, { name: op.id });
     direct.add(op.method, op.path, handle);
@@ -315,7 +317,7 @@ export function inbound(ctx: RouterContext<State> | Koa.Context, deps: HttpDeps)
 }
 
 /** Links by request origin (and the ports they depend on), so a request does not rebuild them. */
-const linksByOrigin = new WeakMap<HttpDeps, Map<string, { baseUrl: string; links: Links }>>();
+const linksByOrigin = new WeakMap<HttpDeps, Map<string, { apiPort?: number; arPort?: number; baseUrl: string; links: Links }>>();
 /** The origin comes from the client's Host header: the cache is bounded and starts over when full. */
 const LINKS_CACHE_MAX = 256;
 
@@ -323,21 +325,48 @@ function originLinks(origin: string, deps: HttpDeps): { baseUrl: string; links: 
   const config = deps.kernel.config;
   const apiPort = deps.apiPort?.();
   const arPort = deps.arPort?.();
-  const key = `${origin} ${apiPort} ${arPort}`;
   let cache = linksByOrigin.get(deps);
   if (!cache) linksByOrigin.set(deps, (cache = new Map()));
-  let hit = cache.get(key);
-  if (!hit) {
+  let hit = cache.get(origin);
+  if (!hit || hit.apiPort !== apiPort || hit.arPort !== arPort) {
     const api = apiOrigin(config, { origin, host: deps.host, apiPort });
     hit = {
+      apiPort,
+      arPort,
       baseUrl: deps.host === 'ar' ? (config.arPublicUrl ?? origin) : api,
       links: restLinks(config, api, deps.host === 'ar' ? Number(new URL(origin).port) || undefined : arPort),
     };
     if (cache.size >= LINKS_CACHE_MAX) cache.clear();
-    cache.set(key, hit);
+    cache.set(origin, hit);
   }
   return hit;
 }
+
+/**
+ * An operation's JSON answer written straight to Node: the bytes and headers Koa's respond() gives
+ * a JSON body, without its generic per-header work. False (nothing written) for anything else:
+ * files, text, no body, HEAD, a status without a body, a response already started.
+ */
+function writeJson(ctx: Koa.ParameterizedContext<State>, res: OperationResponse): boolean {
+  const b = res.body;
+  if (b === null || typeof b !== 'object' || res.file || res.text || res.cookies.length) return false;
+  const proto = Object.getPrototypeOf(b);
+  if (proto !== Object.prototype && proto !== Array.prototype) return false;
+  if (ctx.method === 'HEAD' || EMPTY_STATUS.has(res.status) || ctx.headerSent || !ctx.writable) return false;
+  const json = JSON.stringify(b);
+  const out = ctx.res;
+  for (const k in res.headers) out.setHeader(k, res.headers[k]);
+  out.setHeader('Content-Type', 'application/json; charset=utf-8');
+  out.setHeader('Content-Length', Buffer.byteLength(json));
+  ctx.status = res.status;
+  ctx.state.sent = b;
+  ctx.respond = false;
+  out.end(json);
+  return true;
+}
+
+/** Statuses that carry no body (Koa's respond() strips it). */
+const EMPTY_STATUS = new Set([204, 205, 304]);
 
 /** Writes a pipeline answer to a Koa response. */
 export function write(ctx: Koa.Context, res: OperationResponse) {
