@@ -268,7 +268,9 @@ export class JobService {
   }
 
   async view(id: string, caller: Caller) {
-    const job = await this.getOwned(id, caller);
+    // a poll of a job this process holds (and that has not changed) needs no further await
+    const cached = UUID.test(id) ? this.store.cachedRead?.(id) : undefined;
+    const job = cached && cached.ownerHash === caller.ownerHash ? cached : await this.getOwned(id, caller);
     // a poll of an unchanged job gets the same cached record: its view is built once
     let view = this.#views.get(job);
     if (!view) this.#views.set(job, (view = jobView(job, this.kinds.get(job.kind))));

@@ -86,10 +86,13 @@ export class PostgresCredentialStore implements CredentialStore {
     return r.rows[0] ? toRecord(r.rows[0]) : null;
   }
   findByHash(hash: string): Promise<ApiKeyRecord | null> {
+    const hit = this.cachedByHash(hash);
+    return hit ? Promise.resolve(hit) : this.load(hash);
+  }
+  /** Served only while notifications arrive, so a revocation anywhere has already dropped it. */
+  cachedByHash(hash: string): ApiKeyRecord | undefined {
     const hit = this.cache.get(hash);
-    // a hit answers without an async frame of its own: every authenticated request comes here
-    if (hit && this.listener?.live && Date.now() - hit.at < CACHE_TTL_MS) return Promise.resolve(hit.rec);
-    return this.load(hash);
+    return hit && this.listener?.live && Date.now() - hit.at < CACHE_TTL_MS ? hit.rec : undefined;
   }
   private async load(hash: string): Promise<ApiKeyRecord | null> {
     const gen = this.generation;

@@ -102,10 +102,13 @@ export class PostgresJobStore implements JobStore {
   }
 
   read(id: string): Promise<JobRecord | null> {
+    const hit = this.cachedRead(id);
+    return hit ? Promise.resolve(hit) : this.load(id);
+  }
+  /** Served only while notifications arrive, so any change to the job has already dropped it. */
+  cachedRead(id: string): JobRecord | undefined {
     const hit = this.readCache.get(id);
-    // a hit answers without an async frame of its own: every poll comes here
-    if (hit && this.listener?.live && Date.now() - hit.at < READ_CACHE_TTL_MS) return Promise.resolve(hit.job);
-    return this.load(id);
+    return hit && this.listener?.live && Date.now() - hit.at < READ_CACHE_TTL_MS ? hit.job : undefined;
   }
   private async load(id: string): Promise<JobRecord | null> {
     const gen = this.generation;
