@@ -19,7 +19,9 @@ const NODE = path.join(ROOT, "node_modules/.bin/node")
 const SERVED = [path.join(ROOT, "test/fixtures/real-photos"), path.join(ROOT, "examples/assets")]
 
 export default async function setup() {
-  // the packaged test loads the plugin as a store would: from its build
+  // Fitroom's webhook verifier as the plain-JS package the plugin depends on, then the plugin's build
+  // (the packaged test loads the plugin as a store would: from its build)
+  execFileSync(path.join(ROOT, "node_modules/.bin/tsc"), ["-p", "packages/webhooks/tsconfig.json"], { cwd: ROOT, stdio: "ignore" })
   execFileSync(path.join(__dirname, "../node_modules/.bin/medusa"), ["plugin:build"], { cwd: path.join(__dirname, ".."), stdio: "ignore" })
   const dir = mkdtempSync(path.join(tmpdir(), "fitroom-medusa-pg-"))
   chmodSync(dir, 0o755)
