@@ -9,6 +9,8 @@
 export interface InlineData {
   bytes: Uint8Array;
   contentType: string;
+  /** Lowercase hex SHA-256 of the bytes, computed where they were decoded. */
+  sha256?: string;
 }
 
 /** What a stand-in's payload starts with (then 32 hex digits). */
@@ -18,8 +20,8 @@ const STAND_IN = new RegExp(`^data:([a-z0-9.+/-]+)(?:;[a-z0-9=-]+)*;base64,${INL
 const held = new Map<string, InlineData>();
 
 /** Holds decoded bytes under their references; the returned function releases them. */
-export function holdInlineData(items: { ref: string; bytes: Uint8Array; contentType: string }[]): () => void {
-  for (const i of items) held.set(i.ref, { bytes: i.bytes, contentType: i.contentType });
+export function holdInlineData(items: ({ ref: string } & InlineData)[]): () => void {
+  for (const i of items) held.set(i.ref, { bytes: i.bytes, contentType: i.contentType, sha256: i.sha256 });
   return () => {
     for (const i of items) held.delete(i.ref);
   };

@@ -181,7 +181,7 @@ function heldDataUrl(url: string, maxBytes: number, accept?: string[]): FetchedR
   if (!held) throw new OutboundError('invalid_url', 'this data URL belongs to a request that has ended');
   if (accept?.length && !accept.some((a) => held.contentType.startsWith(a))) throw new OutboundError('unsupported_type', `unexpected content type ${held.contentType}`);
   if (held.bytes.length > maxBytes) throw new OutboundError('too_large', `larger than ${maxBytes} bytes`);
-  return { bytes: held.bytes, contentType: held.contentType, finalUrl: 'data:' };
+  return { bytes: held.bytes, contentType: held.contentType, finalUrl: 'data:', ...(held.sha256 ? { sha256: held.sha256 } : {}) };
 }
 
 function decodeDataUrl(url: string, maxBytes: number, accept?: string[]): FetchedResource {

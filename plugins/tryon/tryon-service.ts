@@ -114,7 +114,8 @@ export class TryOnService {
   async #fetch(url: string, field: string): Promise<Fetched> {
     const r = await this.#d.images.fetchBytes(url, field, this.#d.config.fetch.maxBytes);
     if (!r.contentType.toLowerCase().startsWith('image/')) throw new FitroomError('IMAGE_INVALID', `${field} is not an image (${r.contentType})`);
-    return { bytes: r.bytes, contentType: r.contentType, sha256: sha256Hex(r.bytes), field };
+    // a data URL decoded off the event loop comes with its hash
+    return { bytes: r.bytes, contentType: r.contentType, sha256: r.sha256 ?? sha256Hex(r.bytes), field };
   }
 
   async #stash(f: Fetched, caller: Caller): Promise<StashedImage> {

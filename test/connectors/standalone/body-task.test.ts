@@ -3,7 +3,7 @@
  * the value carries stand-ins that only the outbound fetcher resolves, to the very bytes the data URL
  * held, and only while the request holds them.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { parseJsonBytesDecodingData } from '../../../connectors/standalone/body-task.ts';
 import { holdInlineData, inlineData } from '../../../core/inline-data.ts';
@@ -51,6 +51,46 @@ describe('data URLs decoded off the event loop', () => {
     expect(r.ok && (r.value as { image: string }).image).toBe(withNul);
     expect(r.ok && r.inline).toBeUndefined();
     expect(parseJsonBytesDecodingData(new Uint8Array(Buffer.from('"just a string"'))).ok).toBe(false);
+  });
+
+  it('cuts data URLs out of the raw bytes exactly as parsing would find them: escapes, keys, padding, a byte order mark', () => {
+    const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+    const imgs = [400_000, 400_001, 400_002].map((n) => randomBytes(n));
+    const b64 = imgs.map((b) => b.toString('base64'));
+    const unpadded = b64[1].replace(/=+$/, '');
+    // written with JSON escapes (\/ and \n): left to the parser, then decoded leniently as before
+    const escaped = `data:image\\/png;base64,${b64[2].slice(0, 1000)}\\n${b64[2].slice(1000)}`;
+    const text = `\ufeff{"note":"a \\"quoted\\" data:image/png;base64,AAAA","a":"data:image/png;base64,${b64[0]}","b":["data:image/jpeg;charset=x;base64,${unpadded}"],"c":"${escaped}","data:image/png;base64,${b64[0]}":1}`;
+    const r = parseJsonBytesDecodingData(new Uint8Array(Buffer.from(text)));
+    if (!r.ok) throw new Error('not parsed');
+    const v = r.value as Record<string, unknown>;
+    const expected = JSON.parse(text.slice(1)) as Record<string, unknown>;
+    expect(v.note).toBe(expected.note);
+    // the key stays a key
+    expect(v[`data:image/png;base64,${b64[0]}`]).toBe(1);
+    expect(r.inline).toHaveLength(3);
+    const byRef = (s: unknown) => r.inline!.find((i) => (s as string).endsWith(i.ref))!;
+    for (const [s, bytes, type] of [[v.a, imgs[0], 'image/png'], [(v.b as string[])[0], imgs[1], 'image/jpeg'], [v.c, Buffer.from((expected.c as string).slice('data:image/png;base64,'.length), 'base64'), 'image/png']] as const) {
+      const d = byRef(s);
+      expect(Buffer.from(d.bytes).equals(bytes)).toBe(true);
+      expect(d.contentType).toBe(type);
+      expect(d.sha256).toBe(sha(bytes));
+      expect(d.bytes.byteLength).toBe(d.bytes.buffer.byteLength); // moves, not copied
+    }
+    expect(Buffer.from(byRef(v.c).bytes).equals(imgs[2])).toBe(true);
+  });
+
+  it('refuses bodies that are not UTF-8 or not JSON around a data URL, as parsing the whole would', () => {
+    const url = `data:image/png;base64,${randomBytes(300_000).toString('base64')}`;
+    const bad = Buffer.concat([Buffer.from(`{"a":"${url}","b":"`), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    expect(parseJsonBytesDecodingData(new Uint8Array(bad)).ok).toBe(false);
+    expect(parseJsonBytesDecodingData(new Uint8Array(Buffer.from(`{"a":"${url}",}`))).ok).toBe(false);
+    expect(parseJsonBytesDecodingData(new Uint8Array(Buffer.from(`{"a":"${url}`))).ok).toBe(false);
+    expect(parseJsonBytesDecodingData(new Uint8Array(Buffer.from(`["${url}"]`))).ok).toBe(true);
+    // padding inside the text is not plain base64: decoded leniently, as Buffer does
+    const odd = `data:image/png;base64,${'QUFB'.repeat(70_000)}=QUFB`;
+    const r = parseJsonBytesDecodingData(new Uint8Array(Buffer.from(JSON.stringify({ a: odd }))));
+    expect(r.ok && r.inline?.[0] && Buffer.from(r.inline[0].bytes).equals(Buffer.from(odd.slice(22), 'base64'))).toBe(true);
   });
 
   it('a client cannot reach another request\'s bytes with a stand-in it makes up', async () => {
