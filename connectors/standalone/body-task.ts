@@ -4,13 +4,19 @@ import { INLINE_REF_MARK } from '../../core/inline-data.ts';
 
 type Parsed = { ok: true; value: unknown; inline?: DecodedDataUrl[] } | { ok: false };
 
-/** A data URL of the body decoded on the pool thread: its bytes, their SHA-256 and the reference its stand-in names. */
+/**
+ * A large data URL of the body, as the pool thread hands it over: the reference its stand-in names,
+ * its type, decoded size and SHA-256, and either its bytes or where its base64 text lies in the
+ * body's bytes (decoded only when needed, by `decodeBase64Text`: a cache hit never needs them).
+ */
 export interface DecodedDataUrl {
   ref: string;
-  bytes: Uint8Array;
   contentType: string;
-  /** Lowercase hex SHA-256 of `bytes`, so the event loop never hashes them. */
+  size: number;
+  /** Lowercase hex SHA-256 of the decoded bytes, so the event loop never hashes them. */
   sha256: string;
+  bytes?: Uint8Array;
+  at?: { offset: number; length: number };
 }
 
 /** Data URLs longer than this are decoded here when the operation takes them as bytes. */
@@ -44,8 +50,10 @@ function parseStrictText(text: string): Parsed {
 }
 
 function decoded(bytes: Uint8Array, contentType: string): DecodedDataUrl {
-  return { ref: randomUUID().replaceAll('-', ''), bytes, contentType: contentType.toLowerCase(), sha256: createHash('sha256').update(bytes).digest('hex') };
+  return { ref: newRef(), bytes, size: bytes.length, contentType: contentType.toLowerCase(), sha256: createHash('sha256').update(bytes).digest('hex') };
 }
+
+const newRef = () => randomUUID().replaceAll('-', '');
 
 /**
  * parseJsonBytes, and then every large base64 data URL in the value is decoded here into bytes and
@@ -122,9 +130,9 @@ function cutDataUrls(bytes: Uint8Array): { text: string; inline: DecodedDataUrl[
     if (end < 0) break; // unterminated: the parser says so
     if (end - at - 1 > INLINE_DATA_CHARS && !isKey(buf, end + 1)) {
       const prefix = DATA_URL.exec(buf.toString('latin1', at + 1, at + 257));
-      const payload = prefix ? decodeBase64(buf, at + 1 + prefix[0].length, end) : null;
+      const payload = prefix ? hashBase64(buf, at + 1 + prefix[0].length, end) : null;
       if (prefix && payload) {
-        const d = decoded(payload, prefix[1]);
+        const d: DecodedDataUrl = { ref: newRef(), contentType: prefix[1].toLowerCase(), ...payload };
         inline.push(d);
         pieces.push(buf.toString('utf8', from, at + 1), `${prefix[0]}${INLINE_REF_MARK}${d.ref}`);
         from = end;
@@ -144,24 +152,22 @@ function isKey(buf: Buffer, i: number): boolean {
   return buf[i] === 0x3a;
 }
 
-/**
- * Standard base64 in buf[from, to) decoded into a buffer of its own; null for anything else (other
- * letters, escapes, misplaced padding, a length that is no whole number of bytes), which is left to
- * the parser and Buffer's lenient decoding. For the text it takes, the bytes equal Buffer's.
- */
-function decodeBase64(buf: Buffer, from: number, to: number): Uint8Array | null {
+/** The end of plain base64 in buf[from, to) without its padding; -1 when the padding or the length cannot be plain base64. */
+function unpadded(buf: Uint8Array, from: number, to: number): number {
   let end = to;
   if (buf[end - 1] === 0x3d) end--;
   if (buf[end - 1] === 0x3d) end--;
-  const chars = end - from;
-  if ((to - from) % 4 !== 0 && to !== end) return null; // padded but not to a multiple of 4
-  if (chars % 4 === 1) return null;
-  const out = new Uint8Array(Math.floor((chars * 3) / 4));
+  if (end < to && (to - from) % 4 !== 0) return -1; // padded, but not to a multiple of 4
+  return (end - from) % 4 === 1 ? -1 : end;
+}
+
+/** Decodes base64 letters buf[from, end) (no padding) into out at 0; false at a byte that is no base64 letter. */
+function decodeInto(buf: Uint8Array, from: number, end: number, out: Uint8Array): boolean {
   let o = 0;
   let i = from;
-  for (const whole = from + chars - (chars % 4); i < whole; i += 4) {
+  for (const whole = end - ((end - from) % 4); i < whole; i += 4) {
     const a = SEXTET[buf[i]], b = SEXTET[buf[i + 1]], c = SEXTET[buf[i + 2]], d = SEXTET[buf[i + 3]];
-    if ((a | b | c | d) < 0) return null;
+    if ((a | b | c | d) < 0) return false;
     const n = (a << 18) | (b << 12) | (c << 6) | d;
     out[o++] = n >> 16;
     out[o++] = (n >> 8) & 0xff;
@@ -170,9 +176,50 @@ function decodeBase64(buf: Buffer, from: number, to: number): Uint8Array | null 
   const rest = end - i;
   if (rest > 0) {
     const a = SEXTET[buf[i]], b = SEXTET[buf[i + 1]], c = rest === 3 ? SEXTET[buf[i + 2]] : 0;
-    if ((a | b | c) < 0) return null;
+    if ((a | b | c) < 0) return false;
     out[o] = (a << 2) | (b >> 4);
     if (rest === 3) out[o + 1] = ((b & 0xf) << 4) | (c >> 2);
   }
+  return true;
+}
+
+/** Decoded in slices of this many letters into one small buffer, only to hash them. */
+const HASH_SLICE = 64 * 1024;
+const hashScratch = new Uint8Array((HASH_SLICE / 4) * 3);
+
+/**
+ * Standard base64 in buf[from, to): its decoded size and SHA-256, and where it lies; null for
+ * anything else (other letters, escapes, misplaced padding, a length that is no whole number of
+ * bytes), which is left to the parser and Buffer's lenient decoding. Nothing of its size is
+ * allocated: it is decoded slice by slice into a small buffer that is hashed and reused.
+ */
+function hashBase64(buf: Uint8Array, from: number, to: number): { size: number; sha256: string; at: { offset: number; length: number } } | null {
+  const end = unpadded(buf, from, to);
+  if (end < 0) return null;
+  const hash = createHash('sha256');
+  for (let i = from; i < end; i += HASH_SLICE) {
+    const stop = Math.min(end, i + HASH_SLICE);
+    if (!decodeInto(buf, i, stop, hashScratch)) return null;
+    hash.update(hashScratch.subarray(0, decodedLength(stop - i)));
+  }
+  return { size: decodedLength(end - from), sha256: hash.digest('hex'), at: { offset: from, length: to - from } };
+}
+
+const decodedLength = (letters: number) => Math.floor((letters * 3) / 4);
+
+/**
+ * Runs on a CPU pool thread: the bytes of data URLs whose base64 text `hashBase64` accepted (each
+ * payload, padding included, as the body's shared memory holds it), each in a buffer of its own that
+ * moves to the event loop.
+ */
+export function decodeBase64Texts(texts: Uint8Array[]): Uint8Array[] {
+  return texts.map(decodeBase64Text);
+}
+
+function decodeBase64Text(text: Uint8Array): Uint8Array {
+  const end = unpadded(text, 0, text.length);
+  if (end < 0) throw new Error('not the base64 text the body parser accepted');
+  const out = new Uint8Array(decodedLength(end));
+  if (!decodeInto(text, 0, end, out)) throw new Error('not the base64 text the body parser accepted');
   return out;
 }

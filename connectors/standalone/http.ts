@@ -23,6 +23,7 @@ const parseJsonTask = cpuTask<string, { ok: true; value: unknown } | { ok: false
 type ParsedBody = { ok: true; value: unknown; inline?: DecodedDataUrl[] } | { ok: false };
 const parseJsonBytesTask = cpuTask<Uint8Array, ParsedBody>(new URL('./body-task.ts', import.meta.url), 'parseJsonBytes');
 const parseJsonBytesDecodingDataTask = cpuTask<Uint8Array, ParsedBody>(new URL('./body-task.ts', import.meta.url), 'parseJsonBytesDecodingData');
+const decodeBase64TextsTask = cpuTask<Uint8Array[], Uint8Array[]>(new URL('./body-task.ts', import.meta.url), 'decodeBase64Texts');
 
 /**
  * Shared memory for large bodies, kept for the next one: the first touch of fresh memory is what
@@ -73,9 +74,17 @@ async function readLargeJson(ctx: Koa.Context, length: number, pool: CpuPool, de
   // JSON.parse is linear and the body bounded (40 MB: well under a second of CPU): the budget only
   // matters on a machine that starves the thread, where failing a valid body would be wrong
   const parsed = await pool.run(decodeData ? parseJsonBytesDecodingDataTask : parseJsonBytesTask, bytes, { budgetMs: PARSE_BUDGET_MS });
-  // the thread is done with the bytes (its answer holds copies): the next body may reuse them
-  bodyBuffers.give(shared);
-  if (parsed.ok && parsed.inline) ctx.res.once('close', holdInlineData(parsed.inline));
+  const later = parsed.ok ? (parsed.inline ?? []).filter((i) => i.at) : [];
+  // the thread is done with the bytes (its answer holds copies): the next body may reuse them, or,
+  // when data URLs are still to be decoded from them, once the answer is written and none is decoding
+  if (!later.length) bodyBuffers.give(shared);
+  if (parsed.ok && parsed.inline) {
+    // the first that is needed decodes them all, in one call (a request that needs one stores them all)
+    let decoding: Promise<Uint8Array[]> | undefined;
+    const decodeAll = () => (decoding ??= pool.run(decodeBase64TextsTask, later.map((i) => new Uint8Array(shared, i.at!.offset, i.at!.length)), { budgetMs: PARSE_BUDGET_MS }));
+    const items = parsed.inline.map(({ at, ...i }) => (at ? { ...i, load: async () => (await decodeAll())[later.findIndex((l) => l.ref === i.ref)] } : i));
+    ctx.res.once('close', holdInlineData(items, later.length ? () => bodyBuffers.give(shared) : undefined));
+  }
   await new Promise((resolve) => setImmediate(resolve));
   if (!parsed.ok) throw malformedJson();
   return parsed.value;

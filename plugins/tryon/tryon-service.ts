@@ -24,6 +24,7 @@ import type { TryOnStore } from '../../core/tryon/tryon-store.ts';
 import type { GarmentSlot } from '../../core/tryon/tryon-input.ts';
 import type { Links } from '../../core/links.ts';
 import { submissionAnswer } from '../../core/jobs.ts';
+import { inlineData } from '../../core/inline-data.ts';
 import { referenceCount, type TryOnPlan } from './tryon-request.ts';
 
 /** Job kinds whose submissions count toward the monthly AI quota. */
@@ -64,7 +65,8 @@ export interface TryOnServiceDeps {
 }
 
 interface Fetched {
-  bytes: Uint8Array;
+  /** The image's bytes (a held data URL's are decoded when first asked for). */
+  bytes: () => Promise<Uint8Array>;
   contentType: string;
   sha256: string;
   field: string;
@@ -112,14 +114,22 @@ export class TryOnService {
   }
 
   async #fetch(url: string, field: string): Promise<Fetched> {
-    const r = await this.#d.images.fetchBytes(url, field, this.#d.config.fetch.maxBytes);
+    const maxBytes = this.#d.config.fetch.maxBytes;
+    // A large data URL held for this request was hashed off the event loop: the cache key needs no
+    // bytes, which are decoded only if a miss stores them. The same checks as a fetch's.
+    const held = inlineData(url);
+    if (held) {
+      if (held.size > maxBytes) throw new FitroomError('IMAGE_FETCH_FAILED', `Could not fetch ${field}: too_large: larger than ${maxBytes} bytes`);
+      if (!held.contentType.toLowerCase().startsWith('image/')) throw new FitroomError('IMAGE_INVALID', `${field} is not an image (${held.contentType})`);
+      return { bytes: async () => (await this.#d.images.fetchBytes(url, field, maxBytes)).bytes, contentType: held.contentType, sha256: held.sha256, field };
+    }
+    const r = await this.#d.images.fetchBytes(url, field, maxBytes);
     if (!r.contentType.toLowerCase().startsWith('image/')) throw new FitroomError('IMAGE_INVALID', `${field} is not an image (${r.contentType})`);
-    // a data URL decoded off the event loop comes with its hash
-    return { bytes: r.bytes, contentType: r.contentType, sha256: r.sha256 ?? sha256Hex(r.bytes), field };
+    return { bytes: async () => r.bytes, contentType: r.contentType, sha256: r.sha256 ?? sha256Hex(r.bytes), field };
   }
 
   async #stash(f: Fetched, caller: Caller): Promise<StashedImage> {
-    const rec = await this.#d.files.store(f.bytes, { ownerHash: caller.ownerHash, contentType: f.contentType, ttlSeconds: STASH_TTL_SECONDS, internal: true });
+    const rec = await this.#d.files.store(await f.bytes(), { ownerHash: caller.ownerHash, contentType: f.contentType, ttlSeconds: STASH_TTL_SECONDS, internal: true });
     return { fileId: rec.id, contentType: f.contentType, field: f.field };
   }
 
