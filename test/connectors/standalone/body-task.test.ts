@@ -119,6 +119,21 @@ describe('data URLs decoded off the event loop', () => {
     expect(r.ok && r.inline?.[0].bytes && Buffer.from(r.inline[0].bytes).equals(Buffer.from(odd.slice(22), 'base64'))).toBe(true);
   });
 
+  it('frees the memory held data URLs are decoded from only once the request ended and no decoding reads it', async () => {
+    let finish!: (b: Uint8Array) => void;
+    let freed = 0;
+    const ref = 'c'.repeat(32);
+    const url = `data:image/png;base64,FRinlineRef${ref}`;
+    const release = holdInlineData([{ ref, size: 3, sha256: sha(new Uint8Array([1, 2, 3])), contentType: 'image/png', load: () => new Promise<Uint8Array>((r) => (finish = r)) }], () => freed++);
+    const decoding = inlineBytes(url);
+    release();
+    expect(freed).toBe(0);
+    finish(new Uint8Array([1, 2, 3]));
+    expect(Array.from((await decoding)!)).toEqual([1, 2, 3]);
+    expect(freed).toBe(1);
+    expect(inlineData(url)).toBeUndefined();
+  });
+
   it('a client cannot reach another request\'s bytes with a stand-in it makes up', async () => {
     const release = holdInlineData([{ ref: 'a'.repeat(32), bytes: new Uint8Array([1, 2, 3]), size: 3, sha256: sha(new Uint8Array([1, 2, 3])), contentType: 'image/png' }]);
     await expect(http.fetch(`data:image/png;base64,FRinlineRef${'b'.repeat(32)}`)).rejects.toMatchObject({ reason: 'invalid_url' });
