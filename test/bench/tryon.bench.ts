@@ -239,7 +239,7 @@ async function main() {
       ['(c) 768x1024 person photo + real top, submission to completed', photo.length, f(percentile(photo, 50)), f(percentile(photo, 90)), f(Math.max(...photo)), (percentile(photo, 50) / base).toFixed(2)],
     ]);
     console.log(`(c) runs the person models on the photo and on the packshot (checks), then fits; peak RSS of this process (API and worker together) ${(peakRss / 1e6).toFixed(0)} MB`);
-    console.log(`(b) and (b'): a ${(bodyBytes.length / 1e6).toFixed(2)} MB body (twin id, top and bottom as PNG data URLs); the service reads it, cuts out and decodes the data URLs and hashes the images on a CPU pool thread, checks the quota and the twin, looks the result up (one indexed query) and records the completed job. The client runs in this process: in (b) its JSON.stringify of the body (and fetch's encoding of the string) is on the same CPU and in the time; (b') leaves that out. load average ${os.loadavg().map((v) => v.toFixed(2)).join(' ')}`);
+    console.log(`(b) and (b'): a ${(bodyBytes.length / 1e6).toFixed(2)} MB body (twin id, top and bottom as PNG data URLs); the service reads it into reused shared memory, cuts the data URLs out and hashes them on a CPU pool thread (decoded only on a miss), checks the quota and the twin, looks the result up (one indexed query) and records the completed job (one insert). The client runs in this process: in (b) its JSON.stringify of the body (and fetch's encoding of the string) is on the same CPU and in the time; (b') leaves that out. load average ${os.loadavg().map((v) => v.toFixed(2)).join(' ')}`);
   } finally {
     await svc.close();
     await db.stop();
