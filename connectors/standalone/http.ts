@@ -23,6 +23,27 @@ const parseJsonTask = cpuTask<string, { ok: true; value: unknown } | { ok: false
 type ParsedBody = { ok: true; value: unknown; inline?: DecodedDataUrl[] } | { ok: false };
 const parseJsonBytesTask = cpuTask<Uint8Array, ParsedBody>(new URL('./body-task.ts', import.meta.url), 'parseJsonBytes');
 const parseJsonBytesDecodingDataTask = cpuTask<Uint8Array, ParsedBody>(new URL('./body-task.ts', import.meta.url), 'parseJsonBytesDecodingData');
+const decodeBase64TextsTask = cpuTask<Uint8Array[], Uint8Array[]>(new URL('./body-task.ts', import.meta.url), 'decodeBase64Texts');
+
+/**
+ * Shared memory for large bodies, kept for the next one: the first touch of fresh memory is what
+ * costs (about 4 ms per MB on a virtual machine here, more than reading the body), and a process
+ * serves bodies of similar sizes. Bodies up to 8 MB reuse a buffer of the next power of two; at most
+ * four wait, so at most 32 MB stay allocated between requests.
+ */
+const bodyBuffers = {
+  spare: [] as SharedArrayBuffer[],
+  MAX_KEPT: 4,
+  MAX_BYTES: 8 * 1024 * 1024,
+  take(length: number): SharedArrayBuffer {
+    const i = this.spare.findIndex((b) => b.byteLength >= length && b.byteLength <= 2 * Math.max(length, INLINE_JSON_CHARS));
+    if (i >= 0) return this.spare.splice(i, 1)[0];
+    return new SharedArrayBuffer(length > this.MAX_BYTES ? length : 2 ** Math.ceil(Math.log2(Math.max(length, INLINE_JSON_CHARS))));
+  },
+  give(b: SharedArrayBuffer): void {
+    if (b.byteLength <= this.MAX_BYTES && this.spare.length < this.MAX_KEPT) this.spare.push(b);
+  },
+};
 
 /**
  * A large uncompressed body as bytes, parsed on a pool thread: no string of it is built on the event
@@ -35,7 +56,8 @@ const parseJsonBytesDecodingDataTask = cpuTask<Uint8Array, ParsedBody>(new URL('
  * the value carries stand-ins and the bytes are held for this request until its answer is written.
  */
 async function readLargeJson(ctx: Koa.Context, length: number, pool: CpuPool, decodeData: boolean): Promise<unknown> {
-  const bytes = new Uint8Array(new SharedArrayBuffer(length));
+  const shared = bodyBuffers.take(length);
+  const bytes = new Uint8Array(shared, 0, length);
   let at = 0;
   try {
     for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
@@ -52,7 +74,17 @@ async function readLargeJson(ctx: Koa.Context, length: number, pool: CpuPool, de
   // JSON.parse is linear and the body bounded (40 MB: well under a second of CPU): the budget only
   // matters on a machine that starves the thread, where failing a valid body would be wrong
   const parsed = await pool.run(decodeData ? parseJsonBytesDecodingDataTask : parseJsonBytesTask, bytes, { budgetMs: PARSE_BUDGET_MS });
-  if (parsed.ok && parsed.inline) ctx.res.once('close', holdInlineData(parsed.inline));
+  const later = parsed.ok ? (parsed.inline ?? []).filter((i) => i.at) : [];
+  // the thread is done with the bytes (its answer holds copies): the next body may reuse them, or,
+  // when data URLs are still to be decoded from them, once the answer is written and none is decoding
+  if (!later.length) bodyBuffers.give(shared);
+  if (parsed.ok && parsed.inline) {
+    // the first that is needed decodes them all, in one call (a request that needs one stores them all)
+    let decoding: Promise<Uint8Array[]> | undefined;
+    const decodeAll = () => (decoding ??= pool.run(decodeBase64TextsTask, later.map((i) => new Uint8Array(shared, i.at!.offset, i.at!.length)), { budgetMs: PARSE_BUDGET_MS }));
+    const items = parsed.inline.map(({ at, ...i }) => (at ? { ...i, load: async () => (await decodeAll())[later.findIndex((l) => l.ref === i.ref)] } : i));
+    ctx.res.once('close', holdInlineData(items, later.length ? () => bodyBuffers.give(shared) : undefined));
+  }
   await new Promise((resolve) => setImmediate(resolve));
   if (!parsed.ok) throw malformedJson();
   return parsed.value;
