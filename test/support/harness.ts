@@ -91,8 +91,8 @@ export async function startTestService(opts: { plugins?: FitroomPlugin[]; env?: 
   };
 }
 
-/** Polls a job until it is terminal (or the predicate holds). */
-export async function waitForJob(svc: TestService, key: string, jobId: string, until: (job: any) => boolean = (j) => j.status === 'completed' || j.status === 'failed', timeoutMs = 30_000): Promise<any> {
+/** Polls a job until it is terminal (or the predicate holds); the deadline only bounds a hang. */
+export async function waitForJob(svc: TestService, key: string, jobId: string, until: (job: any) => boolean = (j) => j.status === 'completed' || j.status === 'failed', timeoutMs = 90_000): Promise<any> {
   const t0 = Date.now();
   for (;;) {
     const r = await svc.call('GET', `/api/v1/jobs/${jobId}`, { key });
