@@ -44,6 +44,9 @@ export async function startTestService(opts: { plugins?: FitroomPlugin[]; env?: 
     ALLOWED_PRIVATE_NETWORKS: '127.0.0.0/8,::1/128',
     FITROOM_ENV: 'production',
     WEBHOOK_TIMEOUT_MS: '3000',
+    // the test's own requests share the process's event loop with the service: on a loaded machine
+    // their headers can take seconds to be read (tests of this limit set their own)
+    HTTP_HEADERS_TIMEOUT_MS: '120000',
     ...opts.env,
   });
   const fitroom = await createFitroom(config, { databaseUrl, plugins: [...standalonePlugins(), ...(opts.plugins ?? [])], poolSize: 8, migrate: false, mounts: opts.mounts });

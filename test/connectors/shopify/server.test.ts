@@ -508,12 +508,9 @@ describe('retries and repeated parameters', () => {
       FitroomMediaStatus: () => ({ data: { node: { id: 'gid://shopify/Model3d/77', status: 'READY', mediaErrors: [], sources: [] } } }),
     });
     await c.sweepMedia();
-    let media;
-    for (;;) {
-      media = (await c.store.media({ platform: PLATFORM, shop: SHOP })).find((m) => m.id === rowId)!;
-      if (media.status === 'ready' || media.status === 'failed') break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    const row = async () => (await c.store.media({ platform: PLATFORM, shop: SHOP })).find((m) => m.id === rowId)!;
+    await expect.poll(async () => ['ready', 'failed'].includes((await row()).status), { timeout: 120_000, interval: 200 }).toBe(true);
+    const media = await row();
     expect(media.status, media.error ?? '').toBe('ready');
     expect(uploads).toBe(2);
     const attempts = await svc.fitroom.pool.query<{ attempt: number }>(`select distinct t.attempt from job_trace t join jobs j on j.id = t.job_id where j.kind = 'shopify-attach-3d' and j.input ->> 'mediaRowId' = $1 order by 1`, [rowId]);

@@ -49,7 +49,7 @@ afterAll(async () => {
   await svc?.close();
 });
 
-async function waitUntil(pred: () => Promise<boolean>, timeoutMs = 20_000) {
+async function waitUntil(pred: () => Promise<boolean>, timeoutMs = 120_000) {
   const t0 = Date.now();
   while (!(await pred())) {
     if (Date.now() - t0 > timeoutMs) throw new Error('condition not reached');
@@ -81,7 +81,7 @@ describe('stopping a shoe-3d job mid-pipeline', () => {
     expect(trace.timeline.find((t: any) => t.stage === 'reconstruct')?.outcome).toBe('cancelled');
     // a finished job cannot be cancelled
     expect((await svc.call('DELETE', `/api/v1/jobs/${sub.body.jobId}`, { key })).status).toBe(409);
-  });
+  }, 300_000); // the pipeline before reconstruction takes minutes on a loaded machine
 
   it('enforces the genaiQuality timeout: the stage fails and the reconstruction really stops', async () => {
     const before = probes.length;
@@ -95,5 +95,5 @@ describe('stopping a shoe-3d job mid-pipeline', () => {
     expect(p.outcome).toBe('rejected');
     expect(p.abortedAt).toBeGreaterThan(0);
     expect(p.progressAfterAbort).toBeLessThanOrEqual(1);
-  });
+  }, 300_000);
 });
