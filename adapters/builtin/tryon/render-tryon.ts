@@ -200,7 +200,9 @@ export function renderTryOn(input: RenderTryOnInput): RasterImage {
         // measured only for a caller that reads them (the quality gate, the bench)
         if (input.diagnostics) diag = { category, width: outW, height: outH, oldGarment: fit.oldTop, target: fit.target, fill, warp: { ...warpStats(fit.maps, outW, outH), ...(fit.fallback ? { fallback: fit.fallback } : {}) } };
       } else if (parts && category === 'full-body') {
-        drawPhotoDress(layer, canvas, cut, image, { ...body, parts }, SRGB_TO_LINEAR);
+        const fit = drawPhotoDress(layer, canvas, cut, image, { ...body, parts }, SRGB_TO_LINEAR);
+        // the same records as a top's (the gate estimates the old clothes itself)
+        if (input.diagnostics) diag = { category, width: outW, height: outH, target: fit.target, fill: fit.fill, warp: warpStats(fit.maps, outW, outH) };
       } else if (parts && category === 'shoe') {
         drawPhotoShoes(layer, canvas, cut, { ...body, parts }, SRGB_TO_LINEAR);
       } else {
