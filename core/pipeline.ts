@@ -157,7 +157,9 @@ export class OperationPipeline {
   async #rateLimit(op: Operation, req: InboundRequest, caller: Caller | null, headers: Record<string, string>, shopper?: string) {
     if (!op.rateLimit) return;
     const dev = caller?.development || req.loopback;
-    const base = RATE_LIMITS[op.rateLimit] * (dev ? this.#d.kernel.config.devRateMultiplier : 1);
+    // an operator's own limit for each forwarded shopper's submissions is exact (no development multiplier)
+    const shopperLimit = shopper && op.rateLimit === 'submission' ? this.#d.kernel.config.shopperSubmissionsPerMinute : null;
+    const base = shopperLimit ?? RATE_LIMITS[op.rateLimit] * (dev ? this.#d.kernel.config.devRateMultiplier : 1);
     // a merchant server's shoppers each get the limit, not one limit shared by the whole shop
     const own = { key: `${caller ? caller.ownerHash : `ip:${req.ip}`}${shopper ? `:shopper:${shopper}` : ''}`, factor: 1 };
     const buckets = caller?.rateBuckets?.length ? caller.rateBuckets : [own];
