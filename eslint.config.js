@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', '.fitroom/**', 'plugins/**/pages/vendor/**', 'coverage/**', 'connectors/medusa/.medusa/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'packages/*/dist/**', '.fitroom/**', 'plugins/**/pages/vendor/**', 'coverage/**', 'connectors/medusa/.medusa/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -105,6 +105,11 @@ export interface FitroomConfig {
   };
   /** Multiplier for development keys and loopback clients (development only). */
   devRateMultiplier: number;
+  /**
+   * SHOPPER_SUBMISSIONS_PER_MINUTE: the submission limit of each shopper a merchant server forwards
+   * (X-Fitroom-Shopper), taken as set; unset = a key's limit (with the development multiplier).
+   */
+  shopperSubmissionsPerMinute: number | null;
   /** How long a client may take to send its headers, its whole request, or stay idle on a connection. */
   http: { headersTimeoutMs: number; requestTimeoutMs: number; idleTimeoutMs: number };
   /**
@@ -272,6 +277,7 @@ export function loadConfig(env: Env): FitroomConfig {
       },
     },
     devRateMultiplier: mode === 'development' ? 10 : 1,
+    shopperSubmissionsPerMinute: env.SHOPPER_SUBMISSIONS_PER_MINUTE ? int(env, 'SHOPPER_SUBMISSIONS_PER_MINUTE', 50, 1, 100_000) : null,
     http: {
       headersTimeoutMs: int(env, 'HTTP_HEADERS_TIMEOUT_MS', 20_000, 100, 600_000),
       requestTimeoutMs: int(env, 'HTTP_REQUEST_TIMEOUT_MS', 300_000, 100, 3_600_000),

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { hash, randomBytes, randomUUID } from 'node:crypto';
 import { FitroomError } from './errors.ts';
 import type { ApiKeyRecord, CredentialStore } from './ports/credential-store.ts';
 
@@ -38,8 +38,9 @@ export interface Caller {
   forwardsShoppers?: boolean;
 }
 
+/** One-shot hashing: no Hash object per call (every authenticated request hashes its key). */
 export function sha256Hex(input: string | Uint8Array): string {
-  return createHash('sha256').update(input).digest('hex');
+  return hash('sha256', input, 'hex');
 }
 
 /** Keys are shown once; only their SHA-256 is stored. The prefix says the kind at a glance. */
@@ -69,14 +70,19 @@ export class CredentialService {
   }
 
   /** Checks a key and returns its record, or the reason it is refused. */
-  async check(key: string | undefined | null): Promise<{ record: ApiKeyRecord } | { refusal: KeyRefusal }> {
+  async check(key: string | undefined | null, keyHash?: string): Promise<{ record: ApiKeyRecord } | { refusal: KeyRefusal }> {
     if (!key) return { refusal: 'missing' };
-    const record = await this.store.findByHash(sha256Hex(key));
-    if (!record) return { refusal: 'not_found' };
-    if (!record.isActive) return { refusal: 'inactive' };
-    if (record.expiresAt && record.expiresAt.getTime() <= this.now().getTime()) return { refusal: 'expired' };
-    if (record.maxUsage > 0 && record.usageCount >= record.maxUsage) return { refusal: 'over_limit' };
-    return { record };
+    const record = await this.store.findByHash(keyHash ?? sha256Hex(key));
+    const refusal = this.#refusal(record);
+    return refusal ? { refusal } : { record: record! };
+  }
+
+  #refusal(record: ApiKeyRecord | null): KeyRefusal | null {
+    if (!record) return 'not_found';
+    if (!record.isActive) return 'inactive';
+    if (record.expiresAt && record.expiresAt.getTime() <= this.now().getTime()) return 'expired';
+    if (record.maxUsage > 0 && record.usageCount >= record.maxUsage) return 'over_limit';
+    return null;
   }
 
   /** A key record that may still be used (active, unexpired, under its limit), or null. */
@@ -97,11 +103,18 @@ export class CredentialService {
     return callerFromKey(await this.resolveRecord(key));
   }
 
-  /** The record behind `X-API-Key`, or 401 HTTP_ERROR. */
-  async resolveRecord(key: string | undefined | null): Promise<ApiKeyRecord> {
-    const checked = await this.check(key);
-    if ('refusal' in checked) throw new FitroomError('HTTP_ERROR', REFUSAL_MESSAGES[checked.refusal]);
-    return checked.record;
+  /**
+   * The record behind `X-API-Key`, or 401 HTTP_ERROR. A usable key the store holds in its cache is
+   * answered in this turn (the record itself, not a promise): every authenticated request asks.
+   */
+  resolveRecord(key: string | undefined | null): ApiKeyRecord | Promise<ApiKeyRecord> {
+    const hash = key ? sha256Hex(key) : undefined;
+    const cached = hash ? this.store.cachedByHash?.(hash) : undefined;
+    if (cached && !this.#refusal(cached)) return cached;
+    return this.check(key, hash).then((checked) => {
+      if ('refusal' in checked) throw new FitroomError('HTTP_ERROR', REFUSAL_MESSAGES[checked.refusal]);
+      return checked.record;
+    });
   }
 
   async create(input: CreateKeyInput): Promise<{ key: string; record: ApiKeyRecord }> {

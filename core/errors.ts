@@ -1,3 +1,5 @@
+import { BlobStoreUnavailableError } from './ports/blob-store.ts';
+
 /**
  * The one error type of the domain. `code` is a closed set: the spec's error codes plus the few the
  * spec leaves to us. Connectors map codes to transport status codes with `statusFor`.
@@ -72,10 +74,13 @@ export const ERROR_CODES = {
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 /**
- * The codes a failed job carries in `errorCode`, with what each means: the Job schema's documentation
- * is built from this table. Vendor failures add `PROVIDER_ACCOUNT` and `MODEL_UNAVAILABLE`.
+ * The codes a failed job carries in `errorCode`, with what each means: the Job schema's `errorCode`
+ * enum and its documentation are built from this table, and the job runner reports no other code
+ * (`jobErrorCode`). test/core/job-error-codes.test.ts derives the codes the code run by jobs raises
+ * and checks that this table holds each of them and nothing else. Vendor failures add
+ * `PROVIDER_ACCOUNT` and `MODEL_UNAVAILABLE`.
  */
-export const JOB_ERROR_CODES: Readonly<Record<string, string>> = {
+export const JOB_ERROR_CODES = {
   IMAGE_FETCH_FAILED: 'an input URL could not be fetched',
   IMAGE_INVALID: 'an input is not a usable image, or no product could be found in it',
   PERSON_NOT_FOUND: 'a person photo with nobody in it (for example a product photo in a person field)',
@@ -96,9 +101,27 @@ export const JOB_ERROR_CODES: Readonly<Record<string, string>> = {
   attribution_conflict: 'shoe-3d upload: use one ownership method',
   file_too_large: 'shoe-3d upload: the GLB is above 20 MB after compression',
   STORAGE_UNAVAILABLE: 'the file store could not be reached (temporary; retrying may help)',
+  PROCESSING_TIMEOUT: 'an input needed more CPU time than one task may use (CPU_BUDGET_MS); send a smaller one',
+  NOT_FOUND: 'something the job needs is gone: the digital twin expired or was deleted, the generated model expired, or the Shopify model no longer waits to be attached',
+  CONFLICT: 'the shop uninstalled Fitroom before its 3D model was attached',
   CANCELLED: 'the submitter cancelled the job (its status is then `failed` with `cancelled: true`)',
   INTERNAL_ERROR: 'unexpected; retrying may help',
-};
+} as const satisfies Record<string, string>;
+
+export type JobErrorCode = keyof typeof JOB_ERROR_CODES;
+
+/**
+ * The `errorCode` a job that failed with `err` reports: the error's own code when the table above
+ * lists it; STORAGE_UNAVAILABLE for a file store that could not be reached (as a request is told);
+ * else INTERNAL_ERROR (a library's or the system's code, say ECONNRESET, means nothing to a client;
+ * the log keeps it).
+ */
+export function jobErrorCode(err: unknown): JobErrorCode {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && Object.hasOwn(JOB_ERROR_CODES, code)) return code as JobErrorCode;
+  for (let c = err, depth = 0; c && depth < 5; c = (c as { cause?: unknown }).cause, depth++) if (c instanceof BlobStoreUnavailableError) return 'STORAGE_UNAVAILABLE';
+  return 'INTERNAL_ERROR';
+}
 
 export interface ErrorDetail {
   field: string;

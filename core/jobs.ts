@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { raceAbort } from './abort.ts';
-import { FitroomError, isFitroomError, notFound } from './errors.ts';
+import { FitroomError, isFitroomError, jobErrorCode, notFound, type JobErrorCode } from './errors.ts';
 import type { Caller } from './credentials.ts';
 import type { JobStore, NewJob, QueueOptions } from './ports/job-store.ts';
 import { buildJobDelivery } from './webhooks.ts';
@@ -154,7 +154,8 @@ export function jobView(job: JobRecord, kind: Pick<JobKind, 'progress' | 'record
   }
   if (job.status === 'failed') {
     view.error = job.error ?? 'The job failed';
-    view.errorCode = job.errorCode ?? 'INTERNAL_ERROR';
+    // a row written before the runner kept to JOB_ERROR_CODES may hold another code: shown as the runner would now
+    view.errorCode = jobErrorCode({ code: job.errorCode });
   }
   if (job.status === 'cancelled') {
     view.error = 'The job was cancelled';
@@ -214,6 +215,8 @@ export class JobService {
   private readonly store: JobStore;
   private readonly kinds: ReadonlyMap<string, JobKind<any>>;
   private readonly observer: JobObserver;
+  /** Views by record: records are never changed in place (a change is a new record from the store). */
+  readonly #views = new WeakMap<JobRecord, ReturnType<typeof jobView>>();
   constructor(store: JobStore, kinds: ReadonlyMap<string, JobKind<any>>, observer: JobObserver = {}) {
     this.store = store;
     this.kinds = kinds;
@@ -266,8 +269,13 @@ export class JobService {
   }
 
   async view(id: string, caller: Caller) {
-    const job = await this.getOwned(id, caller);
-    return jobView(job, this.kinds.get(job.kind));
+    // a poll of a job this process holds (and that has not changed) needs no further await
+    const cached = UUID.test(id) ? this.store.cachedRead?.(id) : undefined;
+    const job = cached && cached.ownerHash === caller.ownerHash ? cached : await this.getOwned(id, caller);
+    // a poll of an unchanged job gets the same cached record: its view is built once
+    let view = this.#views.get(job);
+    if (!view) this.#views.set(job, (view = jobView(job, this.kinds.get(job.kind))));
+    return view;
   }
 
   async cancel(id: string, caller: Caller): Promise<void> {
@@ -343,10 +351,12 @@ export class JobService {
         obs.finished?.({ jobId, kind: job.kind, status: 'retrying', ms: ms(), error: (err as Error)?.message });
         throw err;
       }
-      const code = isFitroomError(err) ? err.code : ((err as { code?: string })?.code ?? 'INTERNAL_ERROR');
-      await this.finishFailed(current, publicMessage(err), String(code));
-      // the log keeps the real cause even when the client is told only "internal error"
-      obs.finished?.({ jobId, kind: job.kind, status: 'failed', ms: ms(), error: (err as Error)?.message ?? String(err), errorCode: String(code) });
+      const code = jobErrorCode(err);
+      await this.finishFailed(current, publicMessage(err), code);
+      // the log keeps the real cause (and a code the client is not given) even when the client is told only "internal error"
+      const own = (err as { code?: unknown } | null)?.code;
+      const cause = `${(err as Error)?.message ?? String(err)}${own !== undefined && own !== code ? ` (code ${String(own)})` : ''}`;
+      obs.finished?.({ jobId, kind: job.kind, status: 'failed', ms: ms(), error: cause, errorCode: code });
     } finally {
       workerSignal.removeEventListener('abort', onWorkerAbort);
       unregister?.();
@@ -359,7 +369,7 @@ export class JobService {
     if (job && !isTerminal(job.status)) await this.finishFailed(job, 'The job could not be completed because its worker stopped; please resubmit', 'INTERNAL_ERROR');
   }
 
-  private async finishFailed(job: JobRecord, message: string, code: string) {
+  private async finishFailed(job: JobRecord, message: string, code: JobErrorCode) {
     const kind = this.kinds.get(job.kind);
     const delivery = job.webhookUrl ? buildJobDelivery(job, 'job.failed', { error: message, errorCode: code }, kind) : null;
     // Refund first (idempotent: only a charged job is refunded, once): a client that sees `failed`

@@ -80,6 +80,7 @@ export class OperationPipeline {
   readonly #byId = new Map<string, Operation>();
   /** Anonymous calls in flight per operation, and per operation and address. */
   readonly #inFlight = new Map<string, number>();
+  readonly #plans = new WeakMap<Operation, { foreign: { scheme: string; resolver: AuthResolver }[]; accepted: { scheme: string; resolver: AuthResolver }[]; anonymous: boolean }>();
 
   constructor(deps: PipelineDeps) {
     this.#d = deps;
@@ -100,9 +101,11 @@ export class OperationPipeline {
       const { caller, scheme, resolver } = await this.#authenticate(op, req);
       const shopper = forwardedShopper(req, caller);
       if (shopper) req = { ...req, ip: shopper.ip ?? req.ip };
-      await this.#rateLimit(op, req, caller, headers, shopper?.id);
-      await this.#verifyBrowser(op, req, caller, headers, cookies, shopper?.id);
-      const context = await this.#context(op, req, caller, scheme);
+      // each step is awaited only where the operation has it: a poll does not queue empty steps
+      if (op.rateLimit) await this.#rateLimit(op, req, caller, headers, shopper?.id);
+      if (op.browserProtected && this.#d.botCheck) await this.#verifyBrowser(op, req, caller, headers, cookies, shopper?.id);
+      this.#checkParameters(op, req);
+      const context = op.upload || op.body ? await this.#context(op, req, caller, scheme) : this.#contextOf(req, caller, scheme, undefined, undefined);
       // a valid request about to do the work takes its places (an invalid one costs little)
       const release = op.anonymousLimit && !caller ? await this.#anonymousLimit(op, req) : null;
       let result;
@@ -111,9 +114,17 @@ export class OperationPipeline {
       } finally {
         release?.();
       }
-      const { usage, ...answer } = result;
-      if (caller && resolver?.onSuccess) await resolver.onSuccess(caller, op, usage ?? 1);
-      const out: OperationResponse = { ...answer, status: result.status ?? (result.body === undefined && !result.file && !result.text ? 204 : 200), headers: { 'X-Content-Type-Options': 'nosniff', ...headers, ...result.headers }, cookies, caller: caller?.kind ?? scheme };
+      if (caller && resolver?.onSuccess) await resolver.onSuccess(caller, op, result.usage ?? 1);
+      const out: OperationResponse = {
+        status: result.status ?? (result.body === undefined && !result.file && !result.text ? 204 : 200),
+        headers: { 'X-Content-Type-Options': 'nosniff', ...headers, ...result.headers },
+        cookies,
+        caller: caller?.kind ?? scheme,
+      };
+      // the answer without `usage` (never sent)
+      if (result.body !== undefined) out.body = result.body;
+      if (result.file) out.file = result.file;
+      if (result.text) out.text = result.text;
       return out;
     } catch (raw) {
       // A challenge token verified before a later step failed is used up: the pass it minted is still
@@ -135,34 +146,50 @@ export class OperationPipeline {
   }
 
   async #authenticate(op: Operation, req: InboundRequest): Promise<{ caller: Caller | null; scheme: string; resolver?: AuthResolver }> {
-    const { kernel } = this.#d;
+    const plan = this.#authPlan(op);
     const authReq: AuthRequest = { headers: req.headers, query: req.query, cookie: req.cookie, ip: req.ip, operationId: op.id };
     // A credential of a scheme this operation does not accept is refused, not silently ignored.
-    for (const [scheme, resolver] of kernel.authResolvers) {
-      if (!op.auth.includes(scheme) && resolver.claims?.(authReq)) {
-        throw new FitroomError('CREDENTIAL_NOT_ALLOWED', `${schemeLabel(scheme)} is not accepted by ${op.method} ${op.path}`);
-      }
+    for (const { scheme, resolver } of plan.foreign) {
+      if (resolver.claims!(authReq)) throw new FitroomError('CREDENTIAL_NOT_ALLOWED', `${schemeLabel(scheme)} is not accepted by ${op.method} ${op.path}`);
     }
-    for (const scheme of op.auth) {
-      if (scheme === 'none') continue;
-      const resolver = kernel.authResolvers.get(scheme);
-      if (!resolver) continue;
+    for (const { scheme, resolver } of plan.accepted) {
       const out = await resolver.resolve(authReq);
       if (out) return { caller: out.caller, scheme, resolver };
     }
-    if (op.auth.includes('none')) return { caller: null, scheme: 'none' };
-    throw kernel.authResolvers.get(op.auth[0])?.missing() ?? new FitroomError('HTTP_ERROR', 'Missing credentials');
+    if (plan.anonymous) return ANONYMOUS;
+    throw this.#d.kernel.authResolvers.get(op.auth[0])?.missing() ?? new FitroomError('HTTP_ERROR', 'Missing credentials');
+  }
+
+  /** The resolvers an operation consults, in order, worked out once per operation. */
+  #authPlan(op: Operation) {
+    let plan = this.#plans.get(op);
+    if (!plan) {
+      const resolvers = [...this.#d.kernel.authResolvers];
+      plan = {
+        foreign: resolvers.filter(([scheme, r]) => !op.auth.includes(scheme) && r.claims).map(([scheme, resolver]) => ({ scheme, resolver })),
+        accepted: op.auth.flatMap((scheme) => {
+          const resolver = scheme === 'none' ? undefined : this.#d.kernel.authResolvers.get(scheme);
+          return resolver ? [{ scheme, resolver }] : [];
+        }),
+        anonymous: op.auth.includes('none'),
+      };
+      this.#plans.set(op, plan);
+    }
+    return plan;
   }
 
   async #rateLimit(op: Operation, req: InboundRequest, caller: Caller | null, headers: Record<string, string>, shopper?: string) {
     if (!op.rateLimit) return;
     const dev = caller?.development || req.loopback;
-    const base = RATE_LIMITS[op.rateLimit] * (dev ? this.#d.kernel.config.devRateMultiplier : 1);
+    // an operator's own limit for each forwarded shopper's submissions is exact (no development multiplier)
+    const shopperLimit = shopper && op.rateLimit === 'submission' ? this.#d.kernel.config.shopperSubmissionsPerMinute : null;
+    const base = shopperLimit ?? RATE_LIMITS[op.rateLimit] * (dev ? this.#d.kernel.config.devRateMultiplier : 1);
     // a merchant server's shoppers each get the limit, not one limit shared by the whole shop
-    const own = { key: `${caller ? caller.ownerHash : `ip:${req.ip}`}${shopper ? `:shopper:${shopper}` : ''}`, factor: 1 };
-    const buckets = caller?.rateBuckets?.length ? caller.rateBuckets : [own];
+    const own = `${caller ? caller.ownerHash : `ip:${req.ip}`}${shopper ? `:shopper:${shopper}` : ''}`;
+    const buckets = caller?.rateBuckets?.length ? caller.rateBuckets : null;
     // The first bucket that refuses stops: a shopper over their own limit does not use up the shop's.
-    for (const [i, b] of buckets.entries()) {
+    for (let i = 0; i < (buckets?.length ?? 1); i++) {
+      const b = buckets ? buckets[i] : { key: own, factor: 1 };
       const d = await this.#d.rateLimiter.consume(`${op.rateLimit}:${b.key}`, base * b.factor, 60);
       if (i === 0 || !d.allowed) {
         headers['X-RateLimit-Limit'] = String(d.limit);
@@ -221,20 +248,28 @@ export class OperationPipeline {
     }
   }
 
-  async #context(op: Operation, req: InboundRequest, caller: Caller | null, scheme: string): Promise<OperationContext> {
+  /** Path and query parameters: no control bytes, each valid against its schema (400 VALIDATION_ERROR). */
+  #checkParameters(op: Operation, req: InboundRequest): void {
     const { kernel } = this.#d;
     const details: ErrorDetail[] = [];
-    for (const [name, value] of Object.entries(req.params)) if (hasControlBytes(value)) details.push({ field: name, message: 'must not contain NUL or control characters' });
-    for (const [name, value] of Object.entries(req.query)) if (hasControlBytes(value)) details.push({ field: name, message: 'must not contain NUL or control characters' });
+    for (const name in req.params) if (hasControlBytes(req.params[name])) details.push({ field: name, message: 'must not contain NUL or control characters' });
+    for (const name in req.query) if (hasControlBytes(req.query[name])) details.push({ field: name, message: 'must not contain NUL or control characters' });
     if (details.length) throw validationError(details);
-    for (const [name, schema] of Object.entries(op.params ?? {})) details.push(...kernel.validator.errors(schema, req.params[name], name));
-    for (const [name, q] of Object.entries(op.query ?? {})) {
-      if (req.query[name] === undefined) {
-        if (q.required) details.push({ field: name, message: 'is required' });
-      } else details.push(...kernel.validator.errors(q.schema, req.query[name], name));
+    if (op.params) for (const name in op.params) details.push(...kernel.validator.errors(op.params[name], req.params[name], name));
+    if (op.query) {
+      for (const name in op.query) {
+        const q = op.query[name];
+        if (req.query[name] === undefined) {
+          if (q.required) details.push({ field: name, message: 'is required' });
+        } else details.push(...kernel.validator.errors(q.schema, req.query[name], name));
+      }
     }
     if (details.length) throw validationError(details);
+  }
 
+  /** The handler's context with the request body or upload read (after authentication and the checks). */
+  async #context(op: Operation, req: InboundRequest, caller: Caller | null, scheme: string): Promise<OperationContext> {
+    const { kernel } = this.#d;
     let body: unknown = undefined;
     let upload: UploadedFile | undefined;
     if (op.upload) {
@@ -247,9 +282,15 @@ export class OperationPipeline {
       assertSafeJson(body);
       kernel.validator.assert(op.body, body ?? null);
     }
+    return this.#contextOf(req, caller, scheme, body, upload);
+  }
+
+  #contextOf(req: InboundRequest, caller: Caller | null, scheme: string, body: unknown, upload: UploadedFile | undefined): OperationContext {
     return { params: { ...req.params }, query: req.query, body, caller, authScheme: scheme, headers: req.headers, upload, ip: req.ip, baseUrl: req.baseUrl, links: req.links, requestId: req.requestId };
   }
 }
+
+const ANONYMOUS = Object.freeze({ caller: null, scheme: 'none' });
 
 const SHOPPER_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 

@@ -13,6 +13,9 @@ export const SUBMISSION_PROPERTIES: Record<string, JsonSchema> = {
 /** Reference to a component schema, as written inside published schemas. */
 export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
+/** A failed job's `errorCode`: the codes the job runner reports (JOB_ERROR_CODES), no others. */
+export const JOB_ERROR_CODE: JsonSchema = { type: 'string', enum: Object.keys(JOB_ERROR_CODES) };
+
 /** An image input: http(s) URL or a base64 data URL of an accepted format (spec, Image input format). */
 export const IMAGE_STRING: JsonSchema = {
   // no minLength: the pattern needs a scheme already, and a length check counts every character of
@@ -84,7 +87,7 @@ export const CORE_SCHEMAS: Record<string, JsonSchema> = {
       digitalTwinId: TWIN_ID,
       error: { type: 'string', description: 'When failed: the cause, in plain words.' },
       errorCode: {
-        type: 'string',
+        ...JOB_ERROR_CODE,
         description:
           `When failed (a Fitroom extension of the Job resource): the machine-readable cause. ${Object.entries(JOB_ERROR_CODES).map(([code, meaning]) => `\`${code}\` (${meaning})`).join(', ')}. Branch on this, not on \`error\`.`,
       },
@@ -297,7 +300,7 @@ export const CORE_SCHEMAS: Record<string, JsonSchema> = {
       results: { type: 'array', items: ref('JobResult') },
       digitalTwinId: TWIN_ID,
       error: { type: 'string' },
-      errorCode: { type: 'string', description: 'The failed job\'s machine-readable cause (see Job.errorCode).' },
+      errorCode: { ...JOB_ERROR_CODE, description: 'The failed job\'s machine-readable cause (see Job.errorCode).' },
       cancelled: { type: 'boolean', description: 'Present and true when the job failed because its submitter cancelled it.' },
     },
   },

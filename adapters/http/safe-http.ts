@@ -3,7 +3,7 @@ import dns from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { OutboundError, type FetchLimits, type FetchedResource, type OutboundHttp } from '../../core/ports/outbound-http.ts';
-import { inlineData, isInlineStandIn } from '../../core/inline-data.ts';
+import { inlineBytes, inlineData, isInlineStandIn } from '../../core/inline-data.ts';
 
 export interface SafeHttpOptions {
   /** CIDRs that may be reached besides public unicast addresses (e.g. 127.0.0.0/8 in tests). */
@@ -176,12 +176,16 @@ function view(b: Buffer): Uint8Array {
   return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 }
 
-function heldDataUrl(url: string, maxBytes: number, accept?: string[]): FetchedResource {
+async function heldDataUrl(url: string, maxBytes: number, accept?: string[]): Promise<FetchedResource> {
   const held = inlineData(url);
-  if (!held) throw new OutboundError('invalid_url', 'this data URL belongs to a request that has ended');
+  const ended = () => new OutboundError('invalid_url', 'this data URL belongs to a request that has ended');
+  if (!held) throw ended();
   if (accept?.length && !accept.some((a) => held.contentType.startsWith(a))) throw new OutboundError('unsupported_type', `unexpected content type ${held.contentType}`);
-  if (held.bytes.length > maxBytes) throw new OutboundError('too_large', `larger than ${maxBytes} bytes`);
-  return { bytes: held.bytes, contentType: held.contentType, finalUrl: 'data:' };
+  if (held.size > maxBytes) throw new OutboundError('too_large', `larger than ${maxBytes} bytes`);
+  // decoded on a pool thread when first needed
+  const bytes = await inlineBytes(url);
+  if (!bytes) throw ended();
+  return { bytes, contentType: held.contentType, finalUrl: 'data:', sha256: held.sha256 };
 }
 
 function decodeDataUrl(url: string, maxBytes: number, accept?: string[]): FetchedResource {

@@ -85,9 +85,16 @@ export class PostgresCredentialStore implements CredentialStore {
     const r = await this.pool.query<Row>('select * from api_keys where id = $1', [id]);
     return r.rows[0] ? toRecord(r.rows[0]) : null;
   }
-  async findByHash(hash: string) {
+  findByHash(hash: string): Promise<ApiKeyRecord | null> {
+    const hit = this.cachedByHash(hash);
+    return hit ? Promise.resolve(hit) : this.load(hash);
+  }
+  /** Served only while notifications arrive, so a revocation anywhere has already dropped it. */
+  cachedByHash(hash: string): ApiKeyRecord | undefined {
     const hit = this.cache.get(hash);
-    if (hit && this.listener?.live && Date.now() - hit.at < CACHE_TTL_MS) return hit.rec;
+    return hit && this.listener?.live && Date.now() - hit.at < CACHE_TTL_MS ? hit.rec : undefined;
+  }
+  private async load(hash: string): Promise<ApiKeyRecord | null> {
     const gen = this.generation;
     let r;
     try {

@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from './db.ts';
 import { withTransaction } from './db.ts';
-import { enqueueDelivery } from './webhook-store.ts';
+import { WEBHOOK_TASK, enqueueDelivery } from './webhook-store.ts';
 import type { PgListener } from './listener.ts';
 import type { JobPatch, JobStore, NewJob, QueueOptions } from '../../core/ports/job-store.ts';
 import type { JobRecord, JobStatus, TraceEntry } from '../../core/jobs.ts';
@@ -101,9 +101,16 @@ export class PostgresJobStore implements JobStore {
     }
   }
 
-  async read(id: string): Promise<JobRecord | null> {
+  read(id: string): Promise<JobRecord | null> {
+    const hit = this.cachedRead(id);
+    return hit ? Promise.resolve(hit) : this.load(id);
+  }
+  /** Served only while notifications arrive, so any change to the job has already dropped it. */
+  cachedRead(id: string): JobRecord | undefined {
     const hit = this.readCache.get(id);
-    if (hit && this.listener?.live && Date.now() - hit.at < READ_CACHE_TTL_MS) return hit.job;
+    return hit && this.listener?.live && Date.now() - hit.at < READ_CACHE_TTL_MS ? hit.job : undefined;
+  }
+  private async load(id: string): Promise<JobRecord | null> {
     const gen = this.generation;
     const job = await this.get(id);
     if (job && this.listener?.live && gen === this.generation) {
@@ -117,22 +124,25 @@ export class PostgresJobStore implements JobStore {
     return withTransaction(this.pool, (c) => insertJob(c, job, q));
   }
 
-  createCompleted(job: NewJob, outcome: { result: unknown; results: JobRecord['results'] }, delivery: WebhookDelivery | null): Promise<JobRecord> {
-    const insert = async (c: Pool | PoolClient) => {
-      const r = await c.query<JobRow>(
-        `insert into jobs (id, kind, owner_hash, account_id, credential_id, status, progress, stage, input, result, results, webhook_url, base_url, charged, started_at, finished_at)
-         values ($1, $2, $3, $4, $5, 'completed', 100, 'completed', $6, $7, $8, $9, $10, $11, now(), now()) returning *`,
-        [job.id, job.kind, job.ownerHash, job.accountId, job.credentialId, JSON.stringify(job.input), outcome.result === null || outcome.result === undefined ? null : JSON.stringify(outcome.result), outcome.results ? JSON.stringify(outcome.results) : null, job.webhookUrl, job.baseUrl, job.charged],
-      );
-      return toJob(r.rows[0]);
-    };
-    // without a webhook the one insert is atomic by itself: one round trip instead of begin/insert/commit
-    if (!delivery) return insert(this.pool);
-    return withTransaction(this.pool, async (c) => {
-      const rec = await insert(c);
-      await enqueueDelivery(c, delivery, this.webhookAttempts);
-      return rec;
-    });
+  /**
+   * A job recorded as completed at once (a cache hit), with its webhook delivery and the delivery's
+   * queue task when it has a receiver: one statement, so one round trip, atomic by itself (the
+   * delivery rows are written only with the job, in data-modifying CTEs).
+   */
+  async createCompleted(job: NewJob, outcome: { result: unknown; results: JobRecord['results'] }, delivery: WebhookDelivery | null): Promise<JobRecord> {
+    const values = [job.id, job.kind, job.ownerHash, job.accountId, job.credentialId, JSON.stringify(job.input), outcome.result === null || outcome.result === undefined ? null : JSON.stringify(outcome.result), outcome.results ? JSON.stringify(outcome.results) : null, job.webhookUrl, job.baseUrl, job.charged];
+    const insertJob = `insert into jobs (id, kind, owner_hash, account_id, credential_id, status, progress, stage, input, result, results, webhook_url, base_url, charged, started_at, finished_at)
+         values ($1, $2, $3, $4, $5, 'completed', 100, 'completed', $6, $7, $8, $9, $10, $11, now(), now()) returning *`;
+    if (!delivery) return toJob((await this.pool.query<JobRow>(insertJob, values)).rows[0]);
+    const r = await this.pool.query<JobRow>(
+      `with j as (${insertJob}),
+         d as (insert into webhook_deliveries (id, job_id, event, url, body, signature, timestamp)
+               select $12::uuid, j.id, $13::text, $14::text, $15::text, $16::text, $17::text from j returning id),
+         q as (select graphile_worker.add_job($18::text, json_build_object('deliveryId', d.id::text), max_attempts => $19::int) from d)
+       select j.* from j cross join q`,
+      [...values, delivery.id, delivery.event, delivery.url, delivery.body, delivery.signature, delivery.timestamp, WEBHOOK_TASK, this.webhookAttempts],
+    );
+    return toJob(r.rows[0]);
   }
 
   async get(id: string) {

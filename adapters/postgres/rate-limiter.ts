@@ -60,6 +60,12 @@ export class PostgresRateLimiter implements RateLimiter {
    */
   consume(key: string, limit: number, windowSeconds: number): Promise<RateDecision> {
     const id = `${limit}/${windowSeconds}:${key}`;
+    // The common case needs no queue: nothing of this key is in progress and its shared count is
+    // fresh, so the decision is taken now, in this turn, exactly as the queued one would be.
+    if (!this.locks.has(id)) {
+      const local = this.decideLocally(id, limit, Date.now());
+      if (local) return Promise.resolve(local);
+    }
     return this.serial(id, () => this.decide(id, key, limit, windowSeconds));
   }
 
@@ -76,16 +82,22 @@ export class PostgresRateLimiter implements RateLimiter {
     return run;
   }
 
+  /** A decision on this process's view of the shared count while that view is fresh, or null. */
+  private decideLocally(id: string, limit: number, now: number): RateDecision | null {
+    const w = this.windows.get(id);
+    if (!w || now >= w.resetAt || now - w.syncedAt >= this.flushMs) return null;
+    const used = w.consumed + w.inFlight + w.pending;
+    if (used >= limit) return { allowed: false, limit, remaining: 0, resetAt: Math.ceil(w.resetAt / 1000) };
+    w.pending++;
+    this.scheduleFlush();
+    return { allowed: true, limit, remaining: limit - used - 1, resetAt: Math.ceil(w.resetAt / 1000) };
+  }
+
   private async decide(id: string, key: string, limit: number, windowSeconds: number): Promise<RateDecision> {
     const now = Date.now();
+    const local = this.decideLocally(id, limit, now);
+    if (local) return local;
     const w = this.windows.get(id);
-    if (w && now < w.resetAt && now - w.syncedAt < this.flushMs) {
-      const used = w.consumed + w.inFlight + w.pending;
-      if (used >= limit) return { allowed: false, limit, remaining: 0, resetAt: Math.ceil(w.resetAt / 1000) };
-      w.pending++;
-      this.scheduleFlush();
-      return { allowed: true, limit, remaining: limit - used - 1, resetAt: Math.ceil(w.resetAt / 1000) };
-    }
     // First request of a window, or the shared count is older than one flush interval: write this
     // request together with the points granted since, and read the count all processes share.
     const carried = w && now < w.resetAt ? w.pending : 0;

@@ -1,6 +1,9 @@
+import path from "node:path"
 import { defineConfig } from "vitest/config"
 
 export default defineConfig({
+  // Fitroom's webhook verifier from this repository (as tsconfig.json's paths; a store installs it from npm)
+  resolve: { alias: { "@fitroom/webhooks": path.resolve(__dirname, "../../packages/webhooks") } },
   test: {
     include: ["integration-tests/**/*.spec.ts"],
     globals: true, // Medusa's test runners use Jest's globals

@@ -9,7 +9,7 @@ import type { Kernel } from '../../core/kernel.ts';
 import type { Logger } from '../../adapters/pino/logger.ts';
 import type { Operation, UploadSpec, UploadedFile } from '../../core/plugin.ts';
 import type { InboundRequest, OperationPipeline, OperationResponse } from '../../core/pipeline.ts';
-import { apiOrigin, restLinks } from '../../core/links.ts';
+import { apiOrigin, restLinks, type Links } from '../../core/links.ts';
 import { BlobStoreUnavailableError, BlobTooLargeError, type BlobStore } from '../../core/ports/blob-store.ts';
 import { FitroomError, validationError } from '../../core/errors.ts';
 import { cpuTask, type CpuPool } from '../../core/ports/cpu-pool.ts';
@@ -23,6 +23,27 @@ const parseJsonTask = cpuTask<string, { ok: true; value: unknown } | { ok: false
 type ParsedBody = { ok: true; value: unknown; inline?: DecodedDataUrl[] } | { ok: false };
 const parseJsonBytesTask = cpuTask<Uint8Array, ParsedBody>(new URL('./body-task.ts', import.meta.url), 'parseJsonBytes');
 const parseJsonBytesDecodingDataTask = cpuTask<Uint8Array, ParsedBody>(new URL('./body-task.ts', import.meta.url), 'parseJsonBytesDecodingData');
+const decodeBase64TextsTask = cpuTask<Uint8Array[], Uint8Array[]>(new URL('./body-task.ts', import.meta.url), 'decodeBase64Texts');
+
+/**
+ * Shared memory for large bodies, kept for the next one: the first touch of fresh memory is what
+ * costs (about 4 ms per MB on a virtual machine here, more than reading the body), and a process
+ * serves bodies of similar sizes. Bodies up to 8 MB reuse a buffer of the next power of two; at most
+ * four wait, so at most 32 MB stay allocated between requests.
+ */
+const bodyBuffers = {
+  spare: [] as SharedArrayBuffer[],
+  MAX_KEPT: 4,
+  MAX_BYTES: 8 * 1024 * 1024,
+  take(length: number): SharedArrayBuffer {
+    const i = this.spare.findIndex((b) => b.byteLength >= length && b.byteLength <= 2 * Math.max(length, INLINE_JSON_CHARS));
+    if (i >= 0) return this.spare.splice(i, 1)[0];
+    return new SharedArrayBuffer(length > this.MAX_BYTES ? length : 2 ** Math.ceil(Math.log2(Math.max(length, INLINE_JSON_CHARS))));
+  },
+  give(b: SharedArrayBuffer): void {
+    if (b.byteLength <= this.MAX_BYTES && this.spare.length < this.MAX_KEPT) this.spare.push(b);
+  },
+};
 
 /**
  * A large uncompressed body as bytes, parsed on a pool thread: no string of it is built on the event
@@ -35,7 +56,8 @@ const parseJsonBytesDecodingDataTask = cpuTask<Uint8Array, ParsedBody>(new URL('
  * the value carries stand-ins and the bytes are held for this request until its answer is written.
  */
 async function readLargeJson(ctx: Koa.Context, length: number, pool: CpuPool, decodeData: boolean): Promise<unknown> {
-  const bytes = new Uint8Array(new SharedArrayBuffer(length));
+  const shared = bodyBuffers.take(length);
+  const bytes = new Uint8Array(shared, 0, length);
   let at = 0;
   try {
     for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
@@ -52,7 +74,17 @@ async function readLargeJson(ctx: Koa.Context, length: number, pool: CpuPool, de
   // JSON.parse is linear and the body bounded (40 MB: well under a second of CPU): the budget only
   // matters on a machine that starves the thread, where failing a valid body would be wrong
   const parsed = await pool.run(decodeData ? parseJsonBytesDecodingDataTask : parseJsonBytesTask, bytes, { budgetMs: PARSE_BUDGET_MS });
-  if (parsed.ok && parsed.inline) ctx.res.once('close', holdInlineData(parsed.inline));
+  const later = parsed.ok ? (parsed.inline ?? []).filter((i) => i.at) : [];
+  // the thread is done with the bytes (its answer holds copies): the next body may reuse them, or,
+  // when data URLs are still to be decoded from them, once the answer is written and none is decoding
+  if (!later.length) bodyBuffers.give(shared);
+  if (parsed.ok && parsed.inline) {
+    // the first that is needed decodes them all, in one call (a request that needs one stores them all)
+    let decoding: Promise<Uint8Array[]> | undefined;
+    const decodeAll = () => (decoding ??= pool.run(decodeBase64TextsTask, later.map((i) => new Uint8Array(shared, i.at!.offset, i.at!.length)), { budgetMs: PARSE_BUDGET_MS }));
+    const items = parsed.inline.map(({ at, ...i }) => (at ? { ...i, load: async () => (await decodeAll())[later.findIndex((l) => l.ref === i.ref)] } : i));
+    ctx.res.once('close', holdInlineData(items, later.length ? () => bodyBuffers.give(shared) : undefined));
+  }
   await new Promise((resolve) => setImmediate(resolve));
   if (!parsed.ok) throw malformedJson();
   return parsed.value;
@@ -85,6 +117,8 @@ export interface HttpDeps {
 
 interface State {
   requestId: string;
+  /** A JSON answer written by writeJson (Koa's body stays unset). */
+  sent?: unknown;
   /** For the request log. */
   operation?: string;
   caller?: string;
@@ -92,7 +126,7 @@ interface State {
 
 function isLoopback(ip: string): boolean {
   const v = ip.startsWith('::ffff:') ? ip.slice(7) : ip;
-  return v === '::1' || (isIP(v) === 4 && v.startsWith('127.'));
+  return v === '::1' || (v.startsWith('127.') && isIP(v) === 4);
 }
 
 const CORS_HEADERS = 'Content-Type, X-API-Key, X-Challenge-Token, X-Service-Verification-Pass, X-Service-Verification-Pass-Mode';
@@ -112,14 +146,18 @@ export function createHttpApp(deps: HttpDeps): Koa {
   // Failures outside an operation (no route, wrong method, a broken request line) leave in the envelope too.
   app.use(async (ctx, next) => {
     ctx.state.requestId = randomUUID();
-    ctx.set('X-Request-Id', ctx.state.requestId);
-    const t0 = performance.now();
-    ctx.res.once('finish', () =>
-      deps.log?.info({ reqId: ctx.state.requestId, host: deps.host, op: ctx.state.operation, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - t0), caller: ctx.state.caller, ...submittedJob(ctx.body) }, 'request'),
-    );
+    ctx.res.setHeader('X-Request-Id', ctx.state.requestId);
+    // the request line is built only when it is written (LOG_LEVEL info or finer)
+    const log = deps.log?.isLevelEnabled('info') ? deps.log : null;
+    if (log) {
+      const t0 = performance.now();
+      ctx.res.once('finish', () =>
+        log.info({ reqId: ctx.state.requestId, host: deps.host, op: ctx.state.operation, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - t0), caller: ctx.state.caller, ...submittedJob(ctx.state.sent ?? ctx.body) }, 'request'),
+      );
+    }
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw new FitroomError('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
+      if (ctx.status === 404 && ctx.body === undefined && !ctx.state.sent) throw new FitroomError('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
     } catch (raw) {
       write(ctx, pipeline.failure(raw, ctx.state.requestId));
     }
@@ -127,21 +165,143 @@ export function createHttpApp(deps: HttpDeps): Koa {
 
   const router = new Router();
   deps.extraRoutes?.(router, deps);
+  const extras = router.stack.map((l) => ({ prefix: typeof l.path === 'string' ? l.path.split(/[:(*{\\]/)[0].toLowerCase() : '', match: (p: string) => l.match(p) }));
+  const direct = new DirectRoutes<(ctx: RouterContext<State>) => Promise<void>>(extras);
   for (const op of kernel.operations.filter((o) => (o.host ?? 'api') === deps.host)) {
     const path = op.path.replace(/\{(\w+)\}/g, ':$1');
     const cors = op.cors || op.auth.includes('storefront');
-    router.register(path, [op.method], async (ctx: RouterContext<State>) => {
+    const handle = async (ctx: RouterContext<State>) => {
       if (cors) allowOrigin(ctx);
       ctx.state.operation = op.id;
       const res = await pipeline.invoke(op, inbound(ctx, deps));
       ctx.state.caller = res.caller;
-      write(ctx, res);
-    }, { name: op.id });
+      if (!writeJson(ctx, res)) write(ctx, res);
+    };
+    router.register(path, [op.method], handle, { name: op.id });
+    direct.add(op.method, op.path, handle);
     if (cors) router.register(path, ['OPTIONS'], (ctx: RouterContext<State>) => preflight(ctx, op));
   }
+  // An operation's own path in its own spelling goes straight to it; anything else (another case, a
+  // trailing slash, an escape, HEAD, OPTIONS, a path an extra route also matches) takes the router.
+  app.use((ctx, next) => {
+    const path = ctx.path;
+    const hit = path.includes('%') ? null : direct.find(ctx.method, path);
+    if (!hit) return next();
+    (ctx as RouterContext<State>).params = hit.params;
+    return hit.handler(ctx as RouterContext<State>);
+  });
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true, methodNotAllowed: () => new FitroomError('METHOD_NOT_ALLOWED', 'Method not allowed on this route'), notImplemented: () => new FitroomError('METHOD_NOT_ALLOWED', 'Method not implemented') }));
   return app as unknown as Koa;
+}
+
+/** A path template's segments: literal text, or `{name}` taking one whole segment. */
+type Segment = { literal: string } | { param: string };
+const LITERAL = /^[A-Za-z0-9._~-]+$/;
+
+interface DirectRoute<H> {
+  method: string;
+  template: string;
+  segments: Segment[];
+  handler: H;
+  clash: boolean;
+  /** Extra routes (registered before the operations) that some path of this template may also match. */
+  shadows: { prefix: string; match(path: string): boolean }[];
+}
+
+/**
+ * Operation routes by method, matched segment by segment without a regular expression. Templates
+ * that another template of the same method may also match (the router compares case-insensitively)
+ * are left out, so a match here is the one the router would find; the router handles the rest.
+ */
+class DirectRoutes<H> {
+  readonly #routes: DirectRoute<H>[] = [];
+  /** Method, then path (no parameters) or the segment count (with parameters). */
+  #exact: Map<string, Map<string, DirectRoute<H>>> | null = null;
+  #byLength: Map<string, Map<number, DirectRoute<H>[]>> | null = null;
+  readonly #extras: { prefix: string; match(path: string): boolean }[];
+
+  /** `extras`: the routes that come first, each with the literal start of its path, lower-case. */
+  constructor(extras: { prefix: string; match(path: string): boolean }[]) {
+    this.#extras = extras;
+  }
+
+  add(method: string, template: string, handler: H) {
+    if (!template.startsWith('/')) return;
+    const segments: Segment[] = [];
+    for (const part of template.slice(1).split('/')) {
+      const param = /^\{(\w+)\}$/.exec(part);
+      if (param) segments.push({ param: param[1] });
+      else if (LITERAL.test(part)) segments.push({ literal: part });
+      else return; // anything fancier is left to the router
+    }
+    // a path of this template starts with its literal part; an extra route's path with its prefix:
+    // unless one of the two starts with the other, no path matches both
+    const start = template.split('{')[0].toLowerCase();
+    const shadows = this.#extras.filter((e) => start.startsWith(e.prefix) || e.prefix.startsWith(start));
+    const route: DirectRoute<H> = { method, template, segments, handler, clash: false, shadows };
+    for (const r of this.#routes) {
+      if (r.method === method && overlaps(r.segments, segments)) r.clash = route.clash = true;
+    }
+    this.#routes.push(route);
+    this.#exact = this.#byLength = null;
+  }
+
+  find(method: string, path: string): { handler: H; params: Record<string, string> } | null {
+    if (!this.#exact || !this.#byLength) this.#compile();
+    const exact = this.#exact!.get(method)?.get(path);
+    if (exact) return this.#unshadowed(exact, path) ? { handler: exact.handler, params: {} } : null;
+    const byLength = this.#byLength!.get(method);
+    if (!byLength) return null;
+    const parts = path.split('/');
+    const list = parts[0] === '' ? byLength.get(parts.length - 1) : undefined;
+    if (!list) return null;
+    next: for (const r of list) {
+      const params: Record<string, string> = {};
+      for (let i = 0; i < r.segments.length; i++) {
+        const seg = r.segments[i], part = parts[i + 1];
+        if ('literal' in seg) {
+          if (seg.literal !== part) continue next;
+        } else {
+          if (part === '') continue next;
+          params[seg.param] = part;
+        }
+      }
+      return this.#unshadowed(r, path) ? { handler: r.handler, params } : null;
+    }
+    return null;
+  }
+
+  #unshadowed(r: DirectRoute<H>, path: string): boolean {
+    if (!r.shadows.length) return true;
+    const lower = path.toLowerCase();
+    return !r.shadows.some((e) => lower.startsWith(e.prefix) && e.match(path));
+  }
+
+  #compile() {
+    this.#exact = new Map();
+    this.#byLength = new Map();
+    for (const r of this.#routes) {
+      if (r.clash) continue;
+      if (r.segments.every((s) => 'literal' in s)) {
+        if (!this.#exact.has(r.method)) this.#exact.set(r.method, new Map());
+        this.#exact.get(r.method)!.set(r.template, r);
+      } else {
+        if (!this.#byLength.has(r.method)) this.#byLength.set(r.method, new Map());
+        const byLength = this.#byLength.get(r.method)!;
+        byLength.set(r.segments.length, [...(byLength.get(r.segments.length) ?? []), r]);
+      }
+    }
+  }
+}
+
+/** Whether some path may match both templates (same length, each segment pair compatible). */
+function overlaps(a: Segment[], b: Segment[]): boolean {
+  if (a.length !== b.length) return false;
+  return a.every((s, i) => {
+    const t = b[i];
+    return 'param' in s || 'param' in t || s.literal.toLowerCase() === t.literal.toLowerCase();
+  });
 }
 
 /** Storefront pages call from the merchant's origin; credentials are the token, never an ambient cookie alone. */
@@ -164,32 +324,86 @@ function preflight(ctx: Koa.Context, op: Operation) {
 
 /** The pipeline's view of a Koa request (also used by connectors mounted on the API host). */
 export function inbound(ctx: RouterContext<State> | Koa.Context, deps: HttpDeps): InboundRequest {
-  const config = deps.kernel.config;
   const query: Record<string, string> = {};
-  for (const [k, v] of Object.entries(ctx.query)) {
-    if (typeof v === 'string') query[k] = v;
-    else if (Array.isArray(v) && v.length) query[k] = v[v.length - 1];
+  if (ctx.querystring) {
+    for (const [k, v] of Object.entries(ctx.query)) {
+      if (typeof v === 'string') query[k] = v;
+      else if (Array.isArray(v) && v.length) query[k] = v[v.length - 1];
+    }
   }
-  const origin = `${ctx.protocol}://${ctx.host}`;
-  const api = apiOrigin(config, { origin, host: deps.host, apiPort: deps.apiPort?.() });
+  const { baseUrl, links } = originLinks(`${ctx.protocol}://${ctx.host}`, deps);
+  const ip = ctx.ip;
   return {
     params: { ...(ctx as RouterContext<State>).params },
     query,
     headers: ctx.headers as Record<string, string | undefined>,
     cookie: (n) => ctx.cookies.get(n),
-    ip: ctx.ip,
-    loopback: isLoopback(ctx.ip),
+    ip,
+    loopback: isLoopback(ip),
     readJson: (maxBytes, opts) => readJson(ctx, maxBytes, deps.cpuPool, opts?.dataUrlsAsBytes ?? false),
     readUpload: (spec) => receiveUpload(ctx, spec, deps.blobs),
-    baseUrl: deps.host === 'ar' ? (config.arPublicUrl ?? origin) : api,
-    links: restLinks(config, api, deps.host === 'ar' ? Number(new URL(origin).port) || undefined : deps.arPort?.()),
+    baseUrl,
+    links,
     requestId: (ctx.state as State).requestId,
   };
 }
 
+/** Links by request origin (and the ports they depend on), so a request does not rebuild them. */
+const linksByOrigin = new WeakMap<HttpDeps, Map<string, { apiPort?: number; arPort?: number; baseUrl: string; links: Links }>>();
+/** The origin comes from the client's Host header: the cache is bounded and starts over when full. */
+const LINKS_CACHE_MAX = 256;
+
+function originLinks(origin: string, deps: HttpDeps): { baseUrl: string; links: Links } {
+  const config = deps.kernel.config;
+  const apiPort = deps.apiPort?.();
+  const arPort = deps.arPort?.();
+  let cache = linksByOrigin.get(deps);
+  if (!cache) linksByOrigin.set(deps, (cache = new Map()));
+  let hit = cache.get(origin);
+  if (!hit || hit.apiPort !== apiPort || hit.arPort !== arPort) {
+    const api = apiOrigin(config, { origin, host: deps.host, apiPort });
+    hit = {
+      apiPort,
+      arPort,
+      baseUrl: deps.host === 'ar' ? (config.arPublicUrl ?? origin) : api,
+      links: restLinks(config, api, deps.host === 'ar' ? Number(new URL(origin).port) || undefined : arPort),
+    };
+    if (cache.size >= LINKS_CACHE_MAX) cache.clear();
+    cache.set(origin, hit);
+  }
+  return hit;
+}
+
+/**
+ * An operation's JSON answer written straight to Node: the bytes and headers Koa's respond() gives
+ * a JSON body, without its generic per-header work. False (nothing written) for anything else:
+ * files, text, no body, HEAD, a status without a body, a response already started.
+ */
+function writeJson(ctx: Koa.ParameterizedContext<State>, res: OperationResponse): boolean {
+  const b = res.body;
+  if (b === null || typeof b !== 'object' || res.file || res.text || res.cookies.length) return false;
+  const proto = Object.getPrototypeOf(b);
+  if (proto !== Object.prototype && proto !== Array.prototype) return false;
+  if (ctx.method === 'HEAD' || EMPTY_STATUS.has(res.status) || ctx.headerSent || !ctx.writable) return false;
+  const json = JSON.stringify(b);
+  const out = ctx.res;
+  for (const k in res.headers) out.setHeader(k, res.headers[k]);
+  out.setHeader('Content-Type', 'application/json; charset=utf-8');
+  out.setHeader('Content-Length', Buffer.byteLength(json));
+  ctx.status = res.status;
+  ctx.state.sent = b;
+  ctx.respond = false;
+  out.end(json);
+  return true;
+}
+
+/** Statuses that carry no body (Koa's respond() strips it). */
+const EMPTY_STATUS = new Set([204, 205, 304]);
+
 /** Writes a pipeline answer to a Koa response. */
 export function write(ctx: Koa.Context, res: OperationResponse) {
-  for (const [k, v] of Object.entries(res.headers)) ctx.set(k, v);
+  // straight to Node: Koa's set() builds arrays per header to normalise values these never have
+  if (!ctx.headerSent) for (const k in res.headers) ctx.res.setHeader(k, res.headers[k]);
   for (const c of res.cookies) {
     // A cross-site storefront needs SameSite=None, which browsers take only with Secure (https).
     ctx.cookies.set(c.name, c.value, { httpOnly: true, maxAge: c.maxAgeSeconds * 1000, path: '/', secure: ctx.secure, sameSite: ctx.secure ? 'none' : 'lax', overwrite: true });

@@ -25,6 +25,8 @@ export interface CredentialStore {
   insert(rec: ApiKeyRecord): Promise<ApiKeyRecord>;
   get(id: string): Promise<ApiKeyRecord | null>;
   findByHash(keyHash: string): Promise<ApiKeyRecord | null>;
+  /** The record findByHash would answer from this process's cache right now, or undefined (then ask findByHash). */
+  cachedByHash?(keyHash: string): ApiKeyRecord | undefined;
   list(): Promise<ApiKeyRecord[]>;
   /** Marks inactive; returns null when the id is unknown. */
   revoke(id: string, at: Date): Promise<ApiKeyRecord | null>;

@@ -42,6 +42,8 @@ export interface JobStore {
   get(id: string): Promise<JobRecord | null>;
   /** A read for status polling: may come from a per-process cache that every job change invalidates. */
   read(id: string): Promise<JobRecord | null>;
+  /** The record read would answer from this process's cache right now, or undefined (then call read). */
+  cachedRead?(id: string): JobRecord | undefined;
   /**
    * Moves a job to `to` when its current status is one of `from`, applying the patch; numeric
    * progress never decreases. Returns the updated record, or null when the job was not in `from`.

@@ -11,6 +11,8 @@ export interface FetchedResource {
   bytes: Uint8Array;
   contentType: string;
   finalUrl: string;
+  /** Lowercase hex SHA-256 of `bytes` when the fetcher already has it (a data URL decoded off the event loop). */
+  sha256?: string;
 }
 
 export type OutboundFailure = 'invalid_url' | 'blocked_address' | 'unsupported_scheme' | 'too_many_redirects' | 'too_large' | 'timeout' | 'http_status' | 'network' | 'unsupported_type';

@@ -6,7 +6,7 @@ import { restLinks, type Links } from '../../core/links.ts';
 import type { JsonSchema, OperationContext, PluginApi } from '../../core/plugin.ts';
 import type { BatchRecord, BatchStore } from '../../core/ports/batch-store.ts';
 import type { NewJob } from '../../core/ports/job-store.ts';
-import { IMAGE_STRING, WEBHOOK_URL, ref } from '../../core/schemas.ts';
+import { IMAGE_STRING, JOB_ERROR_CODE, WEBHOOK_URL, ref } from '../../core/schemas.ts';
 import { buildBatchDelivery } from '../../core/webhooks.ts';
 import { EX } from '../../core/examples.ts';
 import { parseShoe3d, stashShoe3d, type OperationDeps } from './operations.ts';
@@ -210,7 +210,7 @@ export const BATCH_SCHEMAS: Record<string, JsonSchema> = {
       items: {
         type: 'array',
         description: 'Each item as GET /api/v1/jobs/{jobId} shows it, with its index: status, progress, result (glbUrl, viewerUrl, previewGrid) or error and errorCode.',
-        items: { type: 'object', required: ['index', 'jobId', 'status', 'statusUrl'], properties: { index: { type: 'integer' }, jobId: { type: 'string' }, statusUrl: { type: 'string' }, status: { type: 'string' }, progress: { type: 'number' }, updatedAt: { type: 'string', format: 'date-time' }, result: ref('Shoe3dResult'), error: { type: 'string' }, errorCode: { type: 'string' }, cancelled: { type: 'boolean' } } },
+        items: { type: 'object', required: ['index', 'jobId', 'status', 'statusUrl'], properties: { index: { type: 'integer' }, jobId: { type: 'string' }, statusUrl: { type: 'string' }, status: { type: 'string' }, progress: { type: 'number' }, updatedAt: { type: 'string', format: 'date-time' }, result: ref('Shoe3dResult'), error: { type: 'string' }, errorCode: JOB_ERROR_CODE, cancelled: { type: 'boolean' } } },
       },
     },
   },

@@ -7,7 +7,7 @@ import type { BlobStore } from '../../core/ports/blob-store.ts';
 import type { GlbIO } from '../../core/ports/glb-io.ts';
 import { submissionAnswer } from '../../core/jobs.ts';
 import { EX } from '../../core/examples.ts';
-import { inlineData, isInlineStandIn } from '../../core/inline-data.ts';
+import { inlineData, isInlineStandIn, loadInlineData } from '../../core/inline-data.ts';
 import { GLB_INPUT_MAX_BYTES, SHOE3D_JOB, type Shoe3dJobInput, type Shoe3dOptions, type StoredSource, type ViewHint } from './shoe3d-job.ts';
 
 /** Inputs sent inline (data URLs) are kept this long for the job that reads them. */
@@ -57,6 +57,8 @@ export function registerShoe3dOperations(d: OperationDeps): void {
       const body = ctx.body;
       const caller = ctx.caller!;
       if (body.images.length === 0 && !body.glbInput) throw validationError([{ field: 'images', message: 'must hold at least one image unless glbInput is given' }]);
+      // the large data URLs held for this request, decoded (on a pool thread) for parseShoe3d
+      await loadInlineData([...body.images, body.glbInput]);
       const parsed = parseShoe3d(d, body, '');
       if (parsed.details.length) throw validationError(parsed.details);
       const input = await stashShoe3d(d, parsed, caller);
@@ -203,7 +205,7 @@ function parseViews(views: RequestViewHint[] | undefined, images: number, prefix
 function dataUrlBytes(s: string): Uint8Array | null {
   // a large data URL the pool thread already decoded (dataUrlsAsBytes); a released one is refused
   const held = inlineData(s);
-  if (held) return held.bytes;
+  if (held) return held.bytes ?? null;
   if (isInlineStandIn(s)) return null;
   const comma = s.indexOf(',');
   if (comma < 0) return null;

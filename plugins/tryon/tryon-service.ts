@@ -24,6 +24,7 @@ import type { TryOnStore } from '../../core/tryon/tryon-store.ts';
 import type { GarmentSlot } from '../../core/tryon/tryon-input.ts';
 import type { Links } from '../../core/links.ts';
 import { submissionAnswer } from '../../core/jobs.ts';
+import { inlineData } from '../../core/inline-data.ts';
 import { referenceCount, type TryOnPlan } from './tryon-request.ts';
 
 /** Job kinds whose submissions count toward the monthly AI quota. */
@@ -64,7 +65,8 @@ export interface TryOnServiceDeps {
 }
 
 interface Fetched {
-  bytes: Uint8Array;
+  /** The image's bytes (a held data URL's are decoded when first asked for). */
+  bytes: () => Promise<Uint8Array>;
   contentType: string;
   sha256: string;
   field: string;
@@ -112,13 +114,22 @@ export class TryOnService {
   }
 
   async #fetch(url: string, field: string): Promise<Fetched> {
-    const r = await this.#d.images.fetchBytes(url, field, this.#d.config.fetch.maxBytes);
+    const maxBytes = this.#d.config.fetch.maxBytes;
+    // A large data URL held for this request was hashed off the event loop: the cache key needs no
+    // bytes, which are decoded only if a miss stores them. The same checks as a fetch's.
+    const held = inlineData(url);
+    if (held) {
+      if (held.size > maxBytes) throw new FitroomError('IMAGE_FETCH_FAILED', `Could not fetch ${field}: too_large: larger than ${maxBytes} bytes`);
+      if (!held.contentType.toLowerCase().startsWith('image/')) throw new FitroomError('IMAGE_INVALID', `${field} is not an image (${held.contentType})`);
+      return { bytes: async () => (await this.#d.images.fetchBytes(url, field, maxBytes)).bytes, contentType: held.contentType, sha256: held.sha256, field };
+    }
+    const r = await this.#d.images.fetchBytes(url, field, maxBytes);
     if (!r.contentType.toLowerCase().startsWith('image/')) throw new FitroomError('IMAGE_INVALID', `${field} is not an image (${r.contentType})`);
-    return { bytes: r.bytes, contentType: r.contentType, sha256: sha256Hex(r.bytes), field };
+    return { bytes: async () => r.bytes, contentType: r.contentType, sha256: r.sha256 ?? sha256Hex(r.bytes), field };
   }
 
   async #stash(f: Fetched, caller: Caller): Promise<StashedImage> {
-    const rec = await this.#d.files.store(f.bytes, { ownerHash: caller.ownerHash, contentType: f.contentType, ttlSeconds: STASH_TTL_SECONDS, internal: true });
+    const rec = await this.#d.files.store(await f.bytes(), { ownerHash: caller.ownerHash, contentType: f.contentType, ttlSeconds: STASH_TTL_SECONDS, internal: true });
     return { fileId: rec.id, contentType: f.contentType, field: f.field };
   }
 
@@ -128,34 +139,14 @@ export class TryOnService {
     return Promise.all(fetched.map((f) => this.#stash(f, caller)));
   }
 
-  /** Runs a try-on submission end to end (after request validation). */
-  async submit(plan: TryOnPlan, caller: Caller, links: Links): Promise<OperationResult> {
+  /**
+   * The request's images (fetched, or a held data URL's hash), the result-cache key they make with
+   * the identity and the options, and the live cache entry under it (its result file in the same
+   * lookup), unless the request skips the cache.
+   */
+  async #images(plan: TryOnPlan, twinId: string | null, caller: Caller) {
     const { options } = plan;
-    const modelTask: ModelTask = plan.task;
-    this.checkModels(modelTask, options.quality, referenceCount(plan), options.model, options.provider);
     const id = plan.identity;
-    // the quota and the twin are read at once (two lookups, one wait); the quota's refusal comes first
-    const twins = id.kind === 'twin' ? this.#d.twins() : null;
-    const twinFound = id.kind === 'twin' && twins ? twins.find(id.twinId, twinScope(caller)) : null;
-    twinFound?.catch(() => undefined); // awaited below unless the quota refuses first
-    await this.checkQuota(caller);
-
-    // identity first: an unknown twin is a 404 before anything is fetched
-    let twinId: string | null = null;
-    let inline: { handle: unknown; cached: boolean } | null = null;
-    if (id.kind === 'twin') {
-      if (!twinFound || !(await twinFound)) throw notFound('Unknown or expired digital twin');
-      twinId = id.twinId;
-    } else if (id.kind === 'inline') {
-      const inlineTwins = this.#d.inlineTwins();
-      if (!inlineTwins) {
-        throw new FitroomError('SERVICE_UNAVAILABLE', 'Inline body sources are not available on this deployment: create the twin with POST /api/v1/digital-twin and send its digitalTwinId');
-      }
-      const identified = await inlineTwins.identify(id.request, caller);
-      twinId = identified.digitalTwinId;
-      inline = { handle: identified.handle, cached: identified.cached };
-    }
-
     const persons = id.kind === 'person' ? await Promise.all(id.images.map((u, i) => this.#fetch(u, `personImages[${i}]`))) : [];
     const garments: Partial<Record<GarmentSlot, Fetched[]>> = {};
     for (const [slot, urls] of Object.entries(plan.garments) as [GarmentSlot, string[]][]) {
@@ -176,11 +167,47 @@ export class TryOnService {
           product: product ? { sha256: product.image.sha256, category: product.category } : null,
           options: { quality: options.quality, preserveBackground: options.preserveBackground, provider: options.provider, model: options.model, promptPreset: options.promptPreset },
         });
+    // the entry and its live result file in one lookup
+    const hit = cacheKey ? await this.#d.store.getCached(cacheKey, caller.ownerHash, new Date()) : null;
+    return { persons, garments, shoeViews, product, cacheKey, hit };
+  }
 
+  /** Runs a try-on submission end to end (after request validation). */
+  async submit(plan: TryOnPlan, caller: Caller, links: Links): Promise<OperationResult> {
+    const { options } = plan;
+    const modelTask: ModelTask = plan.task;
+    this.checkModels(modelTask, options.quality, referenceCount(plan), options.model, options.provider);
+    const id = plan.identity;
+    // the quota and the twin are read at once (two lookups, one wait); the quota's refusal comes first
+    const twins = id.kind === 'twin' ? this.#d.twins() : null;
+    const twinFound = id.kind === 'twin' && twins ? twins.find(id.twinId, twinScope(caller)) : null;
+    twinFound?.catch(() => undefined); // awaited below unless the quota refuses first
+    // When every image is a data URL, reading them sends nothing out: they, the cache key and the
+    // lookup go along with the quota and the twin reads (a hit then waits on one round trip fewer).
+    // Their outcome is only taken after those checks, so refusals keep their order.
+    const early = id.kind !== 'inline' && planUrls(plan).every((u) => /^data:/i.test(u)) ? this.#images(plan, id.kind === 'twin' ? id.twinId : null, caller) : null;
+    early?.catch(() => undefined);
+    await this.checkQuota(caller);
+
+    // identity first: an unknown twin is a 404 before anything is fetched
+    let twinId: string | null = null;
+    let inline: { handle: unknown; cached: boolean } | null = null;
+    if (id.kind === 'twin') {
+      if (!twinFound || !(await twinFound)) throw notFound('Unknown or expired digital twin');
+      twinId = id.twinId;
+    } else if (id.kind === 'inline') {
+      const inlineTwins = this.#d.inlineTwins();
+      if (!inlineTwins) {
+        throw new FitroomError('SERVICE_UNAVAILABLE', 'Inline body sources are not available on this deployment: create the twin with POST /api/v1/digital-twin and send its digitalTwinId');
+      }
+      const identified = await inlineTwins.identify(id.request, caller);
+      twinId = identified.digitalTwinId;
+      inline = { handle: identified.handle, cached: identified.cached };
+    }
+
+    const { persons, garments, shoeViews, product, cacheKey, hit } = await (early ?? this.#images(plan, twinId, caller));
     const digitalTwin = twinId ? { digitalTwinId: twinId } : {};
     if (cacheKey) {
-      // the entry and its live result file in one lookup
-      const hit = await this.#d.store.getCached(cacheKey, caller.ownerHash, new Date());
       if (hit) {
         const results = [{ ...this.#d.files.signedUrl(hit.file, links), ...digitalTwin }];
         // recorded as a completed job with its webhook in one transaction; if that fails the request
@@ -218,6 +245,11 @@ export class TryOnService {
     // inline body data names the twin it creates or reuses at once
     return submissionAnswer(job.id, links, { estimatedProcessingTime: this.#d.estimatedSeconds, extra: inline ? digitalTwin : {} });
   }
+}
+
+/** Every image URL of a plan. */
+function planUrls(plan: TryOnPlan): string[] {
+  return [...(plan.identity.kind === 'person' ? plan.identity.images : []), ...Object.values(plan.garments).flat(), ...plan.shoeViews.map((v) => v.url), ...(plan.product ? [plan.product.image] : [])];
 }
 
 /** A chain entry jobs can call: its model (a family's current member) neither retired nor deprecated. */

@@ -13,6 +13,8 @@
 import { drawBottom, drawTop } from '../support/garments.ts';
 import { pngDataUrl, syntheticFace } from '../support/images.ts';
 import { percentile, printTable, startBenchDatabase, startBenchService } from './lib.ts';
+import http from 'node:http';
+import os from 'node:os';
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { LearnedPersonAnalyzer, classicalAnalysis } from '../../adapters/human/person-analyzer.ts';
@@ -160,9 +162,24 @@ async function fullLengthPairs(): Promise<void> {
 const FRESH_RUNS = 7;
 const HIT_RUNS = 40;
 
+/** A request (fetch); the body is serialised here on each call, as most clients do. */
 async function call(api: string, key: string, method: string, path: string, body?: unknown) {
   const res = await fetch(`${api}${path}`, { method, headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
   return { status: res.status, body: (await res.json()) as any };
+}
+
+/** A POST of bytes serialised once (node:http on a keep-alive agent, written as they are: no copy, no encoding). */
+function postBytes(api: string, key: string, path: string, bytes: Buffer, agent: http.Agent): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${api}${path}`, { method: 'POST', agent, headers: { 'x-api-key': key, 'content-type': 'application/json', 'content-length': bytes.length } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(bytes);
+  });
 }
 
 async function completed(api: string, key: string, jobId: string) {
@@ -199,13 +216,23 @@ async function main() {
     // (b) cache hits: fill the cache once, then identical submissions answer completed at once
     const fill = await call(svc.api, key, 'POST', '/api/v1/virtual-fitting', body);
     if (fill.status === 202) await completed(svc.api, key, fill.body.jobId);
-    const hits: number[] = [];
-    for (let i = 0; i < HIT_RUNS + 3; i++) {
-      const t0 = performance.now();
-      const r = await call(svc.api, key, 'POST', '/api/v1/virtual-fitting', body);
-      if (r.status !== 200 || r.body.status !== 'completed') throw new Error(`expected a cache hit, got ${r.status}`);
-      if (i >= 3) hits.push(performance.now() - t0);
-    }
+    // each twice: the client serialising the 1.1 MB body on every call (in this same process, so on
+    // the service's CPU), and the body serialised once and sent as bytes (the service's part alone)
+    const bodyBytes = Buffer.from(JSON.stringify(body));
+    const agent = new http.Agent({ keepAlive: true });
+    const hitTimes = async (once: boolean) => {
+      const times: number[] = [];
+      for (let i = 0; i < HIT_RUNS + 3; i++) {
+        const t0 = performance.now();
+        const r = once ? await postBytes(svc.api, key, '/api/v1/virtual-fitting', bodyBytes, agent) : await call(svc.api, key, 'POST', '/api/v1/virtual-fitting', body);
+        if (r.status !== 200 || r.body.status !== 'completed') throw new Error(`expected a cache hit, got ${r.status}`);
+        if (i >= 3) times.push(performance.now() - t0);
+      }
+      return times;
+    };
+    const hits = await hitTimes(false);
+    const hitsBytes = await hitTimes(true);
+    agent.destroy();
 
     // (c) a real 768x1024 person photo and a real top packshot: the person models, the checks, the fit
     const photoBody = { personImages: [await jpegUrl(path.join(REAL_PHOTOS, 'persons', 'model_6.jpg'))], topGarment: await jpegUrl(path.join(REAL_PHOTOS, 'garments', '03032_00.jpg')), options: { skipResultCache: true } };
@@ -224,11 +251,12 @@ async function main() {
     const base = percentile(fresh, 50);
     printTable('POST /api/v1/virtual-fitting (data URLs); ratio = p50 against (a)', ['case', 'runs', 'p50 ms', 'p90 ms', 'max ms', 'ratio'], [
       ['(a) twin + top + bottom, builtin fitting, submission to completed', fresh.length, f(base), f(percentile(fresh, 90)), f(Math.max(...fresh)), '1.00'],
-      ['(b) cache hit, response time', hits.length, f(percentile(hits, 50)), f(percentile(hits, 90)), f(Math.max(...hits)), (percentile(hits, 50) / base).toFixed(2)],
+      ['(b) cache hit, response time (client JSON.stringify per call included)', hits.length, f(percentile(hits, 50)), f(percentile(hits, 90)), f(Math.max(...hits)), (percentile(hits, 50) / base).toFixed(2)],
+      ["(b') cache hit, response time (body serialised once, bytes sent with node:http)", hitsBytes.length, f(percentile(hitsBytes, 50)), f(percentile(hitsBytes, 90)), f(Math.max(...hitsBytes)), (percentile(hitsBytes, 50) / base).toFixed(2)],
       ['(c) 768x1024 person photo + real top, submission to completed', photo.length, f(percentile(photo, 50)), f(percentile(photo, 90)), f(Math.max(...photo)), (percentile(photo, 50) / base).toFixed(2)],
     ]);
     console.log(`(c) runs the person models on the photo and on the packshot (checks), then fits; peak RSS of this process (API and worker together) ${(peakRss / 1e6).toFixed(0)} MB`);
-    console.log('(b) includes fetching and hashing the request images, the cache lookup and the completed job with its webhook row.');
+    console.log(`(b) and (b'): a ${(bodyBytes.length / 1e6).toFixed(2)} MB body (twin id, top and bottom as PNG data URLs); the service reads it into reused shared memory, cuts the data URLs out and hashes them on a CPU pool thread (decoded only on a miss), checks the quota and the twin, looks the result up (one indexed query) and records the completed job (one insert). The client runs in this process: in (b) its JSON.stringify of the body and fetch's encoding of the string (2.2 MB of fresh memory per call) are on the same CPU and in the time; (b') sends the same bytes each time with node:http and leaves that out. load average ${os.loadavg().map((v) => v.toFixed(2)).join(' ')}`);
   } finally {
     await svc.close();
     await db.stop();

@@ -44,6 +44,9 @@ export async function startTestService(opts: { plugins?: FitroomPlugin[]; env?: 
     ALLOWED_PRIVATE_NETWORKS: '127.0.0.0/8,::1/128',
     FITROOM_ENV: 'production',
     WEBHOOK_TIMEOUT_MS: '3000',
+    // the test's own requests share the process's event loop with the service: on a loaded machine
+    // their headers can take seconds to be read (tests of this limit set their own)
+    HTTP_HEADERS_TIMEOUT_MS: '120000',
     ...opts.env,
   });
   const fitroom = await createFitroom(config, { databaseUrl, plugins: [...standalonePlugins(), ...(opts.plugins ?? [])], poolSize: 8, migrate: false, mounts: opts.mounts });
@@ -91,8 +94,8 @@ export async function startTestService(opts: { plugins?: FitroomPlugin[]; env?: 
   };
 }
 
-/** Polls a job until it is terminal (or the predicate holds). */
-export async function waitForJob(svc: TestService, key: string, jobId: string, until: (job: any) => boolean = (j) => j.status === 'completed' || j.status === 'failed', timeoutMs = 30_000): Promise<any> {
+/** Polls a job until it is terminal (or the predicate holds); the deadline only bounds a hang. */
+export async function waitForJob(svc: TestService, key: string, jobId: string, until: (job: any) => boolean = (j) => j.status === 'completed' || j.status === 'failed', timeoutMs = 90_000): Promise<any> {
   const t0 = Date.now();
   for (;;) {
     const r = await svc.call('GET', `/api/v1/jobs/${jobId}`, { key });

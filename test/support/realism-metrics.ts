@@ -248,7 +248,8 @@ export interface RealismFigures {
  * The figures for a top laid on a person photo, from the renderer's diagnostics of that layer:
  * the repainted skin against the person's own visible skin (arms, neck, face: skin-coloured
  * pixels outside the old top), the garment's inside (coverage >= 0.99) against the packshot's
- * garment (`packshotMask`), the garment's outline (coverage 0.5) and the old top left showing.
+ * garment (`packshotMask`), the garment's outline (coverage 0.5) and the old top left showing
+ * (its pixels in the person's own skin colour, parsing errors, left out).
  */
 export function realismOfLayer(result: RasterImage, person: RasterImage, packshot: RasterImage, packshotMask: Field, layer: LayerDiagnostics, parts: Uint8Array): RealismFigures {
   const { width: w, height: h } = result;
@@ -263,12 +264,25 @@ export function realismOfLayer(result: RasterImage, person: RasterImage, packsho
     if ((p === PERSON_PART.arm || p === PERSON_PART.neck || p === PERSON_PART.face) && !old[i] && isSkin(person.data[i * 4], person.data[i * 4 + 1], person.data[i * 4 + 2])) ownSkin[i] = 1;
   }
   const skin = skinRealism(result, person, fillSkin, ownSkin);
+  // the parsing's old top can take in skin (a hand held against it, the neck above a low
+  // neckline): repainted as skin, such pixels look as they did, which is right, not the old top
+  // showing; pixels in the person's own skin colour (ΔE76 < 10 of its median) are left out
+  const oldCloth = new Uint8Array(n);
+  if (layer.oldGarment) {
+    const own = localStd(person, ownSkin).lab;
+    const lab = [0, 0, 0];
+    for (let i = 0; i < n; i++) {
+      if (!old[i]) continue;
+      srgbToLab(person.data[i * 4], person.data[i * 4 + 1], person.data[i * 4 + 2], lab);
+      if (!(isSkin(person.data[i * 4], person.data[i * 4 + 1], person.data[i * 4 + 2]) && deltaE76(lab, own) < 10)) oldCloth[i] = 1;
+    }
+  }
   return {
     stdRatio: skin.stdRatio,
     deltaE: skin.deltaE,
     skinFilled: skin.count,
     streak: streakRatio(result, alpha, packshot, packshotMask, 0.99),
     edge: edgeRatio(alpha, w, h),
-    oldShowing: oldGarmentShowing(result, person, old, alpha),
+    oldShowing: oldGarmentShowing(result, person, oldCloth, alpha),
   };
 }

@@ -92,13 +92,16 @@ export async function callService(s: ServiceProcess, method: string, p: string, 
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
 }
 
-/** Polls `fn` every 100 ms until it returns something truthy (errors count as "not yet"). */
-export async function until<T>(fn: () => Promise<T | undefined | null | false>, ms: number): Promise<T> {
+/**
+ * Polls `fn` every 100 ms until it returns something truthy (errors count as "not yet"). `ms` is a
+ * deadline for a hang, not a measure: make it generous; `what` names the awaited event in the failure.
+ */
+export async function until<T>(fn: () => Promise<T | undefined | null | false>, ms: number, what = 'the condition'): Promise<T> {
   const t0 = Date.now();
   for (;;) {
     const v = await fn().catch(() => undefined);
     if (v) return v;
-    if (Date.now() - t0 > ms) throw new Error(`timed out after ${ms} ms`);
+    if (Date.now() - t0 > ms) throw new Error(`${what}: not reached within ${ms} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -67,7 +67,7 @@ export async function startHttpsReceiver(opts: { host?: string } = {}): Promise<
     setResponder(fn) {
       responder = fn;
     },
-    async waitFor(count, where = () => true, timeoutMs = 20_000) {
+    async waitFor(count, where = () => true, timeoutMs = 60_000) {
       const t0 = Date.now();
       for (;;) {
         const found = deliveries.filter(where);

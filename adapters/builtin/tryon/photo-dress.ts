@@ -12,7 +12,9 @@ import type { RasterImage } from '../../../core/images.ts';
 import { PERSON_PART, type PersonBody } from '../../../core/ports/person-analyzer.ts';
 import type { Point } from '../../../core/twins/body.ts';
 import { prepareSource, sampleBilinear } from './garment-source.ts';
-import { backgroundBeside, looksLikeSkin, skinColour } from './photo-fill.ts';
+import { distanceTransform } from '../raster/distance-transform.ts';
+import { localStd, looksLikeSkin, skinColour, synthesiseFill } from './photo-fill.ts';
+import { createWarpMaps, type WarpMaps } from './warp-quality.ts';
 import type { GarmentCutout } from './segment-garment.ts';
 import type { Layer } from './warp-piece.ts';
 
@@ -96,11 +98,19 @@ function opaque(img: RasterImage): RasterImage {
   return { ...img, data };
 }
 
+/** What drawing the dress measured: the packshot point drawn at each pixel, and the fill map (1 skin, 2 background). */
+export interface DressFit {
+  maps: WarpMaps;
+  fill: Uint8Array;
+  /** The region the dress must cover: the person (face, hair and bare arms left out) from its top to its hem. */
+  target: Uint8Array;
+}
+
 /**
  * Draws the dress into `layer` (premultiplied linear RGBA) and repaints in `canvas` (linear RGB)
  * what stays visible of the old clothes. Throws when the packshot holds no recognisable dress.
  */
-export function drawPhotoDress(layer: Layer, canvas: Float32Array, cut: GarmentCutout, packshot: RasterImage, body: Body, toLinear: ArrayLike<number>): void {
+export function drawPhotoDress(layer: Layer, canvas: Float32Array, cut: GarmentCutout, packshot: RasterImage, body: Body, toLinear: ArrayLike<number>): DressFit {
   const shape = dressShape(cut);
   if (!shape) throw new Error('the dress packshot holds no garment shape to fit');
   const { width: w, height: h } = layer;
@@ -186,6 +196,7 @@ export function drawPhotoDress(layer: Layer, canvas: Float32Array, cut: GarmentC
 
   const src = prepareSource(cut.image, s1);
   const solid = prepareSource(opaque(packshot), s1);
+  const maps = createWarpMaps(n);
   const px = new Float32Array(4);
   const put = (i: number) => {
     const a = px[3];
@@ -248,10 +259,23 @@ export function drawPhotoDress(layer: Layer, canvas: Float32Array, cut: GarmentC
       const inside = run && gy >= shape.bustY && gy < solidTo && gx > run[0] + 1 && gx < run[1] - 1;
       sampleBilinear(inside ? solid : src, gx, gy, px);
       put(i);
+      if (px[3] > 0.01) {
+        maps.gx[i] = gx;
+        maps.gy[i] = gy;
+        maps.piece[i] = 1;
+      }
     }
   }
   const insideTorso = (x: number, y: number) => y < hipMid.y && x > torso[y][0] && x < torso[y][1];
-  hideOldClothes(canvas, layer, body, { skin, isSkin, insideTorso, sw, trunk, hipY: hipMid.y });
+  const fill = hideOldClothes(canvas, layer, body, { skin, isSkin, insideTorso, sw, trunk, hipY: hipMid.y });
+  const target = new Uint8Array(n);
+  for (let y = Math.max(0, Math.ceil(topY)); y <= Math.min(h - 1, Math.floor(hemY)); y++) {
+    for (let x = 0; x < w; x++) {
+      const i = y * w + x;
+      if (mask[i] && !blocked(i)) target[i] = 1;
+    }
+  }
+  return { maps, fill, target };
 }
 
 interface HideContext {
@@ -266,15 +290,17 @@ interface HideContext {
 
 /**
  * Repaints the old clothes the dress leaves visible: on the legs' shape (hip, knee, ankle capsules)
- * and the arms with the person's skin, shaded across the limb; elsewhere with the background beside
- * the body in the same row. The feet (below each ankle) stay as they were.
+ * and the arms, and on the neck and torso, with skin synthesised from the person's own visible
+ * skin (photo-fill.ts: its colour, texture and the limb's shading across the new limb's width);
+ * elsewhere with the backdrop around. The feet (below each ankle) stay as they were. Returns the
+ * fill map (1 skin, 2 background).
  */
-function hideOldClothes(canvas: Float32Array, layer: Layer, body: Body, ctx: HideContext): void {
+function hideOldClothes(canvas: Float32Array, layer: Layer, body: Body, ctx: HideContext): Uint8Array {
   const { width: w, height: h } = layer;
+  const n = w * h;
   const { parts, mask } = body;
   const L = body.landmarks;
   const { sw, trunk, hipY } = ctx;
-  const skin = ctx.skin?.linear ?? [0.45, 0.3, 0.22];
   const hipJoint = (contour: Point, other: Point): Point => ({ x: contour.x * 0.65 + other.x * 0.35, y: hipY });
   // the limbs' axes (hip or shoulder, knee or elbow, ankle or wrist) and half widths along them
   const legs = [
@@ -308,26 +334,40 @@ function hideOldClothes(canvas: Float32Array, layer: Layer, body: Body, ctx: Hid
   };
   const chestY = L.chestLeft.y;
   const shoulderX = (L.leftShoulder.x + L.rightShoulder.x) / 2;
-  const fills: { i: number; rgb: number[] }[] = [];
+  const fill = new Uint8Array(n);
+  // the person's visible skin (the fill's source) and the new silhouette (skin shown or synthesised)
+  const skinSource = new Uint8Array(n);
+  const shape = new Uint8Array(n);
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
       const i = y * w + x;
       const p = parts[i];
-      if (!mask[i] || layer.data[i * 4 + 3] > 0.5) continue;
-      if (p !== PERSON_PART.torso && p !== PERSON_PART.legs && p !== PERSON_PART.arm && p !== PERSON_PART.neck && p !== PERSON_PART.feet) continue;
-      if (y >= footFrom(x) || ctx.isSkin(i)) continue;
-      const limb = Math.min(y > hipY ? inLimb(legs, legRadius, x, y) : Infinity, inLimb(arms, armRadius, x, y));
-      let rgb: number[] | null = null;
-      if (limb < 1) {
-        const k = 0.78 + 0.22 * Math.sqrt(1 - limb * limb);
-        rgb = skin.map((v) => v * k);
-      } else if (p === PERSON_PART.neck || ctx.insideTorso(x, y) || (y < chestY && p !== PERSON_PART.arm && Math.abs(x - shoulderX) < 0.55 * sw)) rgb = skin;
-      else {
-        const k = backgroundBeside(mask, w, x, y);
-        if (k >= 0) rgb = [canvas[k * 3], canvas[k * 3 + 1], canvas[k * 3 + 2]];
+      if (!mask[i]) continue;
+      const skinPart = p === PERSON_PART.torso || p === PERSON_PART.legs || p === PERSON_PART.arm || p === PERSON_PART.neck || p === PERSON_PART.feet || p === PERSON_PART.face;
+      if (!skinPart) {
+        if (p !== PERSON_PART.background) shape[i] = 1;
+        continue;
       }
-      if (rgb) fills.push({ i, rgb });
+      const bare = ctx.isSkin(i);
+      if (bare && p !== PERSON_PART.face) skinSource[i] = 1;
+      if (layer.data[i * 4 + 3] > 0.5 || p === PERSON_PART.face || y >= footFrom(x) || bare) {
+        shape[i] = 1;
+        continue;
+      }
+      const limb = Math.min(y > hipY ? inLimb(legs, legRadius, x, y) : Infinity, inLimb(arms, armRadius, x, y));
+      if (limb < 1 || p === PERSON_PART.neck || ctx.insideTorso(x, y) || (y < chestY && p !== PERSON_PART.arm && Math.abs(x - shoulderX) < 0.55 * sw)) {
+        fill[i] = 1;
+        shape[i] = 1;
+      } else fill[i] = 2;
     }
   }
-  for (const { i, rgb } of fills) for (let c = 0; c < 3; c++) canvas[i * 3 + c] = rgb[c];
+  // the limb's shading follows the new silhouette (a leg's own width, not the old trouser's)
+  const depth = distanceTransform(shape, w, h, 'unset');
+  const own = new Uint8Array(n);
+  for (let i = 0; i < n; i++) if (skinSource[i] || (parts[i] === PERSON_PART.face && ctx.isSkin(i))) own[i] = 1;
+  const skinStd = localStd(body.image.data, w, own, [0, 0, w, h], 3);
+  const backdrop = new Uint8Array(n);
+  for (let i = 0; i < n; i++) backdrop[i] = mask[i] ? 0 : 1;
+  synthesiseFill(canvas, fill, body, skinSource, depth, (i) => (parts[i] === PERSON_PART.legs ? 0.16 : 0.1) * sw, ctx.skin?.linear, skinStd, backdrop);
+  return fill;
 }

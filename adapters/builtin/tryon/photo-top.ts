@@ -13,12 +13,9 @@ import type { Point } from '../../../core/twins/body.ts';
 import { largestComponent } from '../raster/components.ts';
 import { dilate } from '../raster/morphology.ts';
 import { maskBounds } from '../raster/mask.ts';
-import { distanceTransform } from '../raster/distance-transform.ts';
-import { isSkin } from '../body/face.ts';
 import { boxBlur } from './box-blur.ts';
 import { deltaE76, SRGB_TO_LINEAR, srgbToLab } from './color.ts';
 import { matteLayer } from './matte.ts';
-import { skinColour, synthesiseFill } from './photo-fill.ts';
 import { createWarpMaps, type WarpMaps } from './warp-quality.ts';
 import { createQuadMesh, rasteriseMesh } from './mesh-warp.ts';
 import { prepareSource, sampleBilinear, type GarmentSource } from './garment-source.ts';
@@ -957,91 +954,6 @@ function drawSleeve(layer: Layer, sleeve: SleeveShape, shape: TopShape, body: Pe
     layer.data[o + 3] = 1;
   });
   return fallback;
-}
-
-/**
- * What stays visible of the person's own top after the new one is laid (straps, armholes, a
- * higher neckline, a longer hem, the fringe under the new top's soft edge) is repainted: with the
- * person's skin on the arms, neck, shoulders and within the new top's width below it, elsewhere
- * (an old top wider than the new one) with the backdrop. Returns the fill map (1 skin, 2 background).
- */
-export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8Array, body: PersonBody & { parts: Uint8Array }): Uint8Array {
-  const { width: w, height: h, data } = layer;
-  const n = w * h;
-  const parts = body.parts;
-  const L = body.landmarks;
-  const sw = Math.hypot(L.leftShoulder.x - L.rightShoulder.x, L.leftShoulder.y - L.rightShoulder.y);
-  const covered = (i: number) => data[i * 4 + 3] >= 0.99;
-  // the old top's own outline pixels (mixed colours) go too: the region grows by 2 px on the person
-  const grown = dilate(oldTop, w, h, 2);
-  const fill = new Uint8Array(n);
-  // the new top's extent per row, and at its lowest row (its hem)
-  const left = new Int32Array(h).fill(-1);
-  const right = new Int32Array(h).fill(-1);
-  let hemRow = -1;
-  for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      if (data[(y * w + x) * 4 + 3] < 0.5) continue;
-      if (left[y] < 0) left[y] = x;
-      right[y] = x;
-    }
-    if (left[y] >= 0) hemRow = y;
-  }
-  const chestY = L.chestLeft.y;
-  let bx0 = w;
-  let by0 = h;
-  let bx1 = -1;
-  let by1 = -1;
-  for (let y = 0; y < h; y++) {
-    const row = left[y] >= 0 ? y : hemRow;
-    for (let x = 0; x < w; x++) {
-      const i = y * w + x;
-      if (!grown[i] || covered(i) || !body.mask[i]) continue;
-      if (x < bx0) bx0 = x;
-      if (x > bx1) bx1 = x;
-      if (y < by0) by0 = y;
-      if (y > by1) by1 = y;
-      const p = parts[i];
-      if (p === PERSON_PART.face || p === PERSON_PART.hair || p === PERSON_PART.legs || p === PERSON_PART.feet || p === PERSON_PART.background) continue;
-      // a grown pixel that is not the old top counts only where it is not plainly skin already
-      if (!oldTop[i] && isSkin(body.image.data[i * 4], body.image.data[i * 4 + 1], body.image.data[i * 4 + 2])) continue;
-      const within = row >= 0 && x >= left[row] && x <= right[row];
-      fill[i] = p === PERSON_PART.arm || p === PERSON_PART.neck || y < chestY || within ? 1 : 2;
-    }
-  }
-  // the person's visible skin the fill is grown from
-  const skinSource = new Uint8Array(n);
-  const skin = skinColour(body, SRGB_TO_LINEAR, oldTop);
-  // (only as far around the fill as the synthesis looks)
-  const pad = Math.round(Math.max(w, h) * 0.06);
-  const img = body.image.data;
-  const ref = skin?.srgb;
-  for (let y = Math.max(0, by0 - pad); y < Math.min(h, by1 + 1 + pad); y++) {
-    for (let x = Math.max(0, bx0 - pad); x < Math.min(w, bx1 + 1 + pad); x++) {
-      const i = y * w + x;
-      const p = parts[i];
-      if (!(p === PERSON_PART.arm || p === PERSON_PART.neck || p === PERSON_PART.face || p === PERSON_PART.torso) || grown[i] || fill[i]) continue;
-      const r = img[i * 4];
-      const g = img[i * 4 + 1];
-      const b = img[i * 4 + 2];
-      // near the person's skin colour (a cheap RGB distance), or skin-like at all
-      if ((ref && Math.abs(r - ref[0]) + Math.abs(g - ref[1]) + Math.abs(b - ref[2]) < 60) || isSkin(r, g, b)) skinSource[i] = 1;
-    }
-  }
-  // how deep each pixel lies inside the person (for the limb's shading), in the fill's box only
-  const depth = new Float32Array(n);
-  if (bx1 >= 0) {
-    const cx0 = Math.max(0, bx0 - pad);
-    const cy0 = Math.max(0, by0 - pad);
-    const cw = Math.min(w, bx1 + 1 + pad) - cx0;
-    const ch = Math.min(h, by1 + 1 + pad) - cy0;
-    const crop = new Uint8Array(cw * ch);
-    for (let y = 0; y < ch; y++) for (let x = 0; x < cw; x++) crop[y * cw + x] = body.mask[(y + cy0) * w + x + cx0];
-    const d = distanceTransform(crop, cw, ch, 'unset');
-    for (let y = 0; y < ch; y++) for (let x = 0; x < cw; x++) depth[(y + cy0) * w + x + cx0] = d[y * cw + x];
-  }
-  synthesiseFill(canvas, fill, body, skinSource, depth, 0.06 * sw, skin?.linear);
-  return fill;
 }
 
 /**

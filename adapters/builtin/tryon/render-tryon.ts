@@ -16,7 +16,8 @@ import { shadingMap } from './lighting.ts';
 import { scaleBody } from './scale-body.ts';
 import { studioBackdrop } from './studio-background.ts';
 import { createLayer, drawPiece, type Layer } from './warp-piece.ts';
-import { drawPhotoTop, transferShading, uncoverOldTop } from './photo-top.ts';
+import { drawPhotoTop, transferShading } from './photo-top.ts';
+import { uncoverOldTop } from './photo-fill.ts';
 import { drawPhotoDress } from './photo-dress.ts';
 import { drawPhotoShoes } from './photo-shoes.ts';
 import { PERSON_PART } from '../../../core/ports/person-analyzer.ts';
@@ -199,7 +200,9 @@ export function renderTryOn(input: RenderTryOnInput): RasterImage {
         // measured only for a caller that reads them (the quality gate, the bench)
         if (input.diagnostics) diag = { category, width: outW, height: outH, oldGarment: fit.oldTop, target: fit.target, fill, warp: { ...warpStats(fit.maps, outW, outH), ...(fit.fallback ? { fallback: fit.fallback } : {}) } };
       } else if (parts && category === 'full-body') {
-        drawPhotoDress(layer, canvas, cut, image, { ...body, parts }, SRGB_TO_LINEAR);
+        const fit = drawPhotoDress(layer, canvas, cut, image, { ...body, parts }, SRGB_TO_LINEAR);
+        // the same records as a top's (the gate estimates the old clothes itself)
+        if (input.diagnostics) diag = { category, width: outW, height: outH, target: fit.target, fill: fit.fill, warp: warpStats(fit.maps, outW, outH) };
       } else if (parts && category === 'shoe') {
         drawPhotoShoes(layer, canvas, cut, { ...body, parts }, SRGB_TO_LINEAR);
       } else {

@@ -19,7 +19,9 @@ const NODE = path.join(ROOT, "node_modules/.bin/node")
 const SERVED = [path.join(ROOT, "test/fixtures/real-photos"), path.join(ROOT, "examples/assets")]
 
 export default async function setup() {
-  // the packaged test loads the plugin as a store would: from its build
+  // Fitroom's webhook verifier as the plain-JS package the plugin depends on, then the plugin's build
+  // (the install test packs both and installs them into a store)
+  execFileSync(path.join(ROOT, "node_modules/.bin/tsc"), ["-p", "packages/webhooks/tsconfig.json"], { cwd: ROOT, stdio: "ignore" })
   execFileSync(path.join(__dirname, "../node_modules/.bin/medusa"), ["plugin:build"], { cwd: path.join(__dirname, ".."), stdio: "ignore" })
   const dir = mkdtempSync(path.join(tmpdir(), "fitroom-medusa-pg-"))
   chmodSync(dir, 0o755)
@@ -48,6 +50,8 @@ export default async function setup() {
     ALLOWED_PRIVATE_NETWORKS: "127.0.0.0/8",
     LOG_LEVEL: "warn",
     NODE_EXTRA_CA_CERTS: tls.cert,
+    // a small limit per forwarded shopper, so a test can spend one guest's (each test's shoppers are new)
+    SHOPPER_SUBMISSIONS_PER_MINUTE: "6",
   }
   const fitroom = spawn(NODE, ["connectors/standalone/main.ts", "all"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] })
   const log: string[] = []
@@ -66,6 +70,7 @@ export default async function setup() {
     FITROOM_URL: url,
     FITROOM_API_KEY: key,
     FITROOM_DATABASE_URL: db.urlFor("fitroom"),
+    SHOPPER_SUBMISSIONS_PER_MINUTE: env.SHOPPER_SUBMISSIONS_PER_MINUTE,
     PHOTOS_URL: photos.url,
     FITROOM_PUBLIC_URL: `https://127.0.0.1:${webhookPort}`,
     FITROOM_WEBHOOK_SECRET: randomBytes(32).toString("hex"),

@@ -238,16 +238,17 @@ describe('FalImageModel', () => {
       .get(`/${app}/requests/r5/status`)
       .times(1000)
       .reply(202, { status: 'IN_QUEUE', queue_position: 9 });
-    let cancelled = false;
+    // the cancel is sent after the run has given up: the test waits for that request itself
+    let cancelled!: () => void;
+    const cancelSent = new Promise<void>((resolve) => (cancelled = resolve));
     nock(QUEUE)
       .put(`/${app}/requests/r5/cancel`)
-      .reply(() => ((cancelled = true), [202, { status: 'CANCELLATION_REQUESTED' }]));
+      .reply(() => (cancelled(), [202, { status: 'CANCELLATION_REQUESTED' }]));
     const ac = new AbortController();
     setTimeout(() => ac.abort(new Error('attempt timed out')), 150);
     const err = await new FalImageModel(fast).run(call({ signal: ac.signal })).catch((e) => e);
     expect(err.message).toBe('attempt timed out');
-    await new Promise((r) => setTimeout(r, 100));
-    expect(cancelled).toBe(true);
+    await cancelSent;
   });
 
   it('times out slow status reads as retryable', async () => {

@@ -22,7 +22,7 @@ afterAll(async () => {
   await db?.drop();
 });
 
-async function until(fn: () => boolean | Promise<boolean>, ms = 15_000) {
+async function until(fn: () => boolean | Promise<boolean>, ms = 60_000) {
   const t0 = Date.now();
   while (!(await fn())) {
     if (Date.now() - t0 > ms) throw new Error('timed out');

@@ -46,7 +46,7 @@ beforeAll(async () => {
   ({ svc, c } = await startShopifyService({ settings: { SHOPIFY_USAGE_CAP: '1.00', SHOPIFY_PRICE_TRYON: '0.40' }, env: { BOT_VERIFIER: 'off' }, log }));
   nock.disableNetConnect();
   nock.enableNetConnect(/127\.0\.0\.1|localhost/);
-}, 120_000);
+});
 
 afterAll(async () => {
   nock.cleanAll();
@@ -238,11 +238,8 @@ async function shopperJob(customer: string) {
 }
 const held = async (owner: string) => Number((await svc.fitroom.pool.query<{ n: string }>('select (select count(*) from jobs where owner_hash = $1) + (select count(*) from files where owner_hash = $1) as n', [owner])).rows[0].n);
 async function settled(ids: string[]) {
-  for (;;) {
-    const r = await svc.fitroom.pool.query(`select 1 from jobs where id = any($1::uuid[]) and status in ('completed', 'failed')`, [ids]);
-    if (r.rowCount === ids.length) return;
-    await new Promise((res) => setTimeout(res, 150));
-  }
+  const done = async () => (await svc.fitroom.pool.query(`select 1 from jobs where id = any($1::uuid[]) and status in ('completed', 'failed')`, [ids])).rowCount;
+  await expect.poll(done, { timeout: 90_000, interval: 150, message: `jobs ${ids.join(', ')} did not finish` }).toBe(ids.length);
 }
 
 describe('webhooks', () => {
@@ -311,7 +308,7 @@ describe('webhooks', () => {
     expect(compliance.customersRedact.files).toBeGreaterThan(0);
     expect(compliance.customersRedact.rows).toBeGreaterThan(compliance.customersRedact.files - 1);
     expect(Date.parse(compliance.customersRedact.lastRunAt)).not.toBeNaN();
-  }, 120_000);
+  });
 });
 
 describe('data requests in the admin', () => {
@@ -351,7 +348,7 @@ describe('data requests in the admin', () => {
     // another shop's session token does not see it
     const other = await fetch(`${svc.api}/shopify/api/data-requests/81/export`, { headers: { authorization: `Bearer ${await token('other-shop')}` } });
     expect(other.status).toBe(404);
-  }, 120_000);
+  });
 });
 
 describe('billing', () => {
@@ -460,7 +457,7 @@ describe('billing', () => {
     expect(await cancelled.json()).toEqual({ plan: 'free' });
     expect(cancelCalls.find((x) => x.name === 'appSubscriptionCancel')!.vars).toMatchObject({ id: 'gid://shopify/AppSubscription/4019585080', prorate: true });
     expect(await vendorAllowed(c, SHOP, 'tryon')).toBe('free');
-  }, 120_000);
+  });
 });
 
 describe('billing, plan changes from Shopify', () => {
@@ -511,17 +508,14 @@ describe('retries and repeated parameters', () => {
       FitroomMediaStatus: () => ({ data: { node: { id: 'gid://shopify/Model3d/77', status: 'READY', mediaErrors: [], sources: [] } } }),
     });
     await c.sweepMedia();
-    let media;
-    for (;;) {
-      media = (await c.store.media({ platform: PLATFORM, shop: SHOP })).find((m) => m.id === rowId)!;
-      if (media.status === 'ready' || media.status === 'failed') break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    const row = async () => (await c.store.media({ platform: PLATFORM, shop: SHOP })).find((m) => m.id === rowId)!;
+    await expect.poll(async () => ['ready', 'failed'].includes((await row()).status), { timeout: 120_000, interval: 200 }).toBe(true);
+    const media = await row();
     expect(media.status, media.error ?? '').toBe('ready');
     expect(uploads).toBe(2);
     const attempts = await svc.fitroom.pool.query<{ attempt: number }>(`select distinct t.attempt from job_trace t join jobs j on j.id = t.job_id where j.kind = 'shopify-attach-3d' and j.input ->> 'mediaRowId' = $1 order by 1`, [rowId]);
     expect(attempts.rows.map((x) => x.attempt)).toEqual([1, 2]);
-  }, 120_000);
+  });
 
   it('refuses a repeated query parameter on the app proxy, signed or not, instead of collapsing it', async () => {
     if ((await c.store.getInstall(PLATFORM, SHOP))?.status !== 'installed') await installByExchange();

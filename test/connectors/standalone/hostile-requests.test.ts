@@ -20,7 +20,7 @@ beforeAll(async () => {
   ({ key } = await svc.createKey());
   const up = await svc.arCall('POST', '/tryon/api/upload_shoe', { bearer: key, form: glbForm(await makeShoeGlb({ side: 'left' }), { name: 'Target' }) });
   objectId = up.body.id;
-}, 120_000);
+});
 afterAll(async () => svc?.close());
 
 /**
@@ -98,10 +98,10 @@ describe('multipart bodies that end without their closing boundary', () => {
     const u = new URL(svc.api);
     const head = `POST /api/v1/files/upload HTTP/1.1\r\nHost: ${u.host}\r\nX-API-Key: ${key}\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 5000000\r\n\r\n--b\r\nContent-Disposition: form-data; name="file"; filename="a.glb"\r\n\r\n`;
     await raw(svc.api, Buffer.concat([Buffer.from(head), Buffer.alloc(200_000, 7)]), { endAfterMs: 150 });
-    await new Promise((r) => setTimeout(r, 300));
     await alive();
-    // nothing new is left behind (earlier tests' cleanups may still remove their own files)
-    expect(uploadsLeft().filter((f) => f.endsWith('.tmp') || !before.has(f))).toEqual([]);
+    // nothing new is left behind once the server has noticed the close and cleaned up (earlier tests'
+    // cleanups may still remove their own files)
+    await expect.poll(() => uploadsLeft().filter((f) => f.endsWith('.tmp') || !before.has(f)), { timeout: 30_000 }).toEqual([]);
   });
 
   it('garbage, a missing boundary, a wrong content type and extra parts are told apart', async () => {
@@ -128,12 +128,11 @@ describe('multipart bodies that end without their closing boundary', () => {
 describe('slow senders', () => {
   it('a client that never finishes its headers is cut off; others are served meanwhile', async () => {
     const u = new URL(svc.api);
-    const t0 = Date.now();
     const pending = raw(svc.api, `GET /api/v1/health HTTP/1.1\r\nHost: ${u.host}\r\nX-Slow: `);
     await alive();
+    // the server ends it (never finished, it would wait for the test's timeout)
     const answer = await pending;
     expect(answer === '' || statusOf(answer) === 408).toBe(true);
-    expect(Date.now() - t0).toBeLessThan(30_000);
   });
 
   it('a body that trickles in beyond the request timeout is cut off', async () => {

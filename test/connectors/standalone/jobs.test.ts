@@ -66,12 +66,12 @@ describe('jobs through the HTTP API', () => {
     expect(del.body).toEqual({ cancelled: true });
     const after = await svc.call('GET', `/api/v1/jobs/${sub.body.jobId}`, { key });
     expect(after.body).toMatchObject({ status: 'failed', cancelled: true });
-    await new Promise((r) => setTimeout(r, 800));
+    // the worker lets go of it: its work stage ends as cancelled (it would read 'running' until then)
+    const trace = async () => (await svc.call('GET', `/api/v1/jobs/${sub.body.jobId}/trace`, { key })).body;
+    await expect.poll(async () => (await trace()).timeline.find((t: any) => t.stage === 'work').outcome, { timeout: 30_000 }).toBe('cancelled');
     const later = await svc.call('GET', `/api/v1/jobs/${sub.body.jobId}`, { key });
     expect(later.body.status).toBe('failed');
-    const trace = await svc.call('GET', `/api/v1/jobs/${sub.body.jobId}/trace`, { key });
-    expect(trace.body.timeline.find((t: any) => t.stage === 'work').outcome).toBe('cancelled');
-    expect(trace.body.timeline.some((t: any) => t.stage === 'store')).toBe(false);
+    expect((await trace()).timeline.some((t: any) => t.stage === 'store')).toBe(false);
     const again = await svc.call('DELETE', `/api/v1/jobs/${sub.body.jobId}`, { key });
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('JOB_NOT_CANCELLABLE');

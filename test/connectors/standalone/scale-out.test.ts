@@ -31,7 +31,8 @@ describe('several API processes on one database', () => {
     expect((await b.call('POST', '/api/v1/queue/warmup', { key })).status).toBe(200);
     const revoke = await a.call('DELETE', `/admin/v1/keys/${id}`, { headers: { 'x-admin-key': ADMIN_KEY } });
     expect(revoke.status).toBe(200);
-    const refused = await eventually(() => b.call('POST', '/api/v1/queue/warmup', { key }), (r) => r.status === 401, 2000);
+    // the change notification reaches B well before its cache's 60 s lifetime would have dropped the key
+    const refused = await eventually(() => b.call('POST', '/api/v1/queue/warmup', { key }), (r) => r.status === 401, 20_000);
     expect(refused.status).toBe(401);
     expect(refused.body.error.message).toMatch(/revoked/);
   });
@@ -53,8 +54,12 @@ describe('several API processes on one database', () => {
       const r = await (i % 2 ? a : b).call('POST', '/api/v1/test-jobs', { key, body: { mode: 'invalid' } });
       expect(r.status).toBe(400);
     }
-    // Counters are written back within the flush interval; after it both processes agree.
-    await new Promise((r) => setTimeout(r, 300));
+    // Each process writes its points back within its flush interval (100 ms): wait until the database
+    // holds all 50 (this test's key is the file's only one with that many). A count older than the
+    // interval is read again at the next decision, so both processes then agree.
+    const stored = async () => (await a.fitroom.pool.query<{ n: number }>(`select coalesce(max(points), 0)::int as n from rate_limits where key like '%submission:%'`)).rows[0].n;
+    await expect.poll(stored, { timeout: 30_000 }).toBeGreaterThanOrEqual(50);
+    await new Promise((r) => setTimeout(r, 150)); // a lower bound (the read-back interval): load only lengthens it
     expect((await a.call('POST', '/api/v1/test-jobs', { key, body: { mode: 'invalid' } })).status).toBe(429);
     expect((await b.call('POST', '/api/v1/test-jobs', { key, body: { mode: 'invalid' } })).status).toBe(429);
   });

@@ -67,6 +67,24 @@ describe('forwarded shoppers', () => {
     expect(d1).toBe(c1); // D's first two calls (verify + this) match C's first two
   });
 
+  it("an operator's limit on each shopper's submissions (SHOPPER_SUBMISSIONS_PER_MINUTE) is exact and per shopper", async () => {
+    const token = (await mint(serviceKey, { forwardsShoppers: true })).body.token;
+    svc.config.shopperSubmissionsPerMinute = 2;
+    try {
+      // no challenge: each is counted, then refused by bot verification (it costs the service nothing)
+      const submit = (shopper: string) => svc.call('POST', '/api/v1/virtual-fitting', { key: token, headers: as(shopper, '192.0.2.9'), body: {} });
+      expect((await submit('cart_E')).status).toBe(403);
+      expect((await submit('cart_E')).status).toBe(403);
+      const over = await submit('cart_E');
+      expect(over.status).toBe(429);
+      expect(over.body.error.code).toBe('RATE_LIMITED');
+      expect(over.headers.get('x-ratelimit-limit')).toBe('2'); // no development multiplier
+      expect((await submit('cart_F')).status).toBe(403); // another shopper at the same address: a limit of its own
+    } finally {
+      svc.config.shopperSubmissionsPerMinute = null;
+    }
+  });
+
   it('the headers are refused from any other credential, and checked', async () => {
     const plain = (await mint(serviceKey, {})).body.token;
     const r = await svc.call('GET', NO_JOB, { key: plain, headers: as('cart_A', '198.51.100.7') });

@@ -28,7 +28,7 @@ afterAll(async () => {
 describe('worker health check', () => {
   it('is healthy while a worker on this host beats', async () => {
     // the worker writes its first heartbeat as it starts
-    await expect.poll(async () => (await svc.fitroom.pool.query('select count(*)::int as n from worker_heartbeats')).rows[0].n, { timeout: 20_000 }).toBeGreaterThan(0);
+    await expect.poll(async () => (await svc.fitroom.pool.query('select count(*)::int as n from worker_heartbeats')).rows[0].n, { timeout: 60_000 }).toBeGreaterThan(0);
     expect(await check(svc.dbUrl)).toMatchObject({ code: 0, out: expect.stringMatching(/^worker health: ok/) });
   });
 

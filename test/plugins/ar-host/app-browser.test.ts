@@ -35,7 +35,7 @@ describe('try-on app page in Chromium', () => {
     // the uploaded shoe is a left shoe: the pair shows it first, then its mirror (the right shoe)
     expect(await page.locator('#viewer').getAttribute('src')).toBe(`/api/get_gltf/${objectId}?color_id=default`);
     expect(await page.locator('#viewer-pair').getAttribute('src')).toBe(`/api/get_gltf/${objectId}?color_id=default&mirror=1`);
-    await page.waitForFunction(() => (document.getElementById('debug')!.textContent ?? '').includes('"analysis"'), undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => (document.getElementById('debug')!.textContent ?? '').includes('"analysis"'), undefined, { timeout: 60_000 });
     const debug = JSON.parse((await page.locator('#debug').textContent()) ?? '{}');
     expect(debug.analysis.size).toBe(160);
     expect(debug.analysis.fps).toBe(10);

@@ -37,7 +37,7 @@ describe('material editor in Chromium', () => {
     await row.locator('.color').fill('#ff0000');
     expect(await row.locator('.mode').inputValue()).toBe('custom');
     await page.locator('#save').click();
-    await page.waitForFunction(() => document.getElementById('message')!.textContent === 'Saved', undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => document.getElementById('message')!.textContent === 'Saved', undefined, { timeout: 60_000 });
 
     await page.reload();
     const again = page.locator('tr[data-part="sole"]');

@@ -58,7 +58,7 @@ describe('AR pages that explain themselves', () => {
 
   it('the try-on app without a camera says why, and the 3D view still shows the shoe', async () => {
     const { page, problems } = await openPage(browser, svc.ar!, `${svc.ar}/tryon/app?id=${objectId}`);
-    await page.waitForFunction(() => document.body.dataset.camera === 'unavailable', undefined, { timeout: 15_000 });
+    await page.waitForFunction(() => document.body.dataset.camera === 'unavailable', undefined, { timeout: 60_000 });
     const note = (await page.textContent('#camera-note'))!;
     expect(note).toMatch(/^No camera: (none was found on this device\.|Camera access was refused.*)/);
     expect(note).toContain('The 3D view still works');
@@ -73,7 +73,7 @@ describe('AR pages that explain themselves', () => {
   it('on plain HTTP the app says the camera needs HTTPS', async () => {
     const origin = `http://fitroom-ar.test:${new URL(svc.ar!).port}`;
     const { page } = await openPage(browser, origin, `${origin}/tryon/app?id=${objectId}`);
-    await page.waitForFunction(() => document.body.dataset.camera === 'unavailable', undefined, { timeout: 15_000 });
+    await page.waitForFunction(() => document.body.dataset.camera === 'unavailable', undefined, { timeout: 60_000 });
     expect(await page.textContent('#camera-note')).toMatch(/only to HTTPS pages \(or localhost\), and this page came over plain HTTP from fitroom-ar\.test:\d+: open it through HTTPS\. The 3D view still works/);
     await page.close();
   });

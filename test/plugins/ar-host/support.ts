@@ -93,7 +93,7 @@ export function glbForm(glb: Uint8Array, fields: Record<string, string> = {}, fi
 }
 
 /** Polls autofit until it reaches a final status. */
-export async function waitForAutofit(svc: ArTestService, id: string, colorId = 'default', timeoutMs = 20_000): Promise<any> {
+export async function waitForAutofit(svc: ArTestService, id: string, colorId = 'default', timeoutMs = 90_000): Promise<any> {
   const t0 = Date.now();
   for (;;) {
     const r = await svc.arCall('GET', `/tryon/api/autofit_status?id=${id}&color_id=${colorId}`);

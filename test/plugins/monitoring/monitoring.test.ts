@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { startTestService, waitForJob, type TestService } from '../../support/harness.ts';
 import { testPlugin } from '../../support/test-plugin.ts';
+import { until } from '../../support/service-process.ts';
 import { TOKENS } from '../../../core/tokens.ts';
 import { SHOTS, launchChromium } from '../ar-host/browser.ts';
 import { startHttpsReceiver, type HttpsReceiver } from '../../support/tls.ts';
@@ -12,7 +13,7 @@ describe('monitoring routes refused without an allowlist', () => {
   let svc: TestService;
   beforeAll(async () => {
     svc = await startTestService({ worker: false });
-  }, 60_000);
+  });
   afterAll(() => svc?.close());
 
   it('answers 403 FORBIDDEN in the envelope for everyone, with or without a key', async () => {
@@ -37,7 +38,7 @@ describe('TRUST_PROXY', () => {
   let svc: TestService;
   beforeAll(async () => {
     svc = await startTestService({ worker: false, env: { MONITORING_ALLOWED_IPS: '10.0.0.0/8', TRUST_PROXY: '1' } });
-  }, 60_000);
+  });
   afterAll(() => svc?.close());
 
   it('takes the client address the proxy appended to X-Forwarded-For, not one the client wrote', async () => {
@@ -65,16 +66,12 @@ describe('monitoring with the loopback allowed', () => {
     }
     for (const id of ids) await waitForJob(svc, key, id);
     // wait until the three webhooks are delivered
-    for (let i = 0; i < 100; i++) {
-      const r = await svc.fitroom.pool.query("select count(*)::int as n from webhook_deliveries where state = 'delivered'");
-      if (r.rows[0].n === 3) break;
-      await new Promise((res) => setTimeout(res, 100));
-    }
+    await until(async () => (await svc.fitroom.pool.query("select count(*)::int as n from webhook_deliveries where state = 'delivered'")).rows[0].n === 3, 60_000, 'three webhooks delivered');
     // refusals through the rate limiter every operation uses
     const limiter = svc.fitroom.get(TOKENS.rateLimiter);
     for (let i = 0; i < 5; i++) await limiter.consume('submission:ip:192.0.2.1', 2, 60);
     await limiter.consume('status:ip:192.0.2.1', 0, 60);
-  }, 90_000);
+  });
   afterAll(async () => {
     await svc?.close();
     await hook?.close();
@@ -157,5 +154,5 @@ describe('monitoring with the loopback allowed', () => {
     } finally {
       await browser.close();
     }
-  }, 60_000);
+  });
 });

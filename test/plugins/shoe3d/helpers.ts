@@ -72,7 +72,7 @@ export function glbDataUrl(glb: Uint8Array): string {
 }
 
 /** Polls a job quickly, recording every status and progress value seen. */
-export async function followJob(svc: TestService, key: string, jobId: string, timeoutMs = 60_000, headers: Record<string, string> = {}): Promise<{ job: any; statuses: string[]; progress: number[] }> {
+export async function followJob(svc: TestService, key: string, jobId: string, timeoutMs = 120_000, headers: Record<string, string> = {}): Promise<{ job: any; statuses: string[]; progress: number[] }> {
   const statuses: string[] = [];
   const progress: number[] = [];
   const t0 = Date.now();

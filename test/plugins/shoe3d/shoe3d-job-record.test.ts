@@ -44,7 +44,7 @@ describe('GET /api/v1/jobs/{id} of a shoe-3d job', () => {
     // poll: the diagnostics show while the job still runs (reconstruction takes seconds)
     let seenRunning: any = null;
     let job: any;
-    for (const t0 = Date.now(); Date.now() - t0 < 60_000;) {
+    for (const t0 = Date.now(); Date.now() - t0 < 120_000;) {
       job = await record(sub.body.jobId);
       expect(schemaErrors(job)).toEqual([]);
       if (!seenRunning && job.packshotSingleShoe && !['completed', 'failed'].includes(job.status)) seenRunning = job;

@@ -49,7 +49,7 @@ describe('shoe-3d upload to the AR host', () => {
     // autofit was queued for it and runs to the end
     const t0 = Date.now();
     let state = o!.autofit.default.status;
-    while (state !== 'finished' && state !== 'failed' && Date.now() - t0 < 20_000) {
+    while (state !== 'finished' && state !== 'failed' && Date.now() - t0 < 90_000) {
       await new Promise((r) => setTimeout(r, 200));
       state = (await arObject(svc, ar.id))!.autofit.default.status;
     }

@@ -73,7 +73,7 @@ describe('texture painter page in Chromium', () => {
     page.on('response', (res) => res.url().endsWith('/api/v1/texture-painter/enhance') && calls.push(res.status()));
     await page.goto(`${svc.api}/texture-painter?glb=${encodeURIComponent(glb.url)}`);
     await page.waitForFunction(() => document.body.dataset.ready === '1', undefined, { timeout: 30_000 });
-    await page.waitForFunction(() => (document.getElementById('viewer') as unknown as { modelIsVisible: boolean }).modelIsVisible, undefined, { timeout: 15_000 });
+    await page.waitForFunction(() => (document.getElementById('viewer') as unknown as { modelIsVisible: boolean }).modelIsVisible, undefined, { timeout: 60_000 });
 
     const viewerBefore = await page.locator('#viewer').screenshot();
     // a red zigzag across the texture canvas

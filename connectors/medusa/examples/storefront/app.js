@@ -26,11 +26,11 @@ class StoreError extends Error {
 async function storeFetch(path, { method = "GET", body, query, headers = {} } = {}) {
   const url = new URL(path, config.backendUrl)
   for (const [k, v] of Object.entries(query ?? {})) url.searchParams.set(k, v)
+  // a signed-in customer is named by the token sdk.auth.login kept (a guest names their cart instead)
+  const token = await sdk.client.getToken()
   const res = await fetch(url, {
     method,
-    // a guest names their cart; for a signed-in customer add `credentials: "include"` (session cookie,
-    // needs storeCors naming this origin) or `authorization: Bearer <token>` (sdk.auth.login's token)
-    headers: { "x-publishable-api-key": config.publishableKey, ...(body ? { "content-type": "application/json" } : {}), ...headers },
+    headers: { "x-publishable-api-key": config.publishableKey, ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { "content-type": "application/json" } : {}), ...headers },
     body: body ? JSON.stringify(body) : undefined,
   })
   const data = await res.json().catch(() => ({}))
@@ -79,6 +79,9 @@ async function cartId() {
   return cart.id
 }
 
+/** Who the routes count as the shopper: the signed-in customer (their token), else the guest's cart. */
+const shopper = async () => ((await sdk.client.getToken()) ? {} : { cart_id: await cartId() })
+
 const readPhoto = () =>
   new Promise((resolve, reject) => {
     const file = $("photo").files[0]
@@ -107,12 +110,12 @@ $("tryon-go").addEventListener("click", async () => {
   try {
     show("tryon-status", "Sending your photo…")
     const person_image = await readPhoto()
-    let { data } = await verified(`/store/fitroom/products/${productId}/try-on`, { method: "POST", body: { person_image, cart_id: await cartId() } })
+    let { data } = await verified(`/store/fitroom/products/${productId}/try-on`, { method: "POST", body: { person_image, ...(await shopper()) } })
     let job = data.job
     while (job.status !== "completed" && job.status !== "failed") {
       show("tryon-status", `Making your picture… ${job.progress ?? 0}%`)
       await sleep(1000)
-      ;({ data } = await verified(`/store/fitroom/jobs/${job.id}`, { query: { cart_id: await cartId() } }))
+      ;({ data } = await verified(`/store/fitroom/jobs/${job.id}`, { query: await shopper() }))
       job = data.job
     }
     if (job.status === "failed") return show("tryon-status", `${job.error} (${job.error_code})`, true)
@@ -128,26 +131,45 @@ $("tryon-go").addEventListener("click", async () => {
 
 $("size-go").addEventListener("click", async () => {
   try {
-    const cart_id = await cartId()
-    let twin = await storeFetch("/store/fitroom/digital-twin", { query: { cart_id } }).then((r) => r.data.digital_twin, (e) => (e.code === "TWIN_NOT_FOUND" ? null : Promise.reject(e)))
+    const who = await shopper()
+    let twin = await storeFetch("/store/fitroom/digital-twin", { query: who }).then((r) => r.data.digital_twin, (e) => (e.code === "TWIN_NOT_FOUND" ? null : Promise.reject(e)))
     if (!twin || twin.status === "failed") {
       if (!$("consent").checked) return show("size-status", "Agree to send your photo above first: your size is found from a digital twin made from it.", true)
       show("size-status", "Making your digital twin…")
       const face_image = await readPhoto()
-      twin = (await verified("/store/fitroom/digital-twin", { method: "POST", body: { face_image, clothing_size: { height: Number($("height").value), size: $("usual-size").value }, cart_id } })).data.digital_twin
+      twin = (await verified("/store/fitroom/digital-twin", { method: "POST", body: { face_image, clothing_size: { height: Number($("height").value), size: $("usual-size").value }, ...who } })).data.digital_twin
     }
     while (twin.status === "processing") {
       await sleep(2000)
-      twin = (await storeFetch("/store/fitroom/digital-twin", { query: { cart_id } })).data.digital_twin
+      twin = (await storeFetch("/store/fitroom/digital-twin", { query: who })).data.digital_twin
     }
     if (twin.status === "failed") return show("size-status", `${twin.error_message} (${twin.error_code})`, true)
     show("size-status", "")
-    const { data } = await storeFetch(`/store/fitroom/products/${productId}/size-fitting`, { method: "POST", body: { cart_id } })
+    const { data } = await storeFetch(`/store/fitroom/products/${productId}/size-fitting`, { method: "POST", body: who })
     show("size-answer", `Your size: ${data.size.recommendedSize} (${Math.round(data.size.confidence * 100)}% sure)`)
   } catch (e) {
     show("size-status", explain(e), true)
   }
 })
+
+// Sign-in with the SDK (JWT kept in localStorage): the customer's twin is then theirs, kept across carts.
+const showCustomer = async () => {
+  if (!(await sdk.client.getToken())) return
+  const { customer } = await sdk.store.customer.retrieve()
+  show("account-status", `Signed in as ${customer.email}.`)
+  $("sign-in").hidden = true
+}
+$("sign-in").addEventListener("submit", async (event) => {
+  event.preventDefault()
+  try {
+    await sdk.auth.login("customer", "emailpass", { email: $("email").value, password: $("password").value })
+    sessionStorage.removeItem("fitroom-pass") // the guest's pass is the cart's: the customer solves their own
+    await showCustomer()
+  } catch (e) {
+    show("account-status", e.message, true)
+  }
+})
+showCustomer().catch((e) => show("account-status", e.message, true))
 
 // The product with its 3D model through Medusa's own store API (the plugin links the model to the product).
 try {

@@ -9,7 +9,8 @@ import { FitroomModel } from "../../src/modules/fitroom/models/shown-model"
 import { FitroomWebhookDelivery } from "../../src/modules/fitroom/models/webhook-delivery"
 import { resolveOptions } from "../../src/modules/fitroom/options"
 import { FitroomClient, webhookToken } from "../../src/modules/fitroom/client"
-import { checkFitroomWebhook } from "../../src/modules/fitroom/webhook-signature"
+// the verifier the plugin runs: Fitroom's, as its published JavaScript package
+import { verifyWebhook } from "@fitroom/webhooks"
 // Fitroom's own signing, which the plugin's check must agree with
 import { canonicalJson, signWebhook, webhookSecretForKey } from "../../../../core/webhooks.ts"
 import { sizeChartProblems } from "../../src/modules/fitroom/size-chart"
@@ -99,20 +100,20 @@ describe("webhook settings and checks", () => {
     expect(new FitroomClient(resolveOptions(base)).webhookUrl()).toBeNull()
   })
 
-  it("agrees with Fitroom's signing: job callbacks over the canonical JSON, batch callbacks over the bytes", () => {
+  it("@fitroom/webhooks (plain JS) checks what Fitroom signs: job callbacks over the canonical JSON, batch callbacks over the bytes", () => {
     const secret = webhookSecretForKey("account:shop")
     const timestamp = new Date().toISOString()
     const job = { timestamp, status: "completed", jobId: "j-1", event: "job.completed", result: { glbUrl: "https://f/x.glb", b: 1 } }
     const sent = JSON.stringify(job) // keys not sorted: the signature is over the canonical form
     const signature = signWebhook(secret, canonicalJson(job))
-    expect(checkFitroomWebhook({ body: Buffer.from(sent), signature, timestamp, secret })).toMatchObject({ ok: true })
-    expect(checkFitroomWebhook({ body: sent.replace("j-1", "j-2"), signature, timestamp, secret })).toEqual({ ok: false, reason: "bad_signature" })
-    expect(checkFitroomWebhook({ body: sent, signature, timestamp: new Date(Date.now() + 1000).toISOString(), secret })).toEqual({ ok: false, reason: "timestamp_mismatch" })
-    expect(checkFitroomWebhook({ body: sent, signature, timestamp, secret, now: Date.now() + 301_000 })).toEqual({ ok: false, reason: "stale" })
-    expect(checkFitroomWebhook({ body: "{", signature, timestamp, secret })).toEqual({ ok: false, reason: "bad_payload" })
-    expect(checkFitroomWebhook({ body: sent, signature: undefined, timestamp, secret })).toEqual({ ok: false, reason: "missing_signature" })
+    expect(verifyWebhook({ body: Buffer.from(sent), signature, timestamp, secret })).toMatchObject({ ok: true })
+    expect(verifyWebhook({ body: sent.replace("j-1", "j-2"), signature, timestamp, secret })).toEqual({ ok: false, reason: "bad_signature" })
+    expect(verifyWebhook({ body: sent, signature, timestamp: new Date(Date.now() + 1000).toISOString(), secret })).toEqual({ ok: false, reason: "timestamp_mismatch" })
+    expect(verifyWebhook({ body: sent, signature, timestamp, secret, now: new Date(Date.now() + 301_000) })).toEqual({ ok: false, reason: "stale" })
+    expect(verifyWebhook({ body: "{", signature, timestamp, secret })).toEqual({ ok: false, reason: "bad_payload" })
+    expect(verifyWebhook({ body: sent, signature: undefined, timestamp, secret })).toEqual({ ok: false, reason: "missing_signature" })
     const batch = JSON.stringify({ event: "batch.completed", batchId: "b-1", timestamp, z: 1, a: 2 })
-    expect(checkFitroomWebhook({ body: batch, signature: signWebhook(secret, batch), timestamp, secret }).ok).toBe(true)
+    expect(verifyWebhook({ body: batch, signature: signWebhook(secret, batch), timestamp, secret, kind: "batch" }).ok).toBe(true)
   })
 })
 
