@@ -42,6 +42,17 @@ async function until(fn: () => boolean, ms = 15_000) {
   }
 }
 
+/** Resolves the key until this process caches it: a lookup that overlaps a change notification
+ * or a listener reset (any key's) is, rightly, not cached, and the next one is. */
+async function resolveUntilCached(p: Awaited<ReturnType<typeof processStore>>, key: string) {
+  const hash = sha256Hex(key);
+  const t0 = Date.now();
+  do {
+    if (Date.now() - t0 > 15_000) throw new Error('the key was never cached');
+    await p.credentials.resolveRecord(key);
+  } while (!p.store.cachedByHash(hash));
+}
+
 describe('PostgresCredentialStore cache', () => {
   it('serves a key in the same turn until another process revokes it, then refuses it', async () => {
     const a = await processStore();
@@ -50,7 +61,8 @@ describe('PostgresCredentialStore cache', () => {
     const hash = sha256Hex(key);
 
     expect(a.store.cachedByHash(hash)).toBeUndefined();
-    expect((await a.credentials.resolveRecord(key)).id).toBe(record.id); // read once, now cached
+    expect((await a.credentials.resolveRecord(key)).id).toBe(record.id);
+    await resolveUntilCached(a, key);
     expect(a.store.cachedByHash(hash)?.id).toBe(record.id);
     // a cached, usable key is answered without a promise
     expect(a.credentials.resolveRecord(key)).not.toBeInstanceOf(Promise);
@@ -63,7 +75,7 @@ describe('PostgresCredentialStore cache', () => {
   it('serves nothing from the cache while notifications are not arriving', async () => {
     const a = await processStore();
     const { key } = await a.credentials.create({ name: `k-${randomUUID()}`, kind: 'user' });
-    await a.credentials.resolveRecord(key);
+    await resolveUntilCached(a, key);
     expect(a.store.cachedByHash(sha256Hex(key))).toBeDefined();
     await a.listener.close();
     expect(a.listener.live).toBe(false);
