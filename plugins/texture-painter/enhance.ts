@@ -5,7 +5,9 @@ import type { ImageModelProvider } from '../../core/ports/image-model.ts';
 import type { TexturePaintMode, TextureWrap } from '../../core/ports/texture-painter.ts';
 import { runModelChain } from '../../core/tryon/model-chain.ts';
 import { cpuTask, type CpuPool } from '../../core/ports/cpu-pool.ts';
-import { LIMITS, checkedInputs, decodeDataUrl, type BuiltinEnhanceInput, type TaskRefusal } from './tasks.ts';
+import { inlineBytes, inlineData, isInlineStandIn } from '../../core/inline-data.ts';
+import { validationError } from '../../core/errors.ts';
+import { LIMITS, checkedInputs, decodeDataUrl, type BuiltinEnhanceInput, type ImageInput, type TaskRefusal } from './tasks.ts';
 
 export { LIMITS } from './tasks.ts';
 
@@ -64,6 +66,20 @@ function vendorPrompt(userPrompt: string | undefined, mode: TexturePaintMode): s
 }
 
 /**
+ * A large data URL of the body arrives as a stand-in (the operation takes `dataUrlsAsBytes`, so its
+ * megabytes of text are never a string on the event loop): its bytes, decoded on a pool thread.
+ * Small ones stay data URLs, decoded on the pool thread with the rest.
+ */
+async function heldImage(value: string, field: string, maxBytes: number): Promise<string | ImageInput> {
+  if (!isInlineStandIn(value)) return value;
+  const held = inlineData(value);
+  if (held && held.size > maxBytes) throw new FitroomError('PAYLOAD_TOO_LARGE', `${field} is larger than ${maxBytes} bytes`);
+  const bytes = held ? await inlineBytes(value) : undefined;
+  if (!held || !bytes) throw validationError([{ field, message: 'must be a base64 data URL of a PNG, JPEG or WebP image' }]);
+  return { bytes, contentType: held.contentType };
+}
+
+/**
  * The texture painter's enhancement: decodes and checks the texture and mask within the caps,
  * tries the configured vendor image models (model chain, task `enhance`) and keeps their pixels
  * only inside the painted region, or runs the builtin engine (also when every vendor fails). The
@@ -85,10 +101,11 @@ export class TextureEnhancer {
   async #enhance(req: EnhanceRequest, signal: AbortSignal): Promise<Uint8Array> {
     const mode = req.mode ?? 'blend', wrap = req.wrap ?? 'none', detail = req.detail ?? 1;
     const vendors = this.#d.providers().filter((p) => p.id !== 'builtin');
+    const [textureSent, maskSent] = await Promise.all([heldImage(req.texture, 'texture', LIMITS.maxTextureBytes), heldImage(req.mask, 'mask', LIMITS.maxMaskBytes)]);
     let fallbackReason: string | undefined;
     if (vendors.length) {
-      const textureIn = decodeDataUrl(req.texture, 'texture', LIMITS.maxTextureBytes);
-      const maskIn = decodeDataUrl(req.mask, 'mask', LIMITS.maxMaskBytes);
+      const textureIn = decodeDataUrl(textureSent, 'texture', LIMITS.maxTextureBytes);
+      const maskIn = decodeDataUrl(maskSent, 'mask', LIMITS.maxMaskBytes);
       const { texture, mask, painted } = await checkedInputs(this.#d.codec, textureIn.bytes, maskIn.bytes);
       try {
         const r = await runModelChain({
@@ -106,7 +123,9 @@ export class TextureEnhancer {
         fallbackReason = e instanceof Error ? e.message : String(e);
       }
     }
-    const r = await this.#d.pool.run(builtinTask, { texture: req.texture, mask: req.mask, mode, wrap, detail, ...(fallbackReason ? { fallbackReason } : {}) }, { signal });
+    // the bytes move to the thread (this request is their only reader): no copy of them on the loop
+    const transfer = [textureSent, maskSent].flatMap((i) => (typeof i === 'string' || !(i.bytes.buffer instanceof ArrayBuffer) || i.bytes.byteLength !== i.bytes.buffer.byteLength ? [] : [i.bytes.buffer]));
+    const r = await this.#d.pool.run(builtinTask, { texture: textureSent, mask: maskSent, mode, wrap, detail, ...(fallbackReason ? { fallbackReason } : {}) }, { signal, transfer });
     if ('refused' in r) throw new FitroomError(r.refused.code, r.refused.message, { details: r.refused.details });
     return r.json;
   }

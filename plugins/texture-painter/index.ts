@@ -77,6 +77,8 @@ export const texturePainterPlugin = definePlugin({
       rateLimit: 'submission',
       anonymousLimit: { perMinute: LIMITS.perAddressPerMinute, concurrent: LIMITS.concurrent + LIMITS.maxWaiting, perAddressConcurrent: LIMITS.perAddressConcurrent },
       body: 'TextureEnhanceRequest',
+      // the texture's megabytes of base64 are decoded on a pool thread as the body is parsed, never a string on the event loop
+      dataUrlsAsBytes: true,
       example: { texture: EX.png, mask: EX.png, mode: 'blend', wrap: 'x', detail: 1 },
       maxBodyBytes: LIMITS.maxBodyBytes,
       responses: {

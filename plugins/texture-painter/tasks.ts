@@ -35,7 +35,11 @@ const DATA_URL = /^data:(image\/(?:png|jpeg|webp));base64,/;
  * The image bytes of a base64 data URL. No regular expression walks the payload: Node's decoder skips
  * characters outside the alphabet, so a payload holding any decodes to fewer bytes than its length says.
  */
-export function decodeDataUrl(value: string, field: string, maxBytes: number): { bytes: Uint8Array; contentType: string } {
+export function decodeDataUrl(value: string | ImageInput, field: string, maxBytes: number): ImageInput {
+  if (typeof value !== 'string') {
+    if (value.bytes.length > maxBytes) throw new FitroomError('PAYLOAD_TOO_LARGE', `${field} is larger than ${maxBytes} bytes`);
+    return value;
+  }
   const m = DATA_URL.exec(value);
   const bad = () => validationError([{ field, message: 'must be a base64 data URL of a PNG, JPEG or WebP image' }]);
   if (!m) throw bad();
@@ -109,10 +113,16 @@ export function answer(input: { png: Uint8Array; fields: Record<string, unknown>
   return { json: Buffer.from(text, 'utf8') };
 }
 
+/** An image of the request: its bytes, already decoded from the data URL. */
+export interface ImageInput {
+  bytes: Uint8Array;
+  contentType: string;
+}
+
 export interface BuiltinEnhanceInput {
-  /** The request's data URLs as sent (they are decoded here, not on the event loop). */
-  texture: string;
-  mask: string;
+  /** The request's data URLs as sent, or their bytes (large ones, decoded on a pool thread when the body was read); decoded here, not on the event loop. */
+  texture: string | ImageInput;
+  mask: string | ImageInput;
   mode: TexturePaintMode;
   wrap: TextureWrap;
   detail: number;
