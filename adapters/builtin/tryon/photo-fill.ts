@@ -247,6 +247,16 @@ const GRAIN_STD = (() => {
   return localStd(img, n, mask, [0, 0, n, n], 1) / 20;
 })();
 
+/** `region` cropped to `box`, and each of its pixels' distance to the crop's unset pixels. */
+function depthInside(region: Uint8Array, w: number, box: Box) {
+  const [bx0, by0, bx1, by1] = box;
+  const bw = bx1 - bx0;
+  const bh = by1 - by0;
+  const crop = new Uint8Array(bw * bh);
+  for (let y = 0; y < bh; y++) for (let x = 0; x < bw; x++) crop[y * bw + x] = region[(y + by0) * w + x + bx0];
+  return { crop, depth: distanceTransform(crop, bw, bh, 'unset'), bw, bh };
+}
+
 /**
  * The membrane takes the colour of whatever skin borders the gap, which can be far from the
  * person's skin (a hand, the shaded rim of an arm). Inside the gap its colour moves towards the
@@ -254,12 +264,8 @@ const GRAIN_STD = (() => {
  * membrane), fully from about 4 px in, so the border still joins the skin around it.
  */
 function towardsTone(values: Float32Array, region: Uint8Array, w: number, box: Box, tone: readonly number[]): void {
-  const [bx0, by0, bx1, by1] = box;
-  const bw = bx1 - bx0;
-  const bh = by1 - by0;
-  const crop = new Uint8Array(bw * bh);
-  for (let y = 0; y < bh; y++) for (let x = 0; x < bw; x++) crop[y * bw + x] = region[(y + by0) * w + x + bx0];
-  const depth = distanceTransform(crop, bw, bh, 'unset');
+  const [bx0, by0] = box;
+  const { crop, depth, bw, bh } = depthInside(region, w, box);
   for (let y = 0; y < bh; y++) {
     for (let x = 0; x < bw; x++) {
       const j = y * bw + x;
@@ -276,12 +282,7 @@ function towardsTone(values: Float32Array, region: Uint8Array, w: number, box: B
  * more within 6 px (the depth inside it, as a distance transform, and its local maximum).
  */
 function fillSpan(region: Uint8Array, w: number, box: Box): Float32Array {
-  const [bx0, by0, bx1, by1] = box;
-  const bw = bx1 - bx0;
-  const bh = by1 - by0;
-  const crop = new Uint8Array(bw * bh);
-  for (let y = 0; y < bh; y++) for (let x = 0; x < bw; x++) crop[y * bw + x] = region[(y + by0) * w + x + bx0];
-  const depth = distanceTransform(crop, bw, bh, 'unset');
+  const { depth, bw, bh } = depthInside(region, w, box);
   const thick = maxFilter(depth, bw, bh, 6);
   for (let k = 0; k < thick.length; k++) thick[k] = Math.min(1, Math.max(0, (thick[k] - 1.5) / 4.5));
   return thick;
