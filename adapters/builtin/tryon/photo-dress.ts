@@ -16,7 +16,7 @@ import { distanceTransform } from '../raster/distance-transform.ts';
 import { localStd, looksLikeSkin, skinColour, synthesiseFill } from './photo-fill.ts';
 import { createWarpMaps, type WarpMaps } from './warp-quality.ts';
 import type { GarmentCutout } from './segment-garment.ts';
-import type { Layer } from './warp-piece.ts';
+import { putSample, type Layer } from './warp-piece.ts';
 
 type Body = PersonBody & { parts: Uint8Array };
 const median = (v: number[]) => {
@@ -198,15 +198,6 @@ export function drawPhotoDress(layer: Layer, canvas: Float32Array, cut: GarmentC
   const solid = prepareSource(opaque(packshot), s1);
   const maps = createWarpMaps(n);
   const px = new Float32Array(4);
-  const put = (i: number) => {
-    const a = px[3];
-    if (a <= 0.01) return;
-    const o = i * 4;
-    layer.data[o] = px[0];
-    layer.data[o + 1] = px[1];
-    layer.data[o + 2] = px[2];
-    layer.data[o + 3] = a;
-  };
   const blocked = (i: number) => parts[i] === PERSON_PART.face || parts[i] === PERSON_PART.hair || armFront[i] === 1;
   const solidTo = shape.hem - 0.02 * (shape.hem - shape.top);
   // the skirt's scale: body pixels per garment pixel at the hip row (continuous with the bodice)
@@ -258,7 +249,7 @@ export function drawPhotoDress(layer: Layer, canvas: Float32Array, cut: GarmentC
       const gx = gc + ((x - cT) / half) * gHalf;
       const inside = run && gy >= shape.bustY && gy < solidTo && gx > run[0] + 1 && gx < run[1] - 1;
       sampleBilinear(inside ? solid : src, gx, gy, px);
-      put(i);
+      putSample(layer, i, px);
       if (px[3] > 0.01) {
         maps.gx[i] = gx;
         maps.gy[i] = gy;

@@ -20,7 +20,7 @@ import { createWarpMaps, type WarpMaps } from './warp-quality.ts';
 import { createQuadMesh, rasteriseMesh } from './mesh-warp.ts';
 import { prepareSource, sampleBilinear, type GarmentSource } from './garment-source.ts';
 import type { GarmentCutout } from './segment-garment.ts';
-import type { Layer } from './warp-piece.ts';
+import { putSample, type Layer } from './warp-piece.ts';
 
 const mid = (a: Point, b: Point): Point => ({ x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 });
 const median = (v: number[]) => {
@@ -660,13 +660,7 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
     const gyi = Math.round(gy);
     if (gxi >= 0 && gyi >= 0 && gxi < pw && gyi < ph && dropped[gyi * pw + gxi]) return;
     sampleBilinear(gy > solidFrom && gy < solidTo ? solid : src, gx, gy, px);
-    const a = px[3];
-    if (a <= 0.01) return;
-    const o = i * 4;
-    layer.data[o] = px[0];
-    layer.data[o + 1] = px[1];
-    layer.data[o + 2] = px[2];
-    layer.data[o + 3] = a;
+    if (!putSample(layer, i, px)) return;
     maps.gx[i] = gx;
     maps.gy[i] = gy;
     maps.piece[i] = 1;

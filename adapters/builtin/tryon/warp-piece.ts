@@ -42,6 +42,18 @@ export function createLayer(width: number, height: number): Layer {
   return { width, height, data: new Float32Array(width * height * 4) };
 }
 
+/** Writes the premultiplied sample `px` at pixel `i`, unless it is (almost) transparent; whether it did. */
+export function putSample(layer: Layer, i: number, px: Float32Array): boolean {
+  const a = px[3];
+  if (a <= 0.01) return false;
+  const o = i * 4;
+  layer.data[o] = px[0];
+  layer.data[o + 1] = px[1];
+  layer.data[o + 2] = px[2];
+  layer.data[o + 3] = a;
+  return true;
+}
+
 const GRID = 4;
 
 export function drawPiece(layer: Layer, piece: Piece, frame: BodyFrame, filter: 'bilinear' | 'bicubic'): void {
