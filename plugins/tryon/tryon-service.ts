@@ -199,13 +199,18 @@ export class TryOnService {
    * The request's images (fetched, a held data URL's hash, or a URL's known hash per `reuse`), the
    * result-cache key they make with the identity and the options, and the live cache entry under it
    * (its result file in the same lookup), unless the request skips the cache. `refetch`: a miss
-   * keyed on known URL hashes, whose images must now be fetched (and keyed again).
+   * keyed on known URL hashes, whose images must now be fetched (and keyed again); `fetched` are the
+   * images already read from their bytes, which a refetch takes as they are.
    */
-  async #images(plan: TryOnPlan, twinId: string | null, caller: Caller, reuse: Reuse) {
+  async #images(plan: TryOnPlan, twinId: string | null, caller: Caller, reuse: Reuse, fetched?: Map<string, Fetched>) {
     const { options } = plan;
     const id = plan.identity;
-    // a fitting that skips the cache needs the bytes anyway
-    const read = (u: string, field: string) => this.#image(u, field, options.skipResultCache ? 'fetch' : reuse);
+    const byField = new Map<string, Fetched>();
+    const read = (u: string, field: string) => {
+      const had = fetched?.get(`${field} ${u}`);
+      // a fitting that skips the cache needs the bytes anyway
+      return had?.verified ? Promise.resolve(had) : this.#image(u, field, options.skipResultCache ? 'fetch' : reuse).then((f) => (byField.set(`${field} ${u}`, f), f));
+    };
     // all at once; a failure is reported in the request's order (persons, slots, shoe views, product)
     const slotList = Object.entries(plan.garments) as [GarmentSlot, string[]][];
     const reads = [
@@ -239,7 +244,7 @@ export class TryOnService {
     // the entry and its live result file in one lookup
     const hit = cacheKey ? await this.#d.store.getCached(cacheKey, caller.ownerHash, new Date()) : null;
     const verified = settled.every((r) => (r as PromiseFulfilledResult<Fetched>).value.verified);
-    return { persons, garments, shoeViews, product, cacheKey, hit, refetch: !hit && !verified };
+    return { persons, garments, shoeViews, product, cacheKey, hit, refetch: !hit && !verified, fetched: byField };
   }
 
   /** Runs a try-on submission end to end (after request validation). */
@@ -278,7 +283,7 @@ export class TryOnService {
 
     let images = await (early ?? this.#images(plan, twinId, caller, 'known'));
     // a miss on known URL hashes: the images are fetched now, and the key made from what came
-    if (images.refetch) images = await this.#images(plan, twinId, caller, 'fetch');
+    if (images.refetch) images = await this.#images(plan, twinId, caller, 'fetch', images.fetched);
     const { persons, garments, shoeViews, product, cacheKey, hit } = images;
     const digitalTwin = twinId ? { digitalTwinId: twinId } : {};
     if (cacheKey) {
