@@ -359,6 +359,8 @@ const FLAT_SHARE = 0.5;
 const FLAT_NOISE = 1;
 /** A region smaller than this share of the torso is too small for a share of it to mean anything. */
 const MIN_REGION = 0.01;
+/** Paint on the legs: changed by more than this (CIE76). */
+const PAINTED = 18;
 /** A changed pixel within this CIE76 distance of the backdrop's colour on its rows is backdrop. */
 const BACKDROP_NEAR = 12;
 
@@ -486,7 +488,7 @@ class PhotoView {
     return [t[k], t[k + 1], t[k + 2]];
   }
 
-  changed(i: number): boolean {
+  changed(i: number, radius = CHANGED): boolean {
     const kp = this.#keyP[i];
     const kr = this.#keyR[i];
     if (kp === kr) return false;
@@ -496,7 +498,7 @@ class PhotoView {
     const d0 = t[a] - t[b];
     const d1 = t[a + 1] - t[b + 1];
     const d2 = t[a + 2] - t[b + 2];
-    return d0 * d0 + d1 * d1 + d2 * d2 > CHANGED * CHANGED;
+    return d0 * d0 + d1 * d1 + d2 * d2 > radius * radius;
   }
 
   /** Whether the result's (or the photo's) colour at i lies within `radius` of one of the colours. */
@@ -683,8 +685,9 @@ class PhotoView {
         // backdrop synthesised deep inside the person (a patch of wall on the skirt)
         foreign = inside[j] > 0;
       } else if (changed) {
-        // the top's or the fill's paint on the legs, away from where the old top hung
-        foreign = p === PERSON_PART.legs && !old?.[i];
+        // the top's or the fill's paint on the legs, away from where the old top hung (changed
+        // well beyond a textured cloth's resampling in a smaller result)
+        foreign = p === PERSON_PART.legs && !old?.[i] && this.changed(i, PAINTED);
       } else if (amid[j] && !fill?.[i]) {
         // the photo's own pixels left amid a fill: shreds of another garment or of the old top
         const k = this.#keyR[i] * 3;
