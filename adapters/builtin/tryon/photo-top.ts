@@ -11,7 +11,7 @@ import type { RasterImage } from '../../../core/images.ts';
 import { PERSON_PART, type PersonBody } from '../../../core/ports/person-analyzer.ts';
 import type { Point } from '../../../core/twins/body.ts';
 import { largestComponent } from '../raster/components.ts';
-import { dilate } from '../raster/morphology.ts';
+import { dilate, open } from '../raster/morphology.ts';
 import { maskBounds } from '../raster/mask.ts';
 import { boxBlur } from './box-blur.ts';
 import { deltaE76, SRGB_TO_LINEAR, srgbToLab } from './color.ts';
@@ -317,6 +317,109 @@ export interface PhotoTopResult {
   maps: WarpMaps;
   /** Why the simpler straight-sided fit was used, when it was. */
   fallback?: string;
+  /** What stays in front of the top (1): the face and the hair strands (hairStrands). */
+  front: Uint8Array;
+}
+
+/**
+ * The hair that is really in front of the shoulders: the parsing's hair label is coarse below the
+ * face (a band of skin, backdrop or old top around a few strands), and a top cut away along it
+ * gets a notch in its shoulder. A hair-labelled pixel below the face's middle stays hair only
+ * unless its colour is nearer the face's skin or the old top than both the hair of the head (above
+ * the face's middle) and the backdrop, in a patch (scattered light tips stay hair); face pixels
+ * always stay in front, and so do hair-coloured pixels the parsing gave the body among strands.
+ */
+export function hairStrands(img: RasterImage, parts: Uint8Array, own: number[][]): Uint8Array {
+  const { width: w, height: h, data } = img;
+  const n = w * h;
+  const front = new Uint8Array(n);
+  let faceTop = h;
+  let faceBottom = -1;
+  for (let i = 0; i < n; i++) {
+    if (parts[i] !== PERSON_PART.face) continue;
+    const y = (i / w) | 0;
+    if (y < faceTop) faceTop = y;
+    faceBottom = y;
+  }
+  const faceMid = faceBottom < 0 ? 0 : (faceTop + faceBottom) >> 1;
+  let hairHead: number[] = [];
+  let skin: number[] = [];
+  let backdrop: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const p = parts[i];
+    if (p === PERSON_PART.face || p === PERSON_PART.hair) front[i] = 1;
+    if (i % 3) continue;
+    if (p === PERSON_PART.hair && i < faceMid * w) hairHead.push(i);
+    else if (p === PERSON_PART.face) skin.push(i);
+    else if (p === PERSON_PART.background && i % 4 === 0) backdrop.push(i);
+  }
+  // too little head hair to know its colour (a cap, a crop): the parsing as it is
+  if (hairHead.length < 60 || skin.length < 60) return front;
+  // a thousand samples each tell the colours well enough
+  const thin = (v: number[]) => (v.length > 1000 ? v.filter((_, k) => k % Math.ceil(v.length / 1000) === 0) : v);
+  hairHead = thin(hairHead);
+  skin = thin(skin);
+  backdrop = thin(backdrop);
+  const hair = palette(img, hairHead, 3);
+  const back = backdrop.length >= 60 ? palette(img, backdrop, 2) : [];
+  // the body under the label: skin, and the old top's colours unless the backdrop shares them
+  // (backdrop seen between strands lies above the shoulder: the top is not drawn there)
+  const body = [...palette(img, skin, 2), ...own.filter((c) => back.every((b) => deltaE76(c, b) > 12))];
+  const lab = [0, 0, 0];
+  const nearest = (set: number[][]) => {
+    let best = Infinity;
+    for (const c of set) best = Math.min(best, deltaE76(lab, c));
+    return best;
+  };
+  // the work stays in the box of the hair label below the face's middle (plus the reach below)
+  let x0 = w;
+  let x1 = -1;
+  let y1 = -1;
+  for (let i = faceMid * w; i < n; i++) {
+    if (parts[i] !== PERSON_PART.hair) continue;
+    const x = i % w;
+    if (x < x0) x0 = x;
+    if (x > x1) x1 = x;
+    y1 = (i / w) | 0;
+  }
+  if (y1 < 0) return front;
+  const pad = 4;
+  x0 = Math.max(0, x0 - pad);
+  x1 = Math.min(w - 1, x1 + pad);
+  const y0 = faceMid;
+  y1 = Math.min(h - 1, y1 + pad);
+  const cw = x1 - x0 + 1;
+  const ch = y1 - y0 + 1;
+  const labelled = new Uint8Array(cw * ch);
+  const released = new Uint8Array(cw * ch);
+  for (let y = y0; y <= y1; y++) {
+    for (let x = x0; x <= x1; x++) {
+      const i = y * w + x;
+      if (parts[i] !== PERSON_PART.hair) continue;
+      const k = (y - y0) * cw + x - x0;
+      labelled[k] = 1;
+      srgbToLab(data[i * 4], data[i * 4 + 1], data[i * 4 + 2], lab);
+      const d = nearest(body);
+      if (d < nearest(hair) && d < nearest(back)) released[k] = 1;
+    }
+  }
+  // only patches of body (a band of skin, the old top's shoulder), not the light tips and
+  // highlights scattered through the hair
+  const patches = open(released, cw, ch, 2);
+  // and the reverse: hair-coloured pixels the parsing gave the torso among the strands
+  const beside = dilate(labelled, cw, ch, 3);
+  for (let y = y0; y <= y1; y++) {
+    for (let x = x0; x <= x1; x++) {
+      const i = y * w + x;
+      const k = (y - y0) * cw + x - x0;
+      if (patches[k]) front[i] = 0;
+      else if (beside[k] && !labelled[k] && parts[i] !== PERSON_PART.background && parts[i] !== PERSON_PART.face) {
+        srgbToLab(data[i * 4], data[i * 4 + 1], data[i * 4 + 2], lab);
+        if (nearest(hair) + 6 < nearest(body)) front[i] = 1;
+      }
+    }
+  }
+  return front;
 }
 
 /**
@@ -390,6 +493,49 @@ function innerBack(cut: GarmentCutout, packshot: RasterImage, shape: TopShape): 
 }
 
 /**
+ * The trousers' waistband across the columns x0..x1: per column the first row of the legs label
+ * between `from` and `to`, fitted by a straight line (least squares, refitted without the rows
+ * farther than twice the median residual). Null when fewer than half the columns meet the legs
+ * there (the new top ends above them, or hangs over them).
+ */
+function waistLine(parts: Uint8Array, w: number, x0: number, x1: number, from: number, to: number): { at: (x: number) => number } | null {
+  const xs: number[] = [];
+  const ys: number[] = [];
+  const a = Math.max(0, Math.ceil(x0));
+  const b = Math.min(w - 1, Math.floor(x1));
+  if (b - a < 8) return null;
+  for (let x = a; x <= b; x += 2) {
+    for (let y = Math.floor(from); y <= to; y++) {
+      if (parts[y * w + x] !== PERSON_PART.legs) continue;
+      xs.push(x);
+      ys.push(y);
+      break;
+    }
+  }
+  if (xs.length < 0.5 * ((b - a) / 2 + 1)) return null;
+  const fit = (keep: boolean[]) => {
+    let n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    xs.forEach((x, k) => {
+      if (!keep[k]) return;
+      n++; sx += x; sy += ys[k]; sxx += x * x; sxy += x * ys[k];
+    });
+    const d = n * sxx - sx * sx;
+    const slope = Math.abs(d) > 1e-9 ? (n * sxy - sx * sy) / d : 0;
+    return { slope, c: (sy - slope * sx) / Math.max(1, n) };
+  };
+  let line = fit(xs.map(() => true));
+  const res = xs.map((x, k) => Math.abs(ys[k] - (line.c + line.slope * x)));
+  const lim = 2 * Math.max(1, median(res));
+  const keep = res.map((r) => r <= lim);
+  line = fit(keep);
+  // a waistband tilts with the hips, never steeply
+  const slope = Math.max(-0.25, Math.min(0.25, line.slope));
+  const kept = xs.filter((_, k) => keep[k]);
+  const c = kept.length ? xs.reduce((acc, x, k) => acc + (keep[k] ? ys[k] - slope * x : 0), 0) / kept.length : line.c;
+  return { at: (x: number) => c + slope * x };
+}
+
+/**
  * Draws the top into `layer` (premultiplied linear RGBA) for a person photo with parts. Throws when
  * the packshot holds no recognisable top.
  */
@@ -417,6 +563,7 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
     }
   }
   const own = palette(img, sample, 3);
+  const front = hairStrands(img, parts, own);
   const oldTop = new Uint8Array(n);
   const isOld = (i: number) => {
     srgbToLab(img.data[i * 4], img.data[i * 4 + 1], img.data[i * 4 + 2], lab);
@@ -474,11 +621,17 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
   for (let i = 0; i < n; i++) if (parts[i] === PERSON_PART.arm && !oldTop[i]) arm[i] = 1;
   const mask = body.mask;
   const near = dilate(mask, w, h, Math.max(1, Math.round(0.02 * sw)));
+  // the margin around the body is no place for cloth between hair strands (backdrop seen through
+  // the hair over a shoulder): there the top ends at the body
+  const hairOnly = new Uint8Array(n);
+  for (let i = 0; i < n; i++) hairOnly[i] = front[i] && parts[i] === PERSON_PART.hair ? 1 : 0;
+  const nearHair = dilate(hairOnly, w, h, Math.max(1, Math.round(0.03 * sw)));
+  for (let i = 0; i < n; i++) if (near[i] && !mask[i] && nearHair[i]) near[i] = 0;
 
   // target rows: the shoulder line (top of the shoulders on the mask) down to the hem
   const shoulderTop = (x: number, y: number) => {
     const xi = Math.round(Math.max(0, Math.min(w - 1, x)));
-    for (let yy = Math.max(0, Math.round(y - 0.4 * sw)); yy <= y; yy++) if (mask[yy * w + xi] && parts[yy * w + xi] !== PERSON_PART.hair) return yy;
+    for (let yy = Math.max(0, Math.round(y - 0.4 * sw)); yy <= y; yy++) if (mask[yy * w + xi] && !front[yy * w + xi]) return yy;
     return y;
   };
   const topY = (shoulderTop(L.leftShoulder.x, L.leftShoulder.y) + shoulderTop(L.rightShoulder.x, L.rightShoulder.y)) / 2;
@@ -596,12 +749,29 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
   const ph = cut.image.height;
   const maps = createWarpMaps(n);
   const px = new Float32Array(4);
+  // the neck's columns just above the shoulder line (widened by a little)
+  const neckSpan = [Infinity, -Infinity];
+  for (let y = Math.max(0, Math.round(topY - 0.15 * sw)); y < Math.min(h, topY); y++) {
+    for (let x = 0; x < w; x++) {
+      if (parts[y * w + x] !== PERSON_PART.neck) continue;
+      neckSpan[0] = Math.min(neckSpan[0], x - 0.05 * sw);
+      neckSpan[1] = Math.max(neckSpan[1], x + 0.05 * sw);
+    }
+  }
   const blocked = (i: number) => {
-    const p = parts[i];
-    return p === PERSON_PART.face || p === PERSON_PART.hair || !near[i];
+    if (front[i] || !near[i]) return true;
+    // hair-labelled skin the strands' colour released is neck above the shoulder line, beside
+    // the neck's columns: the panel's collar does not climb onto it
+    const y = (i / w) | 0;
+    const x = i - y * w;
+    return parts[i] === PERSON_PART.hair && y < topY && x >= neckSpan[0] && x <= neckSpan[1];
   };
   // the jeans' waistband stays in front below the old top's hem
   const waist = oldHem + 0.02 * trunk;
+  // where the trousers' waistband crosses the new top's lower rows (a top tucked in, a belt) the
+  // hem follows one straight, possibly tilted line along it rather than the parsing's ragged
+  // edge of the legs label (a cut into the hem at one side)
+  const waistband = waistLine(parts, w, xl[rows - 1] - ease, xr[rows - 1] + ease, waist, hemY);
   const target = new Uint8Array(n);
 
   // the body panel: a quad mesh from the collar's top down to the hem, its rows PANEL_STEP output
@@ -651,11 +821,11 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
     const y = (i / w) | 0;
     const x = i - y * w;
     if (y > y1 || x < edgeAt(y, 0) || x > edgeAt(y, 1)) return;
-    if (y >= topY && mask[i] && !arm[i] && parts[i] !== PERSON_PART.face && parts[i] !== PERSON_PART.hair && parts[i] !== PERSON_PART.neck) target[i] = 1;
+    if (y >= topY && mask[i] && !arm[i] && !front[i] && parts[i] !== PERSON_PART.neck) target[i] = 1;
     if (blocked(i) || arm[i]) return;
     // the neck shows above the collar: the panel does not climb onto it
     if (parts[i] === PERSON_PART.neck && y < topY) return;
-    if (parts[i] === PERSON_PART.legs && y > waist) return;
+    if (waistband ? y > waistband.at(x) : parts[i] === PERSON_PART.legs && y > waist) return;
     const gxi = Math.round(gx);
     const gyi = Math.round(gy);
     if (gxi >= 0 && gyi >= 0 && gxi < pw && gyi < ph && dropped[gyi * pw + gxi]) return;
@@ -670,18 +840,18 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
   for (let y = Math.max(y0, Math.ceil(topY)); y <= y1; y++) {
     for (let x = Math.max(0, Math.floor(edgeAt(y, 0))); x <= Math.min(w - 1, Math.ceil(edgeAt(y, 1))); x++) {
       const i = y * w + x;
-      if (mask[i] && !arm[i] && parts[i] !== PERSON_PART.face && parts[i] !== PERSON_PART.hair && parts[i] !== PERSON_PART.neck) target[i] = 1;
+      if (mask[i] && !arm[i] && !front[i] && parts[i] !== PERSON_PART.neck) target[i] = 1;
     }
   }
 
   // sleeves along the arms, in front of the panel
   for (const sleeve of shape.sleeves) {
-    const why = drawSleeve(layer, sleeve, shape, body, near, src, solid, sw, maps);
+    const why = drawSleeve(layer, sleeve, shape, body, near, front, src, solid, sw, maps, { top: topY, armpit: armpitY, shoulderTop });
     fallback ??= why;
   }
   closeGaps(layer, arm, body.mask, Math.max(2, Math.round(0.08 * sw)));
   matteLayer(layer, Math.max(2, 0.02 * sw));
-  return { oldTop, target, maps, fallback };
+  return { oldTop, target, maps, fallback, front };
 }
 
 /**
@@ -793,7 +963,7 @@ function smoothRun(v: Float32Array, r: number): Float32Array {
  * of the body panel (an arm is in front of the torso) except near the shoulder; face, hair and
  * pixels away from the person are left out. Returns why a straight arm was assumed, if it was.
  */
-function drawSleeve(layer: Layer, sleeve: SleeveShape, shape: TopShape, body: PersonBody & { parts: Uint8Array }, near: Uint8Array, src: GarmentSource, solid: GarmentSource, sw: number, maps: WarpMaps): string | undefined {
+function drawSleeve(layer: Layer, sleeve: SleeveShape, shape: TopShape, body: PersonBody & { parts: Uint8Array }, near: Uint8Array, front: Uint8Array, src: GarmentSource, solid: GarmentSource, sw: number, maps: WarpMaps, rows: { top: number; armpit: number; shoulderTop: (x: number, y: number) => number }): string | undefined {
   const { width: w, height: h } = layer;
   const { mask, parts } = body;
   const { axis, fallback } = armAxis(sleeve, body.landmarks, sw);
@@ -805,11 +975,18 @@ function drawSleeve(layer: Layer, sleeve: SleeveShape, shape: TopShape, body: Pe
   });
   const armLen = segs[0].len + segs[1].len;
   const share = Math.min(1, sleeve.length / (ARM_PER_BODY_WIDTH * 2 * shape.halfWidth));
+  // a short sleeve (a T-shirt's) starts at the shoulder's top, its cap over the shoulder's round;
+  // a long one keeps its seam beside the panel as laid out (its cap drawn only where the panel
+  // left the body bare): stretched along a hanging arm from the cap, its folds turn to streaks
+  const short = share < 0.8;
   const uEnd = share * armLen;
   if (uEnd < 4) return fallback;
   // the axis sampled every STEP pixels from `lead` before the shoulder keypoint (the shoulder's cap)
   const STEP = 2;
-  const lead = 0.1 * sw;
+  // reaching up past the shoulder's top above the keypoint (rows off the body are not drawn), so
+  // no skin shows between the panel's side and the sleeve at the shoulder's round
+  const S0 = axis[0];
+  const lead = Math.max(0.1 * sw, Math.min(0.35 * sw, S0.y - rows.shoulderTop(S0.x, S0.y) + 0.05 * sw));
   const nS = Math.floor((uEnd + lead) / STEP) + 1;
   const us = new Float32Array(nS);
   const ax = new Float32Array(nS);
@@ -865,7 +1042,7 @@ function drawSleeve(layer: Layer, sleeve: SleeveShape, shape: TopShape, body: Pe
         const y = Math.round(cy[j] + sgn * ny * (r + 1));
         if (x < 0 || y < 0 || x >= w || y >= h) break;
         const i = y * w + x;
-        if (!mask[i] || parts[i] === PERSON_PART.face || parts[i] === PERSON_PART.hair) break;
+        if (!mask[i] || front[i]) break;
         if (armEnd < 0 && parts[i] !== PERSON_PART.arm) armEnd = r;
         r++;
       }
@@ -898,13 +1075,37 @@ function drawSleeve(layer: Layer, sleeve: SleeveShape, shape: TopShape, body: Pe
     for (let j = 0; j < nS; j++) e[j] = Math.max(1, Math.min(e[j], limit(j)));
   }
 
+  // the armhole seam: from the shoulder's top above its keypoint down to the sleeve's inner side at
+  // the armpit's row (and straight down from there). Outside it the sleeve is in front of the
+  // panel, inside it the panel: the sleeve joins the body along a slanted seam as a top's does,
+  // not along a box's edges across the arm.
+  const S = sleeve.side < 0 ? body.landmarks.rightShoulder : body.landmarks.leftShoulder;
+  const bodyMid = (body.landmarks.leftShoulder.x + body.landmarks.rightShoulder.x) / 2;
+  let jA = -1;
+  for (let j = 0; j < nS; j++) if (us[j] >= 0 && (jA < 0 || Math.abs(cy[j] - rows.armpit) < Math.abs(cy[jA] - rows.armpit))) jA = j;
+  let seamA = { x: S.x, y: rows.armpit };
+  if (jA >= 0) {
+    // the normal side facing the body's middle
+    const e = -ty[jA] * (bodyMid - cx[jA]) >= 0 ? 0 : 1;
+    const sgn = e === 0 ? 1 : -1;
+    const r = ext[e][jA] + ease;
+    seamA = { x: cx[jA] - sgn * ty[jA] * r, y: Math.max(rows.top + 1, cy[jA] + sgn * tx[jA] * r) };
+  }
+  const seamT = { x: S.x, y: rows.top };
+  const outside = (x: number, y: number) => {
+    const lx = y <= seamT.y ? seamT.x : y >= seamA.y ? seamA.x : seamT.x + ((seamA.x - seamT.x) * (y - seamT.y)) / (seamA.y - seamT.y);
+    return (x - lx) * sleeve.side > 0;
+  };
+
   // the mesh: rows along the arm, COLS nodes across (-1 .. 1 of the sleeve's half width plus ease)
   const COLS = 9;
   const mesh = createQuadMesh(COLS, nS);
   const pnx = -sleeve.dir.y;
   const pny = sleeve.dir.x;
   for (let j = 0; j < nS; j++) {
-    const t = (us[j] / uEnd) * sleeve.reach;
+    // the whole sleeve from its seam at the shoulder's top (the cap) to its opening: a packshot
+    // sleeve's seam beside the panel lies below the shoulder's slope, above it is backdrop
+    const t = short ? ((us[j] + lead) / (uEnd + lead)) * sleeve.reach : (us[j] / uEnd) * sleeve.reach;
     const at = sleeveAt(sleeve, Math.max(0, t));
     for (let c = 0; c < COLS; c++) {
       const a = -1 + (2 * c) / (COLS - 1);
@@ -924,13 +1125,12 @@ function drawSleeve(layer: Layer, sleeve: SleeveShape, shape: TopShape, body: Pe
   const px = new Float32Array(4);
   const piece = sleeve.side < 0 ? 2 : 3;
   rasteriseMesh(mesh, w, h, (i, gx, gy, across, u) => {
-    const p = parts[i];
-    if (p === PERSON_PART.face || p === PERSON_PART.hair || !near[i]) return;
+    if (front[i] || !near[i]) return;
     const under = layer.data[i * 4 + 3] > 0.5;
-    // the shoulder's cap only where the panel left the body bare; near the shoulder the panel,
-    // drawn already, stays in front: the sleeve joins it along the panel's smooth side
-    if (u < 0 && (under || !mask[i])) return;
-    if (u < 0.3 * uEnd && under) return;
+    // the shoulder's cap only on the body (the mask or the parsing: they differ by a few pixels
+    // along the shoulder's round); inside the armhole seam the panel stays in front
+    if (u < 0 && ((!short && under) || (!mask[i] && parts[i] === PERSON_PART.background))) return;
+    if (under && !outside(i % w, (i / w) | 0)) return;
     // inside the sleeve, away from its seam, edges and opening, the packshot is cloth throughout
     // (white cloth on a white backdrop is lost by the matte); elsewhere the matte decides
     const inside = Math.abs(across) <= 0.85 && u > 0.15 * uEnd && u < uEnd - 0.1 * sw;

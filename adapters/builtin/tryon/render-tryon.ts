@@ -101,7 +101,7 @@ function drapeShade(shade: Float32Array, frame: BodyFrame): Float32Array {
  * Face and hair in front of the garment: their pixels clear it, and the garment fades over the
  * pixel beside them, so strands and the jaw line keep a soft edge.
  */
-function occlude(layer: Layer, parts: Uint8Array): void {
+function occlude(layer: Layer, parts: Uint8Array, inFront?: Uint8Array): void {
   const { width: w, height: h, data } = layer;
   // only the garment's rows matter
   let y0 = h;
@@ -121,7 +121,7 @@ function occlude(layer: Layer, parts: Uint8Array): void {
   const front = new Float32Array(rows * w);
   for (let k = 0; k < rows * w; k++) {
     const p = parts[y0 * w + k];
-    if (p === PERSON_PART.face || p === PERSON_PART.hair) front[k] = 1;
+    if (inFront ? inFront[y0 * w + k] : p === PERSON_PART.face || p === PERSON_PART.hair) front[k] = 1;
   }
   const soft = boxBlur(front, w, rows, 1, 1);
   for (let k = 0; k < rows * w; k++) {
@@ -194,7 +194,8 @@ export function renderTryOn(input: RenderTryOnInput): RasterImage {
         const fit = drawPhotoTop(layer, cut, image, withParts);
         const L = body.landmarks;
         transferShading(layer, fit.oldTop, body, Math.hypot(L.leftShoulder.x - L.rightShoulder.x, L.leftShoulder.y - L.rightShoulder.y));
-        occlude(layer, parts);
+        // the hair strands as told by their colour, not the parsing's coarse hair label
+        occlude(layer, parts, fit.front);
         occluded = true;
         const fill = uncoverOldTop(canvas, layer, fit.oldTop, withParts);
         // measured only for a caller that reads them (the quality gate, the bench)

@@ -1,0 +1,123 @@
+/**
+ * The top's geometry on real person photos (issue 26, points 1 and 3): the shoulders are covered
+ * up to their top (no bare notch at the shoulder's round), a sleeve joins the body panel along a
+ * slanted armhole seam rather than as a box laid over it (a long straight horizontal edge), and
+ * only real hair strands stay in front (the parsing's hair label over a shoulder is coarse).
+ */
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { LearnedPersonAnalyzer } from '../../../../adapters/human/person-analyzer.ts';
+import { cutOut } from '../../../../adapters/builtin/tryon/garment-pieces.ts';
+import { drawPhotoTop, hairStrands } from '../../../../adapters/builtin/tryon/photo-top.ts';
+import { scaleBody } from '../../../../adapters/builtin/tryon/scale-body.ts';
+import { createLayer } from '../../../../adapters/builtin/tryon/warp-piece.ts';
+import { PERSON_PART, type PersonBody } from '../../../../core/ports/person-analyzer.ts';
+import { REAL_PHOTOS, loadPhoto } from '../../../support/tryon-metrics.ts';
+import { boxEdge, shoulderGap } from '../../../support/top-geometry.ts';
+
+/**
+ * Pairs the old fit notched at a shoulder's round (skin between the panel's side and a sleeve
+ * starting below the shoulder's top; shoulder gap 29, 13 and 18 px before) and whose sleeves it
+ * laid over the panel as boxes (box edge 97, 23 and 13 px before), with the measured figures.
+ */
+const GAP_PAIRS: [string, string][] = [
+  ['01861_00.jpg', '050181_1.jpg'],
+  ['model_2.jpg', '049949_1.jpg'],
+  ['model_5.jpg', '050191_1.jpg'],
+];
+const BOX_PAIRS: [string, string][] = [
+  ['02849_00.jpg', '050191_1.jpg'],
+  ['model_1.jpg', '050181_1.jpg'],
+  ['05997_00.jpg', '00055_00.jpg'],
+];
+const PAIRS = [...GAP_PAIRS, ...BOX_PAIRS];
+
+const analyzer = new LearnedPersonAnalyzer();
+const fits: { pair: string; gap: number; box: number; sw: number }[] = [];
+const bodies: Record<string, PersonBody & { parts: Uint8Array }> = {};
+
+beforeAll(async () => {
+  for (const [personFile, garmentFile] of PAIRS) {
+    const person = await loadPhoto(path.join(REAL_PHOTOS, 'persons', personFile));
+    const garment = await loadPhoto(path.join(REAL_PHOTOS, 'garments', garmentFile));
+    const analysed = (await analyzer.analyze(person, new AbortController().signal)).body!;
+    // the renderer's standard size (1024 on the long side)
+    const k = 1024 / Math.max(person.width, person.height);
+    const body = scaleBody(analysed, Math.round(person.width * k), Math.round(person.height * k));
+    const withParts = { ...body, parts: body.parts! };
+    bodies[personFile] = withParts;
+    const layer = createLayer(body.image.width, body.image.height);
+    const fit = drawPhotoTop(layer, cutOut(garment, 'top'), garment, withParts);
+    const L = body.landmarks;
+    fits.push({
+      pair: `${personFile} + ${garmentFile}`,
+      gap: shoulderGap(layer, { ...body, parts: body.parts! }),
+      box: boxEdge(fit.maps.piece, layer.width, layer.height),
+      sw: Math.hypot(L.leftShoulder.x - L.rightShoulder.x, L.leftShoulder.y - L.rightShoulder.y),
+    });
+  }
+}, 600_000);
+
+describe('the top on a person photo: shoulders and sleeves', () => {
+  it('covers the shoulders up to their top: no bare notch deeper than 3.5 % of the shoulders width', () => {
+    for (const f of fits.filter((f) => GAP_PAIRS.some(([p, g]) => f.pair === `${p} + ${g}`))) expect(f.gap, `${f.pair}: gap ${f.gap} px`).toBeLessThanOrEqual(0.035 * f.sw);
+  });
+
+  it('joins each sleeve to the panel along a slanted seam: no horizontal panel-to-sleeve edge longer than 4 % of the shoulders width', () => {
+    for (const f of fits.filter((f) => BOX_PAIRS.some(([p, g]) => f.pair === `${p} + ${g}`))) expect(f.box, `${f.pair}: box edge ${f.box} px`).toBeLessThanOrEqual(0.04 * f.sw);
+  });
+
+  it('keeps the hair of the head and the face in front, and drops hair-labelled skin and backdrop below the face', () => {
+    const body = bodies['02849_00.jpg'];
+    const { width: w, height: h } = body.image;
+    const front = hairStrands(body.image, body.parts, []);
+    let face = 0;
+    let faceKept = 0;
+    let hair = 0;
+    let dropped = 0;
+    for (let i = 0; i < w * h; i++) {
+      if (body.parts[i] === PERSON_PART.face) {
+        face++;
+        faceKept += front[i];
+      } else if (body.parts[i] === PERSON_PART.hair) {
+        hair++;
+        dropped += 1 - front[i];
+      }
+    }
+    expect(faceKept).toBe(face);
+    // most of the label is hair; some of it below the face is not
+    expect(dropped).toBeGreaterThan(0);
+    expect(dropped).toBeLessThan(0.5 * hair);
+  });
+
+  it('hairStrands: a hair-labelled band of skin colour over a shoulder is dropped, brown strands in it stay', () => {
+    const w = 60;
+    const h = 60;
+    const data = new Uint8Array(w * h * 4);
+    const parts = new Uint8Array(w * h);
+    const put = (x: number, y: number, rgb: number[], part: number) => {
+      const i = y * w + x;
+      data.set([...rgb, 255], i * 4);
+      parts[i] = part;
+    };
+    const SKIN = [225, 185, 160];
+    const HAIR = [90, 60, 40];
+    const BACK = [235, 235, 235];
+    for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) put(x, y, BACK, PERSON_PART.background);
+    // head: hair on top, the face below it
+    for (let y = 0; y < 12; y++) for (let x = 15; x < 45; x++) put(x, y, HAIR, PERSON_PART.hair);
+    for (let y = 12; y < 30; y++) for (let x = 20; x < 40; x++) put(x, y, SKIN, PERSON_PART.face);
+    // below the face a hair label over the shoulder: skin, with one strand two pixels wide
+    for (let y = 32; y < 50; y++) for (let x = 5; x < 55; x++) put(x, y, x === 30 || x === 31 ? HAIR : SKIN, PERSON_PART.hair);
+    const front = hairStrands({ width: w, height: h, data }, parts, [[50, 0, 0]]);
+    expect(front[5 * w + 30]).toBe(1);
+    expect(front[20 * w + 30]).toBe(1);
+    expect(front[40 * w + 30]).toBe(1);
+    expect(front[40 * w + 31]).toBe(1);
+    expect(front[40 * w + 10]).toBe(0);
+    expect(front[40 * w + 50]).toBe(0);
+    // a hair label over the backdrop beside the shoulder stays (no garment is drawn there)
+    for (let x = 0; x < 5; x++) for (let y = 32; y < 50; y++) put(x, y, BACK, PERSON_PART.hair);
+    expect(hairStrands({ width: w, height: h, data }, parts, [[50, 0, 0]])[40 * w + 2]).toBe(1);
+  });
+});
