@@ -124,7 +124,7 @@ async function openBlobStore(config: FitroomConfig): Promise<BlobStore> {
 
 export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: string; plugins: FitroomPlugin[]; poolSize?: number; migrate?: boolean; mounts?: Mount[]; logger?: Logger }): Promise<Fitroom> {
   const log = opts.logger ?? createLogger({ level: process.env.LOG_LEVEL ?? 'warn' });
-  const pool = createPool(opts.databaseUrl, opts.poolSize ?? 20);
+  const pool = createPool(opts.databaseUrl, opts.poolSize ?? 20, { connectTimeoutMs: config.databaseConnectTimeoutMs });
   if (opts.migrate !== false) await migrate(pool);
   const services = new TsyringeServices(rootContainer.createChildContainer());
   const kernel = new Kernel(config, services);
@@ -135,7 +135,7 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
   const cpuPool = new PiscinaCpuPool(config.cpuPool);
   const webhookStore = new PostgresWebhookStore(pool, config.webhook.maxAttempts);
   const rateLimiter = new PostgresRateLimiter(pool);
-  const listener = new PgListener(opts.databaseUrl);
+  const listener = new PgListener(opts.databaseUrl, { connectTimeoutMs: config.databaseConnectTimeoutMs });
   const jobStore = new PostgresJobStore(pool, config.webhook.maxAttempts, listener);
   const signingSecret = await sharedSecret(pool, 'signing_secret');
 
