@@ -1,7 +1,7 @@
 import { FitroomError } from './errors.ts';
 import type { EncodedImage, RasterImage } from './images.ts';
 import type { ImageCodec, DecodeLimits } from './ports/image-codec.ts';
-import { OutboundError, type OutboundHttp } from './ports/outbound-http.ts';
+import { OutboundError, type OutboundHttp, type Validators } from './ports/outbound-http.ts';
 
 /** Image formats the spec accepts in data URLs (and, by content type, from http(s) URLs). */
 export const IMAGE_FORMATS = ['png', 'jpeg', 'jpg', 'gif', 'webp', 'svg+xml'] as const;
@@ -57,10 +57,10 @@ export class ImageLoader {
     }
   }
 
-  /** Fetches raw bytes (GLBs and other files) under the same protections. */
-  async fetchBytes(url: string, label: string, maxBytes: number, signal?: AbortSignal) {
+  /** Fetches raw bytes (GLBs and other files) under the same protections; with `validators`, a conditional request. */
+  async fetchBytes(url: string, label: string, maxBytes: number, signal?: AbortSignal, validators?: Validators) {
     try {
-      return await this.http.fetch(url, { maxBytes, signal });
+      return await this.http.fetch(url, { maxBytes, signal, validators });
     } catch (e) {
       const reason = e instanceof OutboundError ? `${e.reason}: ${e.message}` : (e as Error).message;
       throw new FitroomError('IMAGE_FETCH_FAILED', `Could not fetch ${label}: ${reason}`);

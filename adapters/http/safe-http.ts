@@ -2,7 +2,7 @@ import { Agent, request } from 'undici';
 import dns from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { OutboundError, type FetchLimits, type FetchedResource, type OutboundHttp } from '../../core/ports/outbound-http.ts';
+import { OutboundError, type FetchLimits, type FetchedResource, type OutboundHttp, type ResponseCaching } from '../../core/ports/outbound-http.ts';
 import { inlineBytes, inlineData, isInlineStandIn } from '../../core/inline-data.ts';
 
 export interface SafeHttpOptions {
@@ -99,7 +99,15 @@ export class SafeHttp implements OutboundHttp {
     let u = this.checkUrl(url, false);
     const signal = AbortSignal.any([AbortSignal.timeout(limits.timeoutMs ?? this.opts.timeoutMs), ...(limits.signal ? [limits.signal] : [])]);
     for (let hop = 0; ; hop++) {
-      const res = await this.send(u, { method: 'GET', headers: { accept: limits.accept?.map((a) => (a.endsWith('/') ? `${a}*` : a)).join(', ') || '*/*', 'user-agent': 'Fitroom/1.2' }, signal });
+      const headers: Record<string, string> = { accept: limits.accept?.map((a) => (a.endsWith('/') ? `${a}*` : a)).join(', ') || '*/*', 'user-agent': 'Fitroom/1.2' };
+      if (limits.validators?.etag) headers['if-none-match'] = limits.validators.etag;
+      if (limits.validators?.lastModified) headers['if-modified-since'] = limits.validators.lastModified;
+      const res = await this.send(u, { method: 'GET', headers, signal });
+      // the caller's copy is current (only asked for with validators; the redirects' own lifetimes are unknown)
+      if (res.statusCode === 304 && limits.validators) {
+        await res.body.dump().catch(() => undefined);
+        return { bytes: new Uint8Array(0), contentType: '', finalUrl: u.toString(), notModified: true, ...(hop === 0 ? { caching: responseCaching(res.headers) } : {}) };
+      }
       if (res.statusCode >= 300 && res.statusCode < 400 && res.headers.location) {
         await res.body.dump().catch(() => undefined);
         if (hop >= this.opts.maxRedirects) throw new OutboundError('too_many_redirects', `more than ${this.opts.maxRedirects} redirects`);
@@ -136,7 +144,7 @@ export class SafeHttp implements OutboundHttp {
       } catch (e) {
         throw e instanceof OutboundError ? e : mapError(e, signal);
       }
-      return { bytes: view(Buffer.concat(chunks)), contentType, finalUrl: u.toString() };
+      return { bytes: view(Buffer.concat(chunks)), contentType, finalUrl: u.toString(), ...(hop === 0 ? { caching: responseCaching(res.headers) } : {}) };
     }
   }
 
@@ -167,6 +175,40 @@ function mapError(e: unknown, signal: AbortSignal): OutboundError {
   if (code === 'EBLOCKED' || err?.cause?.code === 'EBLOCKED') return new OutboundError('blocked_address', err.cause?.message ?? err.message);
   if (signal.aborted || err?.name === 'AbortError' || err?.name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') return new OutboundError('timeout', 'timed out');
   return new OutboundError('network', err?.message ?? 'network error');
+}
+
+type Headers = Record<string, string | string[] | undefined>;
+
+/**
+ * Freshness and validators of a response, for a shared cache (RFC 9111 4.2): `s-maxage`, else
+ * `max-age`, else `Expires` minus `Date`, less the response's age (`Age`, or its `Date` in the past);
+ * no heuristic lifetime. `no-cache` keeps it with no freshness (revalidate on each reuse); `no-store`
+ * and `private` forbid keeping it.
+ */
+export function responseCaching(headers: Headers, now = Date.now()): ResponseCaching {
+  const one = (name: string) => {
+    const v = headers[name];
+    return Array.isArray(v) ? v.join(', ') : v;
+  };
+  const directives = new Map<string, string>();
+  for (const part of (one('cache-control') ?? '').split(',')) {
+    const [name, ...value] = part.split('=');
+    if (name.trim()) directives.set(name.trim().toLowerCase(), value.join('=').trim().replace(/^"|"$/g, ''));
+  }
+  const etag = one('etag') || undefined;
+  const lastModified = one('last-modified') || undefined;
+  const storable = !directives.has('no-store') && !directives.has('private');
+  const seconds = (v: string | undefined) => (v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined);
+  const date = Date.parse(one('date') ?? '');
+  let lifetime = seconds(directives.get('s-maxage')) ?? seconds(directives.get('max-age'));
+  if (lifetime === undefined && one('expires') !== undefined) {
+    const expires = Date.parse(one('expires')!);
+    // an invalid Expires (for example "0") means already expired
+    lifetime = Number.isFinite(expires) && Number.isFinite(date) ? Math.max(0, (expires - date) / 1000) : 0;
+  }
+  if (lifetime === undefined || directives.has('no-cache')) lifetime = 0;
+  const age = Math.max(seconds(one('age')) ?? 0, Number.isFinite(date) ? (now - date) / 1000 : 0, 0);
+  return { storable, freshForMs: Math.max(0, lifetime - age) * 1000, ...(etag ? { etag } : {}), ...(lastModified ? { lastModified } : {}) };
 }
 
 const DATA_URL = /^data:([a-z0-9.+/-]+)(;[a-z0-9=-]+)*;base64,/i;

@@ -5,6 +5,25 @@ export interface FetchLimits {
   /** Accepted media types (prefix match, e.g. `image/`); others fail with `unsupported_type`. */
   accept?: string[];
   signal?: AbortSignal;
+  /** Validators of a copy the caller knows: sent as If-None-Match / If-Modified-Since; a 304 answers `notModified`. */
+  validators?: Validators;
+}
+
+export interface Validators {
+  etag?: string;
+  lastModified?: string;
+}
+
+/**
+ * What the origin's headers say about reusing this response (RFC 9111, as a shared cache that never
+ * guesses a lifetime): how long it stays fresh and its validators. Absent after a redirect, whose own
+ * lifetime is not known.
+ */
+export interface ResponseCaching extends Validators {
+  /** false: `no-store` or `private`, not to be kept. */
+  storable: boolean;
+  /** Milliseconds the response stays fresh from now (0: revalidate before each reuse). */
+  freshForMs: number;
 }
 
 export interface FetchedResource {
@@ -13,6 +32,9 @@ export interface FetchedResource {
   finalUrl: string;
   /** Lowercase hex SHA-256 of `bytes` when the fetcher already has it (a data URL decoded off the event loop). */
   sha256?: string;
+  /** true: the origin answered 304 to `validators` (no bytes: the caller's copy is current). */
+  notModified?: boolean;
+  caching?: ResponseCaching;
 }
 
 export type OutboundFailure = 'invalid_url' | 'blocked_address' | 'unsupported_scheme' | 'too_many_redirects' | 'too_large' | 'timeout' | 'http_status' | 'network' | 'unsupported_type';

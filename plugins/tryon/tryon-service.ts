@@ -21,6 +21,8 @@ import type { InlineTwins } from '../../core/tryon/inline-twins.ts';
 import { checkPinnedModel } from '../../core/tryon/model-chain.ts';
 import { DEFAULT_MODEL_CHAIN, modelRegistry, type ModelRegistry } from '../../core/tryon/models.ts';
 import type { TryOnStore } from '../../core/tryon/tryon-store.ts';
+import { UrlHashes, type KnownImage } from '../../core/tryon/url-hashes.ts';
+import type { FetchedResource } from '../../core/ports/outbound-http.ts';
 import type { GarmentSlot } from '../../core/tryon/tryon-input.ts';
 import type { Links } from '../../core/links.ts';
 import { submissionAnswer } from '../../core/jobs.ts';
@@ -62,6 +64,8 @@ export interface TryOnServiceDeps {
   twins: () => TwinDirectory | null;
   inlineTwins: () => InlineTwins | null;
   estimatedSeconds: number;
+  /** The hashes of image URLs the result cache may reuse (one per process). */
+  urlHashes?: UrlHashes;
 }
 
 interface Fetched {
@@ -70,7 +74,15 @@ interface Fetched {
   contentType: string;
   sha256: string;
   field: string;
+  /**
+   * false: the hash is a URL's known hash (fresh, or confirmed by a 304), not of bytes fetched now;
+   * a miss fetches the images again before it stashes anything, so the key and the bytes agree.
+   */
+  verified: boolean;
 }
+
+/** How a request's image URLs are read: fetched; their known hashes reused (asking the origin when stale); or only the hashes of a snapshot (nothing sent out). */
+type Reuse = 'fetch' | 'known' | Map<string, KnownImage>;
 
 function monthStart(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
@@ -79,8 +91,10 @@ function monthStart(now: Date): Date {
 export class TryOnService {
   readonly #d: TryOnServiceDeps;
   readonly #registry = modelRegistry;
+  readonly #urlHashes: UrlHashes;
   constructor(deps: TryOnServiceDeps) {
     this.#d = deps;
+    this.#urlHashes = deps.urlHashes ?? new UrlHashes();
   }
 
   /**
@@ -121,11 +135,53 @@ export class TryOnService {
     if (held) {
       if (held.size > maxBytes) throw new FitroomError('IMAGE_FETCH_FAILED', `Could not fetch ${field}: too_large: larger than ${maxBytes} bytes`);
       if (!held.contentType.toLowerCase().startsWith('image/')) throw new FitroomError('IMAGE_INVALID', `${field} is not an image (${held.contentType})`);
-      return { bytes: async () => (await this.#d.images.fetchBytes(url, field, maxBytes)).bytes, contentType: held.contentType, sha256: held.sha256, field };
+      return { bytes: async () => (await this.#d.images.fetchBytes(url, field, maxBytes)).bytes, contentType: held.contentType, sha256: held.sha256, field, verified: true };
     }
-    const r = await this.#d.images.fetchBytes(url, field, maxBytes);
+    return this.#fetched(url, field, await this.#d.images.fetchBytes(url, field, maxBytes));
+  }
+
+  /** A full response: its hash, remembered for the URL under the response's caching headers. */
+  #fetched(url: string, field: string, r: FetchedResource): Fetched {
     if (!r.contentType.toLowerCase().startsWith('image/')) throw new FitroomError('IMAGE_INVALID', `${field} is not an image (${r.contentType})`);
-    return { bytes: async () => r.bytes, contentType: r.contentType, sha256: r.sha256 ?? sha256Hex(r.bytes), field };
+    const sha256 = r.sha256 ?? sha256Hex(r.bytes);
+    if (/^https?:/i.test(url)) this.#urlHashes.remember(url, { sha256, contentType: r.contentType, size: r.bytes.length }, r.caching);
+    return { bytes: async () => r.bytes, contentType: r.contentType, sha256, field, verified: true };
+  }
+
+  /**
+   * An image whose known hash may serve the cache key: a URL fresh in `reuse`'s snapshot or in the
+   * URL hashes; a stale one with a validator is asked about with a conditional request (a 304 keeps
+   * its hash, anything else is fetched in full). Otherwise fetched as usual.
+   */
+  async #image(url: string, field: string, reuse: Reuse): Promise<Fetched> {
+    if (reuse === 'fetch' || !/^https?:/i.test(url)) return this.#fetch(url, field);
+    let known = reuse instanceof Map ? reuse.get(url) : this.#urlHashes.fresh(url);
+    if (!known && reuse === 'known') {
+      const stale = this.#urlHashes.get(url);
+      if (stale && (stale.etag || stale.lastModified)) {
+        const r = await this.#d.images.fetchBytes(url, field, this.#d.config.fetch.maxBytes, undefined, { etag: stale.etag, lastModified: stale.lastModified });
+        if (!r.notModified) return this.#fetched(url, field, r);
+        known = this.#urlHashes.revalidated(url, stale, r.caching);
+      }
+    }
+    if (!known) return this.#fetch(url, field);
+    if (!known.contentType.toLowerCase().startsWith('image/')) throw new FitroomError('IMAGE_INVALID', `${field} is not an image (${known.contentType})`);
+    return { bytes: async () => (await this.#fetch(url, field)).bytes(), contentType: known.contentType, sha256: known.sha256, field, verified: false };
+  }
+
+  /** Every http(s) URL of the plan with a hash fresh now, or null if one has none (then reading them would send requests out). */
+  #freshSnapshot(plan: TryOnPlan): Map<string, KnownImage> | null {
+    const now = Date.now();
+    // a fitting that skips the cache fetches its URLs
+    if (plan.options.skipResultCache && !planUrls(plan).every((u) => /^data:/i.test(u))) return null;
+    const snapshot = new Map<string, KnownImage>();
+    for (const u of planUrls(plan)) {
+      if (/^data:/i.test(u)) continue;
+      const known = /^https?:/i.test(u) ? this.#urlHashes.fresh(u, now) : undefined;
+      if (!known) return null;
+      snapshot.set(u, known);
+    }
+    return snapshot;
   }
 
   async #stash(f: Fetched, caller: Caller): Promise<StashedImage> {
@@ -140,20 +196,38 @@ export class TryOnService {
   }
 
   /**
-   * The request's images (fetched, or a held data URL's hash), the result-cache key they make with
-   * the identity and the options, and the live cache entry under it (its result file in the same
-   * lookup), unless the request skips the cache.
+   * The request's images (fetched, a held data URL's hash, or a URL's known hash per `reuse`), the
+   * result-cache key they make with the identity and the options, and the live cache entry under it
+   * (its result file in the same lookup), unless the request skips the cache. `refetch`: a miss
+   * keyed on known URL hashes, whose images must now be fetched (and keyed again); `fetched` are the
+   * images already read from their bytes, which a refetch takes as they are.
    */
-  async #images(plan: TryOnPlan, twinId: string | null, caller: Caller) {
+  async #images(plan: TryOnPlan, twinId: string | null, caller: Caller, reuse: Reuse, fetched?: Map<string, Fetched>) {
     const { options } = plan;
     const id = plan.identity;
-    const persons = id.kind === 'person' ? await Promise.all(id.images.map((u, i) => this.#fetch(u, `personImages[${i}]`))) : [];
-    const garments: Partial<Record<GarmentSlot, Fetched[]>> = {};
-    for (const [slot, urls] of Object.entries(plan.garments) as [GarmentSlot, string[]][]) {
-      garments[slot] = await Promise.all(urls.map((u, i) => this.#fetch(u, urls.length > 1 ? `${slot}[${i}]` : slot)));
-    }
-    const shoeViews = await Promise.all(plan.shoeViews.map(async (v, i) => ({ image: await this.#fetch(v.url, `shoeImages[${i}].url`), angle: v.angle })));
-    const product = plan.product ? { image: await this.#fetch(plan.product.image, 'productImage'), category: plan.product.category } : null;
+    const byField = new Map<string, Fetched>();
+    const read = (u: string, field: string) => {
+      const had = fetched?.get(`${field} ${u}`);
+      // a fitting that skips the cache needs the bytes anyway
+      return had?.verified ? Promise.resolve(had) : this.#image(u, field, options.skipResultCache ? 'fetch' : reuse).then((f) => (byField.set(`${field} ${u}`, f), f));
+    };
+    // all at once; a failure is reported in the request's order (persons, slots, shoe views, product)
+    const slotList = Object.entries(plan.garments) as [GarmentSlot, string[]][];
+    const reads = [
+      ...(id.kind === 'person' ? id.images.map((u, i) => read(u, `personImages[${i}]`)) : []),
+      ...slotList.flatMap(([slot, urls]) => urls.map((u, i) => read(u, urls.length > 1 ? `${slot}[${i}]` : slot))),
+      ...plan.shoeViews.map((v, i) => read(v.url, `shoeImages[${i}].url`)),
+      ...(plan.product ? [read(plan.product.image, 'productImage')] : []),
+    ];
+    const settled = await Promise.allSettled(reads);
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    const all = settled.map((r) => (r as PromiseFulfilledResult<Fetched>).value);
+    const next = (n: number) => all.splice(0, n);
+    const persons = next(id.kind === 'person' ? id.images.length : 0);
+    const garments: Partial<Record<GarmentSlot, Fetched[]>> = Object.fromEntries(slotList.map(([slot, urls]) => [slot, next(urls.length)]));
+    const shoeViews = next(plan.shoeViews.length).map((image, i) => ({ image, angle: plan.shoeViews[i].angle }));
+    const product = plan.product ? { image: next(1)[0], category: plan.product.category } : null;
 
     const cacheKey = options.skipResultCache
       ? null
@@ -169,7 +243,8 @@ export class TryOnService {
         });
     // the entry and its live result file in one lookup
     const hit = cacheKey ? await this.#d.store.getCached(cacheKey, caller.ownerHash, new Date()) : null;
-    return { persons, garments, shoeViews, product, cacheKey, hit };
+    const verified = settled.every((r) => (r as PromiseFulfilledResult<Fetched>).value.verified);
+    return { persons, garments, shoeViews, product, cacheKey, hit, refetch: !hit && !verified, fetched: byField };
   }
 
   /** Runs a try-on submission end to end (after request validation). */
@@ -182,10 +257,11 @@ export class TryOnService {
     const twins = id.kind === 'twin' ? this.#d.twins() : null;
     const twinFound = id.kind === 'twin' && twins ? twins.find(id.twinId, twinScope(caller)) : null;
     twinFound?.catch(() => undefined); // awaited below unless the quota refuses first
-    // When every image is a data URL, reading them sends nothing out: they, the cache key and the
-    // lookup go along with the quota and the twin reads (a hit then waits on one round trip fewer).
-    // Their outcome is only taken after those checks, so refusals keep their order.
-    const early = id.kind !== 'inline' && planUrls(plan).every((u) => /^data:/i.test(u)) ? this.#images(plan, id.kind === 'twin' ? id.twinId : null, caller) : null;
+    // When every image is a data URL or a URL with a fresh known hash, reading them sends nothing out:
+    // they, the cache key and the lookup go along with the quota and the twin reads (a hit then waits
+    // on one round trip fewer). Their outcome is only taken after those checks, so refusals keep their order.
+    const snapshot = id.kind !== 'inline' ? this.#freshSnapshot(plan) : null;
+    const early = snapshot ? this.#images(plan, id.kind === 'twin' ? id.twinId : null, caller, snapshot) : null;
     early?.catch(() => undefined);
     await this.checkQuota(caller);
 
@@ -205,7 +281,10 @@ export class TryOnService {
       inline = { handle: identified.handle, cached: identified.cached };
     }
 
-    const { persons, garments, shoeViews, product, cacheKey, hit } = await (early ?? this.#images(plan, twinId, caller));
+    let images = await (early ?? this.#images(plan, twinId, caller, 'known'));
+    // a miss on known URL hashes: the images are fetched now, and the key made from what came
+    if (images.refetch) images = await this.#images(plan, twinId, caller, 'fetch', images.fetched);
+    const { persons, garments, shoeViews, product, cacheKey, hit } = images;
     const digitalTwin = twinId ? { digitalTwinId: twinId } : {};
     if (cacheKey) {
       if (hit) {

@@ -8,9 +8,11 @@
  */
 import type { RasterImage } from '../../../core/images.ts';
 import { PERSON_PART, type PersonBody } from '../../../core/ports/person-analyzer.ts';
-import { erode } from '../raster/morphology.ts';
+import { fillHoles, labelComponents } from '../raster/components.ts';
+import { close, dilate, erode } from '../raster/morphology.ts';
 import type { GarmentCategory } from './classify-garment.ts';
 import { deltaE76, srgbToLab } from './color.ts';
+import { boxBlur } from './box-blur.ts';
 import { cutOut } from './garment-pieces.ts';
 import type { LayerDiagnostics, TryOnDiagnostics, WarpDiagnostics } from './diagnostics.ts';
 
@@ -37,6 +39,20 @@ export interface GateBounds {
    * the packshot's own, either way (a smeared, shredded or squashed print moves it).
    */
   structure: number;
+  /**
+   * Largest share of the old top's cloth (the photo's torso, arm and neck pixels far from the
+   * face's skin colour: sleeves and straps of any colour) left as it was outside the new garment.
+   */
+  oldCloth: number;
+  /** Largest share of the person's own bare arm skin (hands, forearms) outside the new garment repainted. */
+  limbRepainted: number;
+  /** Smallest share of the packshot's garment silhouette (faint edges included, holes filled) that its cut-out keeps. */
+  garmentKept: number;
+  /**
+   * Largest area, relative to the torso, of changed pixels outside the new garment that are neither
+   * skin nor backdrop (shreds of another garment), or that lie on the legs away from the old top.
+   */
+  fragments: number;
 }
 
 /**
@@ -45,9 +61,34 @@ export interface GateBounds {
  * ratios at the 0.5th and 99.5th percentile of the garment's cells, relative to the median (a sleeve
  * laid along an arm is legitimately stretched several times; a degenerate mapping reaches thousands).
  */
-export const GATE_BOUNDS: GateBounds = { folded: 0.025, maxAreaRatio: 40, minAreaRatio: 1 / 40, coverage: 0.6, oldGarment: 0.03, fill: 0.6, gap: 0.06, structure: 1.5 };
+export const GATE_BOUNDS: GateBounds = {
+  folded: 0.025,
+  maxAreaRatio: 40,
+  minAreaRatio: 1 / 40,
+  coverage: 0.6,
+  oldGarment: 0.03,
+  fill: 0.6,
+  gap: 0.06,
+  structure: 1.5,
+  oldCloth: 0.005,
+  limbRepainted: 0.1,
+  garmentKept: 0.75,
+  fragments: 0.01,
+};
 
-export type GateCheckName = 'warp-folded' | 'warp-stretch' | 'warp-squeeze' | 'coverage' | 'old-garment' | 'fill-area' | 'garment-gap' | 'print-structure';
+export type GateCheckName =
+  | 'warp-folded'
+  | 'warp-stretch'
+  | 'warp-squeeze'
+  | 'coverage'
+  | 'old-garment'
+  | 'fill-area'
+  | 'garment-gap'
+  | 'print-structure'
+  | 'old-cloth'
+  | 'limb-repainted'
+  | 'garment-lost'
+  | 'foreign-fragments';
 
 export interface GateCheck {
   layer: GarmentCategory;
@@ -149,6 +190,14 @@ function describe(c: GateCheck, target: string): string {
       return `the ${g}'s print is ${v > 1 ? 'smeared' : 'squashed'}: its horizontal over vertical detail is ${(v > 1 ? v : 1 / v).toFixed(2)}x ${v > 1 ? 'above' : 'below'} the packshot's (bound ${c.bound.toFixed(2)}x)`;
     case 'garment-gap':
       return `the ${g} is torn open over ${pct(v)} of the torso it spans (bound ${pctBound(c.bound)})`;
+    case 'old-cloth':
+      return `the old top's cloth (sleeves, straps, neckline) still showing on ${pct(v)} of it outside the new ${g} (bound ${pctBound(c.bound)})`;
+    case 'limb-repainted':
+      return `the person's own hands and arms repainted on ${pct(v)} of their bare skin outside the new ${g} (bound ${pctBound(c.bound)})`;
+    case 'garment-lost':
+      return `the ${g} could be cut from its packshot only in part: ${pct(v)} of its outline kept (bound ${pctBound(c.bound)}); a light garment on a light backdrop needs a packshot on a contrasting one`;
+    case 'foreign-fragments':
+      return `fragments of other clothes or of the backdrop pasted outside the new ${g}, over ${pct(v)} of the torso's area (bound ${pctBound(c.bound)})`;
   }
 }
 
@@ -269,16 +318,133 @@ function checkLayer(layer: LayerDiagnostics, view: PhotoView, packshot: RasterIm
   // the print's structure: the top's inside (coverage >= 0.99, as drawn by the renderer) against
   // the packshot's garment (plain cloth has none to keep: not measured)
   let structure: number | null = null;
+  let cut: ReturnType<typeof cutOut> | undefined;
   if (cat === 'top' && alpha && packshot) {
-    const cut = cutOut(packshot, 'top');
+    cut = cutOut(packshot, 'top');
     const inside = new Uint8Array(cut.labels.length);
     for (let i = 0; i < inside.length; i++) inside[i] = cut.labels[i] === 0 ? 1 : 0;
     const p = gradientEnergy(packshot, inside, 0.5);
     if (p.count && (p.gx + p.gy) / p.count >= PLAIN_CLOTH) structure = balance(gradientEnergy(view.result, alpha, 0.99), p);
   }
   out.push(check(cat, 'print-structure', structure, b.structure, 'ratio', structure === null ? null : 'gate'));
+
+  // the person's own pixels around the new garment: old cloth left, own skin repainted, shreds
+  let around: Around | null = null;
+  if (onTorso && targetArea) {
+    const garment = new Uint8Array(n);
+    for (let i = 0; i < n; i++) if (garmentAt(i)) garment[i] = 1;
+    around = view.around(garment, old, fill, targetArea);
+  }
+  const by = around ? 'gate' : null;
+  out.push(check(cat, 'old-cloth', around?.oldCloth ?? null, b.oldCloth, 'max', by));
+  out.push(check(cat, 'limb-repainted', around?.limbRepainted ?? null, b.limbRepainted, 'max', by));
+  out.push(check(cat, 'foreign-fragments', around?.fragments ?? null, b.fragments, 'max', by));
+  const kept = onTorso && packshot ? garmentKept(packshot, cut ?? cutOut(packshot, cat)) : null;
+  out.push(check(cat, 'garment-lost', kept, b.garmentKept, 'min', kept === null ? null : 'gate'));
   return out;
 }
+
+/** What the gate measures around the new garment (see GateBounds for each). */
+interface Around {
+  oldCloth: number | null;
+  limbRepainted: number | null;
+  fragments: number;
+}
+
+/** Beyond this distance of the face's colour (skinDistance) a pixel is cloth (or anything else but skin). */
+const SKIN_FAR = 22;
+/** Repainted skin: its 5x5 luminance std below this share of the photo's own there ... */
+const FLAT_SHARE = 0.5;
+/** ... where the photo's is at least this (L* units; smoother skin has no texture to lose). */
+const FLAT_NOISE = 1;
+/** A region smaller than this share of the torso is too small for a share of it to mean anything. */
+const MIN_REGION = 0.01;
+/** Paint on the legs: changed by more than this (CIE76). */
+const PAINTED = 18;
+/** A changed pixel within this CIE76 distance of the backdrop's colour on its rows is backdrop. */
+const BACKDROP_NEAR = 12;
+
+/**
+ * Distance of a Lab colour from the skin's, its lightness counted at half weight: the same skin
+ * in shade or in light stays near, cloth of another hue or chroma does not.
+ */
+function skinDistance(t: Float32Array, k: number, skin: number[]): number {
+  const dl = 0.5 * (t[k] - skin[0]);
+  const da = t[k + 1] - skin[1];
+  const db = t[k + 2] - skin[2];
+  return Math.sqrt(dl * dl + da * da + db * db);
+}
+
+/** Cut-outs measured per packshot pixels (a shop's packshot is checked again and again). */
+const KEPT = new WeakMap<Uint8Array, number | null>();
+
+/**
+ * The share of the packshot's garment silhouette that its cut-out keeps. The silhouette: on a
+ * grid of cells about 1/256 of the long side, the cells whose mean colour differs from the
+ * border's median (the backdrop) by more than FAINT (a white tee on a light grey card does), in
+ * the components that meet the cut-out, holes filled. A backdrop too uneven to tell (the
+ * silhouette reaching along the frame) is not measured.
+ */
+export function garmentKept(packshot: RasterImage, cut: { mask: Uint8Array }): number | null {
+  const known = KEPT.get(packshot.data);
+  if (known !== undefined) return known;
+  const { width: W, height: H, data } = packshot;
+  const s = Math.max(1, Math.ceil(Math.max(W, H) / 256));
+  const w = Math.ceil(W / s);
+  const h = Math.ceil(H / s);
+  const n = w * h;
+  const t = labTable();
+  const lab = new Float32Array(n * 3);
+  const inCut = new Uint8Array(n);
+  const count = new Uint16Array(n);
+  const cutCount = new Uint16Array(n);
+  for (let y = 0; y < H; y++) {
+    const row = ((y / s) | 0) * w;
+    for (let x = 0; x < W; x++) {
+      const i = y * W + x;
+      const j = row + ((x / s) | 0);
+      const k = labKey(data[i * 4], data[i * 4 + 1], data[i * 4 + 2]) * 3;
+      lab[j * 3] += t[k];
+      lab[j * 3 + 1] += t[k + 1];
+      lab[j * 3 + 2] += t[k + 2];
+      count[j]++;
+      if (cut.mask[i]) cutCount[j]++;
+    }
+  }
+  for (let j = 0; j < n; j++) {
+    for (let c = 0; c < 3; c++) lab[j * 3 + c] /= count[j];
+    inCut[j] = cutCount[j] * 2 > count[j] ? 1 : 0;
+  }
+  const border: number[][] = [];
+  const cell = (j: number) => [lab[j * 3], lab[j * 3 + 1], lab[j * 3 + 2]];
+  for (let x = 0; x < w; x++) border.push(cell(x), cell((h - 1) * w + x));
+  for (let y = 0; y < h; y++) border.push(cell(y * w), cell(y * w + w - 1));
+  const bg = [0, 1, 2].map((c) => border.map((p) => p[c]).sort((a, b) => a - b)[border.length >> 1]);
+  const faint = new Uint8Array(n);
+  for (let j = 0; j < n; j++) faint[j] = inCut[j] || deltaE76(cell(j), bg) > FAINT ? 1 : 0;
+  const { labels } = labelComponents(faint, w, h, { connectivity: 8 });
+  const meets = new Set<number>();
+  for (let j = 0; j < n; j++) if (inCut[j]) meets.add(labels[j]);
+  const reached = new Uint8Array(n);
+  for (let j = 0; j < n; j++) if (meets.has(labels[j])) reached[j] = 1;
+  const silhouette = fillHoles(reached, w, h);
+  let frame = 0;
+  for (let x = 0; x < w; x++) frame += (silhouette[x] ? 1 : 0) + (silhouette[(h - 1) * w + x] ? 1 : 0);
+  for (let y = 0; y < h; y++) frame += (silhouette[y * w] ? 1 : 0) + (silhouette[y * w + w - 1] ? 1 : 0);
+  let area = 0;
+  let kept = 0;
+  for (let j = 0; j < n; j++) {
+    if (!silhouette[j]) continue;
+    area++;
+    if (inCut[j]) kept++;
+  }
+  const value = area && frame <= 0.05 * 2 * (w + h) ? kept / area : null;
+  KEPT.set(packshot.data, value);
+  return value;
+}
+
+/** A packshot's cell differing from the backdrop by more than this (CIE76) is part of the garment's silhouette. */
+const FAINT = 3;
 
 /** The photo and its parsing seen at the result's size (nearest pixel), colours looked up in the Lab table. */
 class PhotoView {
@@ -322,7 +488,7 @@ class PhotoView {
     return [t[k], t[k + 1], t[k + 2]];
   }
 
-  changed(i: number): boolean {
+  changed(i: number, radius = CHANGED): boolean {
     const kp = this.#keyP[i];
     const kr = this.#keyR[i];
     if (kp === kr) return false;
@@ -332,7 +498,7 @@ class PhotoView {
     const d0 = t[a] - t[b];
     const d1 = t[a + 1] - t[b + 1];
     const d2 = t[a + 2] - t[b + 2];
-    return d0 * d0 + d1 * d1 + d2 * d2 > CHANGED * CHANGED;
+    return d0 * d0 + d1 * d1 + d2 * d2 > radius * radius;
   }
 
   /** Whether the result's (or the photo's) colour at i lies within `radius` of one of the colours. */
@@ -364,6 +530,225 @@ class PhotoView {
     const sy = ((L.leftShoulder.y + L.rightShoulder.y) / 2) * ky;
     const hy = ((L.hipLeft.y + L.hipRight.y) / 2) * ky;
     return { chest: sy + 0.25 * (hy - sy), hip: hy };
+  }
+
+  /**
+   * The face's skin colour: the median Lab of the face's pixels in the middle half of their
+   * lightness (eyes, brows, lips and highlights left out); null without a face in the parsing.
+   */
+  skinColour(): number[] | null {
+    const parts = this.#person.parts;
+    if (!parts) return null;
+    const t = labTable();
+    const keys: number[] = [];
+    for (let i = 0; i < this.#src.length; i += 2) if (parts[this.#src[i]] === PERSON_PART.face) keys.push(this.#keyP[i] * 3);
+    if (keys.length < 50) return null;
+    const ls = Float32Array.from(keys, (k) => t[k]).sort();
+    const lo = ls[ls.length >> 2];
+    const hi = ls[(3 * ls.length) >> 2];
+    const mid = keys.filter((k) => t[k] >= lo && t[k] <= hi);
+    const median = (c: number) => Float32Array.from(mid, (k) => t[k + c]).sort()[mid.length >> 1];
+    return [median(0), median(1), median(2)];
+  }
+
+  /**
+   * The person's own pixels around the new garment (`garment`: 1 where it is drawn): the old top's
+   * cloth left as it was, the own bare skin of the arms repainted, and foreign pixels: backdrop
+   * synthesised deep inside the person, paint on the legs away from the old top, and the photo's
+   * own pixels amid a fill that are neither skin nor backdrop (shreds). Pixels within a few of the
+   * garment's outline (its matte) are left out. Measured over the person's bounding box (the
+   * morphology is most of the cost); null without parsing or a face to take the skin's colour from.
+   */
+  around(garment: Uint8Array, old: Uint8Array | undefined, fill: Uint8Array | undefined, torsoArea: number): Around | null {
+    const parts = this.#person.parts;
+    const skin = this.skinColour();
+    if (!parts || !skin) return null;
+    const { width: W, height: H } = this;
+    const t = labTable();
+    const L = this.#person.landmarks;
+    const kx = W / this.#person.image.width;
+    const sw = Math.hypot((L.leftShoulder.x - L.rightShoulder.x) * kx, (L.leftShoulder.y - L.rightShoulder.y) * kx);
+    const { chest, hip } = this.trunkRows();
+    const waist = (chest + hip) / 2;
+    const bottoms = this.colours(PERSON_PART.legs);
+    const hair = this.colours(PERSON_PART.hair);
+    const pad = Math.max(3, Math.round(0.04 * sw));
+    const mask = this.#person.mask;
+    const src = this.#src;
+    // the crop: the person and the garment, padded; and the backdrop's colour per row (the mean
+    // of the photo's background pixels on it, whole rows)
+    let x0 = W;
+    let y0 = H;
+    let x1 = -1;
+    let y1 = -1;
+    const bg = new Float32Array(H * 4);
+    for (let y = 0; y < H; y++) {
+      for (let x = 0; x < W; x++) {
+        const i = y * W + x;
+        if (parts[src[i]] === PERSON_PART.background) {
+          const k = this.#keyP[i] * 3;
+          bg[y * 4] += t[k];
+          bg[y * 4 + 1] += t[k + 1];
+          bg[y * 4 + 2] += t[k + 2];
+          bg[y * 4 + 3]++;
+        }
+        if (!mask[src[i]] && !garment[i] && !fill?.[i]) continue;
+        if (x < x0) x0 = x;
+        if (x > x1) x1 = x;
+        if (y < y0) y0 = y;
+        y1 = y;
+      }
+    }
+    if (x1 < 0) return null;
+    x0 = Math.max(0, x0 - pad - 3);
+    y0 = Math.max(0, y0 - pad - 3);
+    x1 = Math.min(W - 1, x1 + pad + 3);
+    y1 = Math.min(H - 1, y1 + pad + 3);
+    const w = x1 - x0 + 1;
+    const h = y1 - y0 + 1;
+    const n = w * h;
+    const at = (j: number) => (y0 + ((j / w) | 0)) * W + x0 + (j % w);
+    // hands and wrists (within 60 % of the forearm's length of a wrist): skin in shade, rings and
+    // watches there read far from the face's colour, and no top's cloth reaches them
+    const hands = [
+      [L.leftWrist, L.leftElbow],
+      [L.rightWrist, L.rightElbow],
+    ].map(([wr, el]) => ({ x: wr.x * kx - x0, y: wr.y * kx - y0, r2: (0.6 * Math.hypot(wr.x - el.x, wr.y - el.y) * kx) ** 2 }));
+    const atHand = (j: number) => {
+      const x = j % w;
+      const y = (j / w) | 0;
+      return hands.some((q) => (x - q.x) ** 2 + (y - q.y) ** 2 < q.r2);
+    };
+    const cloth = new Uint8Array(n);
+    const arm = new Uint8Array(n);
+    const near0 = new Uint8Array(n);
+    const filled = new Uint8Array(n);
+    const person = new Uint8Array(n);
+    // rows without background take the nearest row's backdrop
+    let last = -1;
+    for (let y = 0; y < H; y++) {
+      if (bg[y * 4 + 3] > 0) {
+        for (let c = 0; c < 3; c++) bg[y * 4 + c] /= bg[y * 4 + 3];
+        for (let z = last + 1; z < y; z++) bg.copyWithin(z * 4, y * 4, y * 4 + 3);
+        last = y;
+      }
+    }
+    for (let z = last + 1; last >= 0 && z < H; z++) bg.copyWithin(z * 4, last * 4, last * 4 + 3);
+    for (let j = 0; j < n; j++) {
+      const i = at(j);
+      near0[j] = garment[i];
+      filled[j] = fill?.[i] ? 1 : 0;
+      person[j] = mask[src[i]] ? 1 : 0;
+      const p = parts[src[i]];
+      if (p !== PERSON_PART.arm && p !== PERSON_PART.torso && p !== PERSON_PART.neck) continue;
+      const k = this.#keyP[i] * 3;
+      if (skinDistance(t, k, skin) <= SKIN_FAR) {
+        if (p === PERSON_PART.arm) arm[j] = 1;
+        continue;
+      }
+      // not cloth: hands; low on the trunk the trousers' or skirt's colours (the parsing's torso
+      // reaches over their waistband); high on it the hair's (strands over the shoulders)
+      const y = i / W;
+      if (p === PERSON_PART.arm && atHand(j)) continue;
+      if (y >= waist && this.near(i, bottoms, 16, true)) continue;
+      if (y < chest && this.near(i, hair, 12, true)) continue;
+      cloth[j] = 1;
+    }
+    const near = dilate(near0, w, h, Math.max(2, Math.round(0.03 * sw)));
+    // off each region's edge by 2 px: the parsing's border and anti-aliasing are not evidence
+    const clothCore = erode(cloth, w, h, 2);
+    const armCore = erode(arm, w, h, 2);
+    const flat = this.#flattened(armCore, x0, y0, w, h);
+    // around the fill (closed over a few percent of the shoulders' width), and the person's inside
+    const amid = fill ? close(filled, w, h, pad) : filled;
+    const inside = erode(person, w, h, pad);
+    let clothArea = 0;
+    let clothLeft = 0;
+    let armArea = 0;
+    let armChanged = 0;
+    let shreds = 0;
+    for (let j = 0; j < n; j++) {
+      if (clothCore[j]) clothArea++;
+      if (near[j]) continue;
+      const i = at(j);
+      const changed = this.changed(i);
+      if (clothCore[j]) {
+        if (!changed && !fill?.[i]) clothLeft++;
+      } else if (armCore[j]) {
+        armArea++;
+        if (changed || flat[j]) armChanged++;
+      }
+      const p = parts[src[i]];
+      if (p === PERSON_PART.face || p === PERSON_PART.hair) continue;
+      let foreign = false;
+      if (fill?.[i] === 2) {
+        // backdrop synthesised deep inside the person (a patch of wall on the skirt)
+        foreign = inside[j] > 0;
+      } else if (changed) {
+        // the top's or the fill's paint on the legs, away from where the old top hung (changed
+        // well beyond a textured cloth's resampling in a smaller result)
+        foreign = p === PERSON_PART.legs && !old?.[i] && this.changed(i, PAINTED);
+      } else if (amid[j] && !fill?.[i]) {
+        // the photo's own pixels left amid a fill: shreds of another garment or of the old top
+        const k = this.#keyR[i] * 3;
+        const r = ((i / W) | 0) * 4;
+        const d0 = t[k] - bg[r];
+        const d1 = t[k + 1] - bg[r + 1];
+        const d2 = t[k + 2] - bg[r + 2];
+        foreign = skinDistance(t, k, skin) > SKIN_FAR && !(last >= 0 && d0 * d0 + d1 * d1 + d2 * d2 < BACKDROP_NEAR * BACKDROP_NEAR);
+      }
+      if (foreign) shreds++;
+    }
+    // too few pixels to judge (a top that covers the arms): not measured
+    const share = (a: number, b: number) => (b >= MIN_REGION * torsoArea ? a / b : null);
+    return { oldCloth: share(clothLeft, clothArea), limbRepainted: share(armChanged, armArea), fragments: shreds / torsoArea };
+  }
+
+  /**
+   * Over `region` (a crop at x0, y0 of w x h): where the result's luminance is flat (5x5 standard
+   * deviation below FLAT_SHARE of the photo's own there, and the photo's above the noise): skin
+   * repainted in its own colour without its texture.
+   */
+  #flattened(region: Uint8Array, x0: number, y0: number, w: number, h: number): Uint8Array {
+    const W = this.width;
+    const t = labTable();
+    const n = w * h;
+    const out = new Uint8Array(n);
+    const lp = new Float32Array(n);
+    const lr = new Float32Array(n);
+    const lp2 = new Float32Array(n);
+    const lr2 = new Float32Array(n);
+    for (let j = 0; j < n; j++) {
+      const i = (y0 + ((j / w) | 0)) * W + x0 + (j % w);
+      const a = t[this.#keyP[i] * 3];
+      const b = t[this.#keyR[i] * 3];
+      lp[j] = a;
+      lr[j] = b;
+      lp2[j] = a * a;
+      lr2[j] = b * b;
+    }
+    const [mp, mr, mp2, mr2] = [lp, lr, lp2, lr2].map((p) => boxBlur(p, w, h, 2, 1));
+    for (let j = 0; j < n; j++) {
+      if (!region[j]) continue;
+      const sp = Math.sqrt(Math.max(0, mp2[j] - mp[j] * mp[j]));
+      const sr = Math.sqrt(Math.max(0, mr2[j] - mr[j] * mr[j]));
+      if (sp >= FLAT_NOISE && sr < FLAT_SHARE * sp) out[j] = 1;
+    }
+    return out;
+  }
+
+  /** The colours of one part of the parsing in the photo (the trousers or skirt, the hair): k-means, k = 3. */
+  colours(label: number): number[][] {
+    const parts = this.#person.parts;
+    if (!parts) return [];
+    const t = labTable();
+    const px: number[][] = [];
+    for (let i = 0; i < this.#src.length; i += 7) {
+      if (parts[this.#src[i]] !== label) continue;
+      const k = this.#keyP[i] * 3;
+      px.push([t[k], t[k + 1], t[k + 2]]);
+    }
+    return px.length < 20 ? [] : kMeans(px, 3, 6).filter((c) => c.weight >= 0.1).map((c) => c.colour);
   }
 
   /** The torso of the parsing: what a top must cover. */

@@ -4,7 +4,7 @@ import https from 'node:https';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { SafeHttp, type SafeHttpOptions } from '../../../adapters/http/safe-http.ts';
+import { SafeHttp, responseCaching, type SafeHttpOptions } from '../../../adapters/http/safe-http.ts';
 import { OutboundError, type OutboundFailure } from '../../../core/ports/outbound-http.ts';
 import { testTlsOptions } from '../../support/tls.ts';
 
@@ -444,5 +444,72 @@ describe('SafeHttp data: URLs', () => {
     } finally {
       from.mockRestore();
     }
+  });
+});
+
+describe('SafeHttp conditional requests and caching headers', () => {
+  const client = safe({ allowedPrivateNetworks: ['127.0.0.0/8', '::1/128'], timeoutMs: 20_000 });
+  let origin: TestServer;
+  const seen: http.IncomingHttpHeaders[] = [];
+  beforeAll(async () => {
+    origin = await startHttp((req, res) => {
+      seen.push(req.headers);
+      if (req.url === '/moved') return res.writeHead(302, { location: '/img' }).end();
+      const headers = { 'cache-control': 'public, max-age=600', etag: '"v1"', 'last-modified': 'Tue, 01 Sep 2026 10:00:00 GMT' };
+      if (req.headers['if-none-match'] === '"v1"') return res.writeHead(304, headers).end();
+      res.writeHead(200, { ...headers, 'content-type': 'image/png' }).end('png bytes');
+    });
+  });
+  afterAll(async () => {
+    await client.close();
+    await origin.close();
+  });
+
+  it('reports the response\'s freshness and validators, sends validators, and answers a 304 as notModified without bytes', async () => {
+    const full = await client.fetch(`${origin.url}/img`, { accept: ['image/'] });
+    expect(full.notModified).toBeUndefined();
+    expect(full.caching).toMatchObject({ storable: true, etag: '"v1"', lastModified: 'Tue, 01 Sep 2026 10:00:00 GMT' });
+    expect(full.caching!.freshForMs).toBeGreaterThan(0);
+    expect(full.caching!.freshForMs).toBeLessThanOrEqual(600_000);
+
+    const again = await client.fetch(`${origin.url}/img`, { accept: ['image/'], validators: { etag: '"v1"', lastModified: 'Tue, 01 Sep 2026 10:00:00 GMT' } });
+    expect(seen.at(-1)).toMatchObject({ 'if-none-match': '"v1"', 'if-modified-since': 'Tue, 01 Sep 2026 10:00:00 GMT' });
+    expect(again.notModified).toBe(true);
+    expect(again.bytes.length).toBe(0);
+    expect(again.caching).toMatchObject({ storable: true, etag: '"v1"' });
+
+    // a changed image (another validator): the full answer
+    const changed = await client.fetch(`${origin.url}/img`, { validators: { etag: '"v0"' } });
+    expect(changed.notModified).toBeUndefined();
+    expect(new TextDecoder().decode(changed.bytes)).toBe('png bytes');
+    // no validators, no conditional headers
+    await client.fetch(`${origin.url}/img`);
+    expect(seen.at(-1)!['if-none-match']).toBeUndefined();
+  });
+
+  it('gives no caching for a response reached through a redirect (the redirect\'s lifetime is unknown)', async () => {
+    const r = await client.fetch(`${origin.url}/moved`);
+    expect(new TextDecoder().decode(r.bytes)).toBe('png bytes');
+    expect(r.caching).toBeUndefined();
+  });
+
+  it('reads freshness as a shared cache would (RFC 9111 4.2), never guessing a lifetime', () => {
+    const now = Date.parse('2026-11-27T10:00:00Z');
+    const date = new Date(now).toUTCString();
+    expect(responseCaching({ 'cache-control': 'max-age=60', date }, now)).toEqual({ storable: true, freshForMs: 60_000 });
+    // s-maxage wins for a shared cache; Age and an old Date count against the lifetime
+    expect(responseCaching({ 'cache-control': 'max-age=60, s-maxage=120', age: '20', date }, now).freshForMs).toBe(100_000);
+    expect(responseCaching({ 'cache-control': 'max-age=60', date: new Date(now - 50_000).toUTCString() }, now).freshForMs).toBe(10_000);
+    expect(responseCaching({ 'cache-control': 'max-age=60', age: '90', date }, now).freshForMs).toBe(0);
+    // Expires relative to Date; an invalid Expires is already expired
+    expect(responseCaching({ expires: new Date(now + 30_000).toUTCString(), date }, now).freshForMs).toBe(30_000);
+    expect(responseCaching({ expires: '0', date }, now).freshForMs).toBe(0);
+    // no-cache: kept but revalidated on each use; no-store and private: not kept
+    expect(responseCaching({ 'cache-control': 'no-cache, max-age=600', etag: '"a"', date }, now)).toEqual({ storable: true, freshForMs: 0, etag: '"a"' });
+    expect(responseCaching({ 'cache-control': 'no-store', date }, now).storable).toBe(false);
+    expect(responseCaching({ 'cache-control': 'private, max-age=600', date }, now).storable).toBe(false);
+    // nothing said: no lifetime (no heuristic), the validator alone
+    expect(responseCaching({ 'last-modified': 'Tue, 01 Sep 2026 10:00:00 GMT' }, now)).toEqual({ storable: true, freshForMs: 0, lastModified: 'Tue, 01 Sep 2026 10:00:00 GMT' });
+    expect(responseCaching({ 'cache-control': 'max-age=abc', date }, now).freshForMs).toBe(0);
   });
 });

@@ -39,8 +39,11 @@ const inArm = (x: number, y: number) => ((x >= 30 && x < 40) || (x >= 80 && x < 
 const inLegs = (x: number, y: number) => x >= 42 && x < 78 && y >= 110;
 const inFace = (x: number, y: number) => x >= 50 && x < 70 && y >= 12 && y < 36;
 
-function personBody(): PersonBody {
-  const img = image(W, H, (x, y) => (inTorso(x, y) ? RED : inArm(x, y) || inFace(x, y) ? SKIN : inLegs(x, y) ? DENIM : GREY));
+const photo = (x: number, y: number): Rgb => (inTorso(x, y) ? RED : inArm(x, y) || inFace(x, y) ? SKIN : inLegs(x, y) ? DENIM : GREY);
+
+/** The person in the red top (or as `paint` draws them: sleeves, textured skin), with the same parsing. */
+function personBody(paint: (x: number, y: number) => Rgb = photo): PersonBody {
+  const img = image(W, H, paint);
   const parts = new Uint8Array(W * H);
   const mask = new Uint8Array(W * H);
   for (let y = 0; y < H; y++) {
@@ -245,11 +248,91 @@ describe('checkTryOnResult', () => {
     expect(plain.checks.find((c) => c.check === 'print-structure')).toMatchObject({ value: null, passed: true, source: null });
   });
 
+  it('refuses the old top\'s sleeves left showing in another colour than its chest, passes them repainted', () => {
+    // a two-colour tee: red chest, dark purple sleeves over the upper arms (the parsing says arm)
+    const PURPLE: Rgb = [60, 35, 80];
+    const sleeve = (x: number, y: number) => inArm(x, y) && y < 62;
+    const twoTone = personBody((x, y) => (sleeve(x, y) ? PURPLE : photo(x, y)));
+    const result = (sleeves: Rgb | null) => image(W, H, (x, y) => (inTorso(x, y) ? GREEN : sleeve(x, y) ? (sleeves ?? PURPLE) : photo(x, y)));
+    const left = checkTryOnResult({ person: twoTone, result: result(null), garments: { top: packshot } });
+    expect(left.passed).toBe(false);
+    // the chest's colours are all gone: only the sleeves tell
+    expect(value(left, 'old-garment')).toBe(0);
+    expect(left.checks.find((c) => !c.passed)).toMatchObject({ check: 'old-cloth', source: 'gate', kind: 'max', bound: GATE_BOUNDS.oldCloth });
+    expect(left.reason).toMatch(/^the old top's cloth \(sleeves, straps, neckline\) still showing on \d+\.\d % of it outside the new top \(bound 0\.5 %\)$/);
+    const repainted = checkTryOnResult({ person: twoTone, result: result(SKIN), garments: { top: packshot } });
+    expect(repainted.passed, repainted.reason).toBe(true);
+    expect(value(repainted, 'old-cloth')).toBe(0);
+  });
+
+  it('refuses bare forearms repainted as flat skin in their own colour, passes them kept', () => {
+    // forearms with the skin's texture (a luminance noise of +-12); the result paints them flat
+    const grain = (x: number, y: number) => (((x * 7 + y * 13) % 5) - 2) * 6;
+    const textured = (x: number, y: number): Rgb => {
+      const g = grain(x, y);
+      return inArm(x, y) ? [SKIN[0] + g, SKIN[1] + g, SKIN[2] + g] : photo(x, y);
+    };
+    const bare = personBody(textured);
+    const result = (flat: boolean) => image(W, H, (x, y) => (inTorso(x, y) ? GREEN : flat && inArm(x, y) && y >= 62 ? SKIN : textured(x, y)));
+    const flat = checkTryOnResult({ person: bare, result: result(true), garments: { top: packshot } });
+    expect(flat.passed).toBe(false);
+    expect(flat.checks.find((c) => !c.passed)).toMatchObject({ check: 'limb-repainted', source: 'gate' });
+    expect(value(flat, 'limb-repainted')).toBeGreaterThan(GATE_BOUNDS.limbRepainted);
+    expect(flat.reason).toMatch(/^the person's own hands and arms repainted on \d+\.\d % of their bare skin outside the new top \(bound 10 %\)$/);
+    const kept = checkTryOnResult({ person: bare, result: result(false), garments: { top: packshot } });
+    expect(kept.passed, kept.reason).toBe(true);
+    expect(value(kept, 'limb-repainted')).toBe(0);
+  });
+
+  it('refuses a garment its packshot lost to the backdrop (a light tee on a light card, only the print cut out)', () => {
+    // a tee a few units darker than its card, a red print on its chest
+    const CARD: Rgb = [246, 246, 246];
+    const TEE: Rgb = [234, 234, 234];
+    const tee = (x: number, y: number) => (x >= 25 && x < 75 && y >= 20 && y < 110) || (y >= 20 && y < 45 && x >= 8 && x < 92);
+    const lost = image(100, 120, (x, y) => (x >= 38 && x < 62 && y >= 40 && y < 70 ? RED : tee(x, y) ? TEE : CARD));
+    const v = checkTryOnResult({ person, result: dressed([{ y0: 40, y1: 110, colour: TEE }]), garments: { top: lost } });
+    expect(v.checks.find((c) => c.check === 'garment-lost')).toMatchObject({ passed: false, kind: 'min', source: 'gate' });
+    expect(value(v, 'garment-lost')).toBeLessThan(GATE_BOUNDS.garmentKept);
+    // the same tee on a contrasting card is cut out whole
+    const whole = image(100, 120, (x, y) => (x >= 38 && x < 62 && y >= 40 && y < 70 ? RED : tee(x, y) ? TEE : [90, 90, 90]));
+    const ok = checkTryOnResult({ person, result: dressed([{ y0: 40, y1: 110, colour: TEE }]), garments: { top: whole } });
+    expect(ok.checks.find((c) => c.check === 'garment-lost')).toMatchObject({ passed: true });
+    expect(value(ok, 'garment-lost')).toBeGreaterThan(0.95);
+  });
+
+  it('refuses foreign fragments: paint on the legs away from the old top, backdrop synthesised inside the person', () => {
+    const n = W * H;
+    const alpha = torsoAlpha();
+    const fill = new Uint8Array(n);
+    const layer = (): LayerDiagnostics[] => [{ category: 'top', width: W, height: H, alpha, fill }];
+    const clean = dressed([{ y0: 40, y1: 110, colour: GREEN }]);
+    const good = gate(clean, layer());
+    expect(good.passed, good.reason).toBe(true);
+    expect(value(good, 'foreign-fragments')).toBe(0);
+    // a skin-coloured strip painted down the jeans, 6 px wide and 20 long: 4.3 % of the torso
+    const painted = dressed([{ y0: 40, y1: 110, colour: GREEN }]);
+    for (let y = 125; y < 145; y++) for (let x = 50; x < 56; x++) painted.data.set(SKIN, (y * W + x) * 4);
+    const strip = gate(painted, layer());
+    expect(strip.passed).toBe(false);
+    expect(strip.checks.find((c) => !c.passed)).toMatchObject({ check: 'foreign-fragments', source: 'gate' });
+    expect(strip.reason).toMatch(/^fragments of other clothes or of the backdrop pasted outside the new top, over \d+\.\d % of the torso's area \(bound 1 %\)$/);
+    // the renderer's backdrop fill in the middle of the legs
+    const patched = dressed([{ y0: 40, y1: 110, colour: GREEN }]);
+    for (let y = 125; y < 140; y++) {
+      for (let x = 55; x < 65; x++) {
+        patched.data.set(GREY, (y * W + x) * 4);
+        fill[y * W + x] = 2;
+      }
+    }
+    expect(value(gate(patched, layer()), 'foreign-fragments')).toBeGreaterThan(GATE_BOUNDS.fragments);
+  });
+
   it('reports what it cannot measure as not measured: no parsing, no diagnostics', () => {
     const { parts: _parts, ...classical } = person;
     const v = checkTryOnResult({ person: classical, result: dressed([{ y0: 40, y1: 100, colour: GREEN }]), garments: { top: packshot } });
     expect(v.passed).toBe(true);
-    for (const c of v.checks) expect(c).toMatchObject({ value: null, passed: true });
+    // (the packshot's cut-out is measured from the packshot alone)
+    for (const c of v.checks) if (c.check !== 'garment-lost') expect(c).toMatchObject({ value: null, passed: true });
   });
 
   it('checks a result of another size than the photo (draft quality) on the photo scaled to it', () => {

@@ -15,7 +15,7 @@ import { LearnedPersonAnalyzer } from '../../../../adapters/human/person-analyze
 import { renderTryOn } from '../../../../adapters/builtin/tryon/render-tryon.ts';
 import { cutOut } from '../../../../adapters/builtin/tryon/garment-pieces.ts';
 import type { TryOnDiagnostics } from '../../../../adapters/builtin/tryon/diagnostics.ts';
-import { checkTryOnResult } from '../../../../adapters/builtin/tryon/quality-gate.ts';
+import { checkTryOnResult, type GateCheckName } from '../../../../adapters/builtin/tryon/quality-gate.ts';
 import { MARKS, REAL_PHOTOS, loadPhoto, measurePair, meetsTargets } from '../../../support/tryon-metrics.ts';
 import { realismOfLayer } from '../../../support/realism-metrics.ts';
 
@@ -63,10 +63,14 @@ for (const p of pairs) {
   const m = marks ? measurePair(person, garment, result, marks) : undefined;
   const boxes = m ? (meetsTargets(m) ? 'boxes ok' : `boxes MISS (coverage ${m.coverage.toFixed(2)} face ${m.face.toFixed(3)} legs ${m.legs.toFixed(3)} background ${m.background.toFixed(3)} hem ${m.hemLeft.toFixed(2)})`) : 'no marks';
   const w = layer.warp!;
+  const gateValue = (k: GateCheckName) => {
+    const v = verdict.checks.find((c) => c.check === k)?.value;
+    return v === null || v === undefined ? '-' : `${(v * 100).toFixed(1)}%`;
+  };
   const name = `${p.person.replace(/\.\w+$/, '')}+${p.topGarment.replace(/\.\w+$/, '')}`;
   await sideBySide(name, person, result);
   console.log(
-    `${name.padEnd(36)} ${verdict.passed ? 'PASS' : 'GATED'} ${ms}ms fold ${(w.folded * 100).toFixed(2)}% stretch ${f2(w.maxAreaRatio)} squeeze ${w.minAreaRatio.toFixed(3)}${w.fallback ? ` [${w.fallback}]` : ''} | std ${f2(f.stdRatio)} dE ${f2(f.deltaE)} streak ${f2(f.streak)} edge ${f2(f.edge)} old ${(f.oldShowing * 100).toFixed(1)}% gap ${((verdict.checks.find((c) => c.check === 'garment-gap')?.value ?? 0) * 100).toFixed(1)}% | ${boxes}${verdict.reason ? ` | ${verdict.reason}` : ''}`,
+    `${name.padEnd(36)} ${verdict.passed ? 'PASS' : 'GATED'} ${ms}ms fold ${(w.folded * 100).toFixed(2)}% stretch ${f2(w.maxAreaRatio)} squeeze ${w.minAreaRatio.toFixed(3)}${w.fallback ? ` [${w.fallback}]` : ''} | std ${f2(f.stdRatio)} dE ${f2(f.deltaE)} streak ${f2(f.streak)} edge ${f2(f.edge)} old ${(f.oldShowing * 100).toFixed(1)}% gap ${((verdict.checks.find((c) => c.check === 'garment-gap')?.value ?? 0) * 100).toFixed(1)}% | ${(['old-cloth', 'limb-repainted', 'foreign-fragments', 'garment-lost'] as const).map((k) => `${k} ${gateValue(k)}`).join(' ')} | ${boxes}${verdict.reason ? ` | ${verdict.reason}` : ''}`,
   );
 }
 console.log(`written to ${out}`);
