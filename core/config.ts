@@ -14,6 +14,8 @@ export interface FitroomConfig {
   arPublicUrl: string | null;
   /** External PostgreSQL; when null an embedded cluster runs under dataDir. */
   databaseUrl: string | null;
+  /** DATABASE_CONNECT_TIMEOUT_MS: how long opening a database connection may take before it fails. */
+  databaseConnectTimeoutMs: number;
   dataDir: string;
   adminKey: string | null;
   /** CIDRs outbound fetches may reach besides public addresses (tests use loopback). */
@@ -209,6 +211,7 @@ export function loadConfig(env: Env): FitroomConfig {
     publicUrl: url(env, 'PUBLIC_URL'),
     arPublicUrl: url(env, 'AR_PUBLIC_URL'),
     databaseUrl: str(env, 'DATABASE_URL'),
+    databaseConnectTimeoutMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS', 10_000, 100, 600_000),
     dataDir: str(env, 'DATA_DIR') ?? './.fitroom',
     adminKey: str(env, 'ADMIN_KEY'),
     allowedPrivateNetworks: nets,

@@ -12,9 +12,13 @@ const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '
 // Dates come back as Date; bigint sizes as numbers (files stay far below 2^53).
 pg.types.setTypeParser(20, (v) => Number(v));
 
-export function createPool(connectionString: string, max = 10): Pool {
-  // query_timeout: a server that stops answering (frozen, partitioned) fails queries instead of hanging them
-  const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 10_000, query_timeout: 20_000 });
+/** How long opening a connection may take by default (DATABASE_CONNECT_TIMEOUT_MS). */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+export function createPool(connectionString: string, max = 10, opts: { connectTimeoutMs?: number } = {}): Pool {
+  // connectionTimeoutMillis: a server that accepts the connection and never answers fails the
+  // connect instead of holding it; query_timeout: the same for a server that stops answering queries
+  const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS, query_timeout: 20_000 });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   // (Once the pool is ending, the server shutting down its last connections is expected, not news.)
   pool.on('error', (err) => pool.ending || console.error('[postgres] idle client error:', err.message));

@@ -10,6 +10,7 @@ type Handler = (payload: string) => void;
  */
 export class PgListener {
   private readonly url: string;
+  private readonly connectTimeoutMs: number;
   private readonly handlers = new Map<string, Set<Handler>>();
   private readonly resetHandlers = new Set<() => void>();
   private client: pg.Client | null = null;
@@ -20,8 +21,10 @@ export class PgListener {
   private lostAt: number | null = null;
   private listening: Promise<unknown> = Promise.resolve();
 
-  constructor(connectionString: string) {
+  /** `connectTimeoutMs`: a server that accepts the connection and never answers is retried, not waited on. */
+  constructor(connectionString: string, opts: { connectTimeoutMs?: number } = {}) {
     this.url = connectionString;
+    this.connectTimeoutMs = opts.connectTimeoutMs ?? 10_000;
   }
 
   /** Subscribes to a channel; returns an unsubscribe function. */
@@ -59,7 +62,7 @@ export class PgListener {
 
   private async connect(): Promise<void> {
     // keepAlive: a peer that vanishes without closing (partition, frozen host) is noticed, not waited on forever
-    const client = new pg.Client({ connectionString: this.url, keepAlive: true });
+    const client = new pg.Client({ connectionString: this.url, keepAlive: true, connectionTimeoutMillis: this.connectTimeoutMs });
     client.on('notification', (m) => {
       for (const h of this.handlers.get(m.channel) ?? []) h(m.payload ?? '');
     });

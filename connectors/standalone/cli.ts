@@ -60,7 +60,7 @@ async function main() {
   const running = config.databaseUrl ? null : runningEmbeddedUrl(config);
   if (!config.databaseUrl && !running) console.error(`Starting the embedded database in ${config.dataDir} (no service is running; a few seconds)…`);
   const db = running ? { url: running, stop: async () => undefined } : await openDatabase(config, () => undefined);
-  const pool = createPool(db.url, 2);
+  const pool = createPool(db.url, 2, { connectTimeoutMs: config.databaseConnectTimeoutMs });
   try {
     await migrate(pool);
     if (group === 'jobs') {

@@ -39,7 +39,7 @@ import { SafeHttp } from '../../adapters/http/safe-http.ts';
 import { SharpImageCodec } from '../../adapters/sharp/image-codec.ts';
 import { PiscinaCpuPool } from '../../adapters/piscina/cpu-pool.ts';
 import { CPU_POOL } from '../../core/ports/cpu-pool.ts';
-import { createHttpApp, type HttpDeps } from './http.ts';
+import { createHttpHandler, type HttpDeps } from './http.ts';
 import type Router from '@koa/router';
 import { OperationPipeline } from '../../core/pipeline.ts';
 import { USAGE_ATTRIBUTION } from '../../core/auth-schemes.ts';
@@ -124,7 +124,7 @@ async function openBlobStore(config: FitroomConfig): Promise<BlobStore> {
 
 export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: string; plugins: FitroomPlugin[]; poolSize?: number; migrate?: boolean; mounts?: Mount[]; logger?: Logger }): Promise<Fitroom> {
   const log = opts.logger ?? createLogger({ level: process.env.LOG_LEVEL ?? 'warn' });
-  const pool = createPool(opts.databaseUrl, opts.poolSize ?? 20);
+  const pool = createPool(opts.databaseUrl, opts.poolSize ?? 20, { connectTimeoutMs: config.databaseConnectTimeoutMs });
   if (opts.migrate !== false) await migrate(pool);
   const services = new TsyringeServices(rootContainer.createChildContainer());
   const kernel = new Kernel(config, services);
@@ -135,7 +135,7 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
   const cpuPool = new PiscinaCpuPool(config.cpuPool);
   const webhookStore = new PostgresWebhookStore(pool, config.webhook.maxAttempts);
   const rateLimiter = new PostgresRateLimiter(pool);
-  const listener = new PgListener(opts.databaseUrl);
+  const listener = new PgListener(opts.databaseUrl, { connectTimeoutMs: config.databaseConnectTimeoutMs });
   const jobStore = new PostgresJobStore(pool, config.webhook.maxAttempts, listener);
   const signingSecret = await sharedSecret(pool, 'signing_secret');
 
@@ -177,9 +177,9 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
   const webhooks = new WebhookSender(webhookStore, webhookHttp, { timeoutMs: config.webhook.timeoutMs, breaker: { threshold: config.webhook.breakerThreshold, pauseMs: config.webhook.breakerPauseMs } });
   const workers: WorkerHandle[] = [];
 
-  const listenOn = (app: ReturnType<typeof createHttpApp>, port: number) =>
+  const listenOn = (handler: ReturnType<typeof createHttpHandler>, port: number) =>
     new Promise<string>((resolve, reject) => {
-      const server = http.createServer({ connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(config.http.headersTimeoutMs / 4))) }, app.callback());
+      const server = http.createServer({ connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(config.http.headersTimeoutMs / 4))) }, handler);
       // A slow or stalled client cannot hold a connection: headers, whole request and idle time are bounded.
       server.keepAliveTimeout = 65_000;
       server.headersTimeout = config.http.headersTimeoutMs;
@@ -218,10 +218,10 @@ export async function createFitroom(config: FitroomConfig, opts: { databaseUrl: 
       const pipeline = createPipeline();
       await cpuPool.warm(POOL_MODULES);
       let arPort: number | undefined;
-      const apiUrl = await listenOn(createHttpApp({ kernel, pipeline, blobs, cpuPool, host: 'api', log, arPort: () => arPort, extraRoutes: (r, d) => (docsRoutes(r), opts.mounts?.forEach((m) => m(r, d))) }), config.port);
+      const apiUrl = await listenOn(createHttpHandler({ kernel, pipeline, blobs, cpuPool, host: 'api', log, arPort: () => arPort, extraRoutes: (r, d) => (docsRoutes(r), opts.mounts?.forEach((m) => m(r, d))) }), config.port);
       const apiPort = Number(new URL(apiUrl).port);
       const hasAr = kernel.operations.some((o) => o.host === 'ar');
-      const arUrl = hasAr ? await listenOn(createHttpApp({ kernel, pipeline, blobs, cpuPool, host: 'ar', log, apiPort: () => apiPort }), config.arPort) : null;
+      const arUrl = hasAr ? await listenOn(createHttpHandler({ kernel, pipeline, blobs, cpuPool, host: 'ar', log, apiPort: () => apiPort }), config.arPort) : null;
       if (arUrl) arPort = Number(new URL(arUrl).port);
       return { apiUrl, arUrl };
     },

@@ -3,6 +3,7 @@ import Router, { type RouterContext } from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import busboy from 'busboy';
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
 import type { Kernel } from '../../core/kernel.ts';
@@ -133,18 +134,31 @@ const CORS_HEADERS = 'Content-Type, X-API-Key, X-Challenge-Token, X-Service-Veri
 const CORS_EXPOSED = 'X-Request-Id, X-Service-Verification-TTL, X-Service-Verification-Pass, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After';
 
 /**
- * The Koa app of one host: routes from the operation table, each translating the HTTP request into
- * the core pipeline's InboundRequest and its answer back. Nothing here decides who may call what.
+ * A direct answer that only Koa's respond() writes (a file, text, cookies, a status without a body):
+ * its request is handed to the Koa app, which writes it as it writes the router's answers.
  */
-export function createHttpApp(deps: HttpDeps): Koa {
+const answered = new WeakMap<IncomingMessage, OperationResponse>();
+
+/** Request paths the direct lookup takes: anything else (escapes, dots and colons aside) goes to Koa's parsing. */
+const PLAIN_PATH = /^\/[A-Za-z0-9._~/-]*$/;
+
+/**
+ * The request listener of one host: routes from the operation table, each translating the HTTP
+ * request into the core pipeline's InboundRequest and its answer back. Nothing here decides who may
+ * call what. An operation's own path in its own spelling is answered without Koa's middleware chain
+ * (a Koa context still carries the request, so addresses, host, query, cookies and bodies are read
+ * exactly as Koa reads them); anything else (another case, a trailing slash, an escape, HEAD,
+ * OPTIONS, a path an extra route also matches) goes through the Koa app and its router.
+ */
+export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: ServerResponse) => void {
   const { kernel, pipeline } = deps;
   // TRUST_PROXY: the client address (and protocol and host) come from X-Forwarded-* only behind that many proxies.
   const hops = kernel.config.trustProxyHops;
   const app = new Koa<State>({ proxy: hops > 0, maxIpsCount: hops });
   app.silent = true;
 
-  // Failures outside an operation (no route, wrong method, a broken request line) leave in the envelope too.
-  app.use(async (ctx, next) => {
+  /** Every request, once, whichever way it is answered: its id, that header, and its log line. */
+  const begin = (ctx: Koa.ParameterizedContext<State>) => {
     ctx.state.requestId = randomUUID();
     ctx.res.setHeader('X-Request-Id', ctx.state.requestId);
     // the request line is built only when it is written (LOG_LEVEL info or finer)
@@ -155,6 +169,13 @@ export function createHttpApp(deps: HttpDeps): Koa {
         log.info({ reqId: ctx.state.requestId, host: deps.host, op: ctx.state.operation, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - t0), caller: ctx.state.caller, ...submittedJob(ctx.state.sent ?? ctx.body) }, 'request'),
       );
     }
+  };
+
+  // Failures outside an operation (no route, wrong method, a broken request line) leave in the envelope too.
+  app.use(async (ctx, next) => {
+    const early = answered.get(ctx.req);
+    if (early) return write(ctx, early);
+    begin(ctx);
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined && !ctx.state.sent) throw new FitroomError('NOT_FOUND', `No route for ${ctx.method} ${ctx.path}`);
@@ -166,33 +187,49 @@ export function createHttpApp(deps: HttpDeps): Koa {
   const router = new Router();
   deps.extraRoutes?.(router, deps);
   const extras = router.stack.map((l) => ({ prefix: typeof l.path === 'string' ? l.path.split(/[:(*{\\]/)[0].toLowerCase() : '', match: (p: string) => l.match(p) }));
-  const direct = new DirectRoutes<(ctx: RouterContext<State>) => Promise<void>>(extras);
+  const direct = new DirectRoutes<(ctx: RouterContext<State>) => Promise<OperationResponse>>(extras);
   for (const op of kernel.operations.filter((o) => (o.host ?? 'api') === deps.host)) {
     const path = op.path.replace(/\{(\w+)\}/g, ':$1');
     const cors = op.cors || op.auth.includes('storefront');
-    const handle = async (ctx: RouterContext<State>) => {
+    const answer = async (ctx: RouterContext<State>): Promise<OperationResponse> => {
       if (cors) allowOrigin(ctx);
       ctx.state.operation = op.id;
       const res = await pipeline.invoke(op, inbound(ctx, deps));
       ctx.state.caller = res.caller;
-      if (!writeJson(ctx, res)) write(ctx, res);
+      return res;
     };
-    router.register(path, [op.method], handle, { name: op.id });
-    direct.add(op.method, op.path, handle);
+    router.register(path, [op.method], async (ctx: RouterContext<State>) => {
+      const res = await answer(ctx);
+      if (!writeJson(ctx, res)) write(ctx, res);
+    }, { name: op.id });
+    direct.add(op.method, op.path, answer);
     if (cors) router.register(path, ['OPTIONS'], (ctx: RouterContext<State>) => preflight(ctx, op));
   }
-  // An operation's own path in its own spelling goes straight to it; anything else (another case, a
-  // trailing slash, an escape, HEAD, OPTIONS, a path an extra route also matches) takes the router.
-  app.use((ctx, next) => {
-    const path = ctx.path;
-    const hit = path.includes('%') ? null : direct.find(ctx.method, path);
-    if (!hit) return next();
-    (ctx as RouterContext<State>).params = hit.params;
-    return hit.handler(ctx as RouterContext<State>);
-  });
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true, methodNotAllowed: () => new FitroomError('METHOD_NOT_ALLOWED', 'Method not allowed on this route'), notImplemented: () => new FitroomError('METHOD_NOT_ALLOWED', 'Method not implemented') }));
-  return app as unknown as Koa;
+
+  const viaKoa = app.callback();
+  /** A direct answer: written here when it is JSON, otherwise by the Koa app. */
+  const finish = (ctx: RouterContext<State>, res: OperationResponse) => {
+    if (writeJson(ctx, res)) return;
+    ctx.state.sent = res.body;
+    answered.set(ctx.req, res);
+    void viaKoa(ctx.req, ctx.res);
+  };
+  return (req, res) => {
+    const url = req.url ?? '';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    const hit = PLAIN_PATH.test(path) ? direct.find(req.method ?? '', path) : null;
+    if (!hit) return void viaKoa(req, res);
+    const ctx = app.createContext(req, res) as RouterContext<State>;
+    begin(ctx);
+    ctx.params = hit.params;
+    hit.handler(ctx).then(
+      (out) => finish(ctx, out),
+      (raw) => finish(ctx, pipeline.failure(raw, ctx.state.requestId)),
+    ).catch((raw) => finish(ctx, pipeline.failure(raw, ctx.state.requestId)));
+  };
 }
 
 /** A path template's segments: literal text, or `{name}` taking one whole segment. */

@@ -14,11 +14,13 @@ import { definePlugin } from '../../core/plugin.ts';
 import { TOKENS } from '../../core/tokens.ts';
 import type { JobKind } from '../../core/jobs.ts';
 import type { Pool } from '../../adapters/postgres/db.ts';
-import { loadTest, percentile, printTable, startBenchDatabase, startBenchService, withCpu, type LoadResult } from './lib.ts';
+import { loadTest, percentile, printProfile, printTable, profiled, startBenchDatabase, startBenchService, withCpu, type LoadResult } from './lib.ts';
 
 const CONNECTIONS = 10;
 const SECONDS = 5;
 const WARMUP_SECONDS = 1;
+/** `--profile`: (a) and (b) run under the inspector's CPU profiler; their top functions are printed. */
+const PROFILE = process.argv.includes('--profile');
 const PICKUP_JOBS = 50;
 const PICKUP_WARMUP_JOBS = 5;
 /** The worker's fallback poll; pickup itself rides on LISTEN/NOTIFY (this is the production default). */
@@ -120,12 +122,16 @@ async function main() {
     await waitFinished(svc.fitroom.pool);
 
     // (a) and (b): same client, connections and duration; CPU of this process and of PostgreSQL meanwhile.
-    const measure = async (url: string, headers: Record<string, string> = {}) => {
+    const measure = async (name: string, url: string, headers: Record<string, string> = {}) => {
       await loadTest(url, { connections: CONNECTIONS, seconds: WARMUP_SECONDS, headers }); // warm-up, not counted
-      return withCpu(db, () => loadTest(url, { connections: CONNECTIONS, seconds: SECONDS, headers }));
+      const run = () => withCpu(db, () => loadTest(url, { connections: CONNECTIONS, seconds: SECONDS, headers }));
+      if (!PROFILE) return run();
+      const { value, profile } = await profiled(run);
+      printProfile(`${name} under the CPU profiler (the throughput figures below include it)`, profile, `api-bench-${name.slice(1, 2)}.cpuprofile`, value.value.requests);
+      return value;
     };
-    const bareRun = await measure(bare.url);
-    const jobRun = await measure(`${svc.api}/api/v1/jobs/${first.jobId}`, { 'x-api-key': key });
+    const bareRun = await measure('(a)', bare.url);
+    const jobRun = await measure('(b)', `${svc.api}/api/v1/jobs/${first.jobId}`, { 'x-api-key': key });
     const perRequest = (seconds: number, r: LoadResult) => Math.round((seconds * 1e6) / Math.max(1, r.requests));
     const row = (name: string, m: { value: LoadResult; nodeSeconds: number; postgresSeconds: number }) => {
       const r = m.value;

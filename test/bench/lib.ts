@@ -3,7 +3,8 @@
  * service on loopback, an autocannon run, percentiles and a plain table printer.
  * Benchmarks print figures; they never assert wall-clock times.
  */
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -165,4 +166,71 @@ export function printTable(title: string, header: string[], rows: (string | numb
   console.log(line(header));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of cells.slice(1)) console.log(line(r));
+}
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+  children?: number[];
+}
+export interface CpuProfile {
+  nodes: ProfileNode[];
+  startTime: number;
+  endTime: number;
+}
+
+/** Runs `fn` under the inspector's sampling CPU profiler (this process only). */
+export async function profiled<T>(fn: () => Promise<T>): Promise<{ value: T; profile: CpuProfile }> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 250 });
+  await session.post('Profiler.start');
+  try {
+    const value = await fn();
+    const { profile } = (await session.post('Profiler.stop')) as unknown as { profile: CpuProfile };
+    return { value, profile };
+  } finally {
+    session.disconnect();
+  }
+}
+
+/**
+ * Writes the profile (for Chrome DevTools) to `file` in the working directory and prints the
+ * functions and the files with the most self time, and the functions with the most total time
+ * (self plus callees, each sample counted once per function), as wall-clock µs per request.
+ */
+export function printProfile(title: string, profile: CpuProfile, file: string, requests: number, top = 25): void {
+  writeFileSync(file, JSON.stringify(profile));
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const where = (n: ProfileNode) => {
+    const u = n.callFrame.url.replace(/^file:\/\//, '').replace(process.cwd() + '/', '');
+    return u ? u.replace(/^.*node_modules\//, '~/') : '(native)';
+  };
+  const fnName = (n: ProfileNode) => `${n.callFrame.functionName || '(anonymous)'} ${where(n)}:${n.callFrame.lineNumber + 1}`;
+  const self = new Map<string, number>(), files = new Map<string, number>(), total = new Map<string, number>();
+  let all = 0;
+  for (const n of profile.nodes) {
+    const hits = n.hitCount ?? 0;
+    if (!hits) continue;
+    all += hits;
+    self.set(fnName(n), (self.get(fnName(n)) ?? 0) + hits);
+    files.set(where(n), (files.get(where(n)) ?? 0) + hits);
+    const seen = new Set<string>();
+    for (let id: number | undefined = n.id; id !== undefined; id = parent.get(id)) {
+      const k = fnName(byId.get(id)!);
+      if (seen.has(k)) continue;
+      seen.add(k);
+      total.set(k, (total.get(k) ?? 0) + hits);
+    }
+  }
+  const perRequest = (profile.endTime - profile.startTime) / all / Math.max(1, requests);
+  const us = (v: number) => (v * perRequest).toFixed(1);
+  const rows = (m: Map<string, number>, n = top) => [...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => [k, us(v)]);
+  printTable(`${title}: self time by function (${all} samples over ${requests} requests, written to ${file})`, ['function', 'µs/req'], rows(self));
+  printTable('self time by file', ['file', 'µs/req'], rows(files));
+  printTable('total time by function', ['function', 'µs/req'], rows(total, top * 2));
 }
