@@ -18,9 +18,9 @@ let totalBytes = 0;
 /** How often the cache answered and how often it segmented (read by tests and diagnostics). */
 export const cutoutCacheStats = { hits: 0, misses: 0 };
 
-function keyOf(img: RasterImage, keepRatio: number): string {
+function keyOf(img: RasterImage, keepRatio: number, insideBack: boolean, flat: boolean): string {
   const h = createHash('sha256');
-  h.update(`${img.width}x${img.height}/${keepRatio}/`);
+  h.update(`${img.width}x${img.height}/${keepRatio}/${insideBack ? 'neck' : ''}/${flat ? 'flat' : ''}/`);
   h.update(img.data);
   return h.digest('hex');
 }
@@ -31,13 +31,15 @@ function copy(cut: GarmentCutout): GarmentCutout {
     mask: cut.mask.slice(),
     labels: cut.labels.slice(),
     components: cut.components.map((c) => ({ area: c.area, box: [...c.box] as GarmentCutout['components'][number]['box'] })),
+    insideBack: cut.insideBack?.slice() ?? null,
   };
 }
 
 /** segmentGarment, answered from the cache when the same pixels were cut with the same options. */
 export function cachedSegmentGarment(img: RasterImage, opts: SegmentOptions): GarmentCutout {
   const keepRatio = opts.keepRatio ?? 0.2;
-  const key = keyOf(img, keepRatio);
+  const insideBack = opts.insideBack ?? false;
+  const key = keyOf(img, keepRatio, insideBack, opts.flatBackdrop ?? false);
   const hit = entries.get(key);
   if (hit) {
     cutoutCacheStats.hits++;
@@ -47,8 +49,8 @@ export function cachedSegmentGarment(img: RasterImage, opts: SegmentOptions): Ga
     return copy(hit.cut);
   }
   cutoutCacheStats.misses++;
-  const cut = segmentGarment(img, { ...opts, keepRatio });
-  const bytes = cut.image.data.byteLength + cut.mask.byteLength + cut.labels.byteLength;
+  const cut = segmentGarment(img, { ...opts, keepRatio, insideBack });
+  const bytes = cut.image.data.byteLength + cut.mask.byteLength + cut.labels.byteLength + (cut.insideBack?.byteLength ?? 0);
   if (bytes <= MAX_BYTES) {
     const kept = copy(cut);
     entries.set(key, { cut: kept, bytes });

@@ -744,7 +744,8 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
   const solid: GarmentSource = prepareSource({ ...packshot, data: opaque(packshot) }, s);
   const solidFrom = shape.shoulderY + 0.12 * (shape.hemY - shape.shoulderY);
   const solidTo = shape.hemY - 0.03 * (shape.hemY - shape.shoulderY);
-  const dropped = innerBack(cut, packshot, shape);
+  // the cut-out's own label of the inside back when it found one (neck-opening.ts), else the estimate here
+  const dropped = cut.insideBack ?? innerBack(cut, packshot, shape);
   const pw = cut.image.width;
   const ph = cut.image.height;
   const maps = createWarpMaps(n);

@@ -10,7 +10,8 @@ import type { RasterImage } from '../../../core/images.ts';
 import { FitroomError } from '../../../core/errors.ts';
 import { backgroundDifference, estimateBackground, type BackgroundModel } from '../raster/backdrop.ts';
 import { fillHoles, labelComponents } from '../raster/components.ts';
-import { close, erode, open } from '../raster/morphology.ts';
+import { close, dilate, erode, open } from '../raster/morphology.ts';
+import { insideBackOfNeck } from './neck-opening.ts';
 
 export interface GarmentCutout {
   /** Straight RGBA: colour with the background removed from edge pixels, alpha = matte. */
@@ -20,11 +21,24 @@ export interface GarmentCutout {
   /** Kept component index per pixel (largest first), -1 elsewhere. */
   labels: Int32Array;
   components: { area: number; box: [number, number, number, number] }[];
+  /**
+   * 1 = the inside back of a top's neck seen through the neck opening (and the back collar above
+   * it): garment in `mask` and `labels`, but not part of the front a worn top shows
+   * (neck-opening.ts). Null when not asked for or not found.
+   */
+  insideBack: Uint8Array | null;
 }
 
 export interface SegmentOptions {
   /** Components at least this fraction of the largest one's area are kept (pairs of shoes, loose parts). */
   keepRatio?: number;
+  /** Label the inside back of the neck (tops). */
+  insideBack?: boolean;
+  /**
+   * Tighter thresholds on a digitally flat backdrop (white garments on #f6f6f6); off by default
+   * until the renderer's realism figures and gate lists are re-measured with it.
+   */
+  flatBackdrop?: boolean;
 }
 
 function hasTransparentBorder(img: RasterImage): boolean {
@@ -77,20 +91,35 @@ function boxMean3(img: RasterImage): RasterImage {
  * Pixels lighter than the backdrop are never shadow: a white garment on a light grey or off-white
  * card stands out by being lighter, even where its colour is close.
  */
-function backdropFlood(img: RasterImage, bg: BackgroundModel): Uint8Array {
+function backdropFlood(img: RasterImage, bg: BackgroundModel, allowFlat: boolean): { mask: Uint8Array; flat: boolean } {
   const { width: w, height: h } = img;
   const n = w * h;
   const diff = backgroundDifference(img, bg);
+  // A digitally flat backdrop: the border band of the smoothed photo has no noise at all (a
+  // garment cut out and pasted on #f6f6f6 or #fff, as many shops and the try-on datasets publish
+  // theirs). Nothing casts a shadow on it, and a white tee only 2-3 levels off it is cloth: there
+  // any pixel more than about 2 levels off (one level in every channel, as the box a cut-out was
+  // once pasted in, is still backdrop) stops the flood. A photographed backdrop has sensor noise
+  // and shadows, and keeps a photo's thresholds.
+  const band = Math.max(2, Math.round(Math.min(w, h) * 0.02));
+  const deltas: number[] = [];
+  for (let y = 0; y < h; y += 2) {
+    for (let x = 0; x < w; x += 2) {
+      if (x >= band && x < w - band && y >= band && y < h - band) continue;
+      deltas.push(diff.delta[y * w + x]);
+    }
+  }
+  deltas.sort((p, q) => p - q);
+  const flat = allowFlat && deltas.length > 0 && deltas[Math.floor(deltas.length * 0.9)] < 0.5;
   const noise = bg.noise;
-  const tLo = Math.max(6, 4 * noise);
-  const tLight = Math.max(4, 2.5 * noise);
+  const tLo = flat ? 2.2 : Math.max(6, 4 * noise);
+  const tLight = flat ? 1.8 : Math.max(4, 2.5 * noise);
   const tGhost = Math.max(40, 10 * noise);
   const step = Math.max(6, 3 * noise);
   const epsilon = 0.5 * noise;
-  // the backdrop's chromaticity noise, from a band along the border: a shadow keeps the backdrop's
+  // the backdrop's chromaticity noise, from the border band: a shadow keeps the backdrop's
   // chromaticity within it (scaled up as the shadow darkens), cloth of nearly the backdrop's
   // colour seldom does (a cool white on a warm off-white card)
-  const band = Math.max(2, Math.round(Math.min(w, h) * 0.02));
   const border: number[] = [];
   for (let y = 0; y < h; y += 2) {
     for (let x = 0; x < w; x += 2) {
@@ -137,7 +166,7 @@ function backdropFlood(img: RasterImage, bg: BackgroundModel): Uint8Array {
       let r = 0;
       if (differs[q]) {
         const dl = diff.lum[q] - diff.lum[p];
-        if (!shadowLike[q] || Math.abs(dl) > step) continue;
+        if (!shadowLike[q] || Math.abs(dl) > step || flat) continue;
         if (diff.delta[q] >= tGhost) {
           r = dl < -epsilon ? 0 : run[p] + 1;
           if (r > 3) continue;
@@ -158,7 +187,7 @@ function backdropFlood(img: RasterImage, bg: BackgroundModel): Uint8Array {
     const edge = (x > 0 && run[i - 1] !== Infinity) || (x < w - 1 && run[i + 1] !== Infinity) || (i >= w && run[i - w] !== Infinity) || (i + w < n && run[i + w] !== Infinity);
     out[i] = edge ? 0 : 255;
   }
-  return out;
+  return { mask: out, flat };
 }
 
 export function segmentGarment(img: RasterImage, opts: SegmentOptions = {}): GarmentCutout {
@@ -172,7 +201,23 @@ export function segmentGarment(img: RasterImage, opts: SegmentOptions = {}): Gar
   const bg = smooth ? estimateBackground(smooth) : null;
 
   // 1. the backdrop and its shadows, flooded from the frame (see backdropFlood); the rest is garment
-  const raw = smooth && bg ? backdropFlood(smooth, bg) : new Uint8Array(n);
+  let raw: Uint8Array = new Uint8Array(n);
+  if (smooth && bg) {
+    const strict = backdropFlood(smooth, bg, opts.flatBackdrop ?? false);
+    raw = strict.mask;
+    if (strict.flat) {
+      // on a flat backdrop the strict flood also keeps the JPEG halo around a strongly coloured
+      // garment (a ragged fringe some pixels wide, which fills the gap under a sleeve): of what it
+      // adds to a photo's flood, only thick parts are cloth (the white body and sleeves of a tee)
+      const photo = backdropFlood(smooth, bg, false).mask;
+      const extra = new Uint8Array(n);
+      for (let p = 0; p < n; p++) extra[p] = raw[p] && !photo[p] ? 255 : 0;
+      const r = Math.max(3, Math.round(Math.hypot(w, h) * 0.005));
+      const thick = dilate(open(extra, w, h, r, { shape: 'disk' }), w, h, r + 1, { shape: 'disk' });
+      for (let p = 0; p < n; p++) photo[p] = photo[p] || (extra[p] && thick[p]) ? 255 : 0;
+      raw = photo;
+    }
+  }
   if (!bg) for (let p = 0; p < n; p++) raw[p] = data[p * 4 + 3] >= 128 ? 255 : 0;
 
   // 2. clean-up: remove specks, seal seams, fill enclosed holes (prints matching the background)
@@ -285,10 +330,12 @@ export function segmentGarment(img: RasterImage, opts: SegmentOptions = {}): Gar
       out[i + 3] = Math.round(a * 255);
     }
   }
-  return {
-    image: { width: w, height: h, data: out },
-    mask: finalMask,
-    labels,
-    components: kept.map((c) => ({ area: c.area, box: [c.x0, c.y0, c.x1, c.y1] })),
-  };
+  const boxes = kept.map((c) => ({ area: c.area, box: [c.x0, c.y0, c.x1, c.y1] as [number, number, number, number] }));
+  let insideBack: Uint8Array | null = null;
+  if (opts.insideBack && boxes.length) {
+    const main = new Uint8Array(n);
+    for (let p = 0; p < n; p++) main[p] = labels[p] === 0 ? 1 : 0;
+    insideBack = insideBackOfNeck(smooth ?? img, main, boxes[0].box);
+  }
+  return { image: { width: w, height: h, data: out }, mask: finalMask, labels, components: boxes, insideBack };
 }

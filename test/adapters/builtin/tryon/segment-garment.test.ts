@@ -1,7 +1,12 @@
-import { describe, expect, it } from 'vitest';
-import { segmentGarment } from '../../../../adapters/builtin/tryon/segment-garment.ts';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import sharp from 'sharp';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type GarmentCutout, segmentGarment } from '../../../../adapters/builtin/tryon/segment-garment.ts';
 import type { RasterImage } from '../../../../core/images.ts';
 import { drawBottom, drawShoes, drawTop } from '../../../support/garments.ts';
+import { addNoise, ellipse, paint, polygon, rect, solidImage } from '../../../support/images.ts';
+import { REAL_PHOTOS, loadPhoto } from '../../../support/tryon-metrics.ts';
 
 /** Ground truth: the same garment drawn on a transparent background. */
 function truth(img: RasterImage): Uint8Array {
@@ -67,5 +72,124 @@ describe('segmentGarment', () => {
   it('rejects an image with nothing on it', () => {
     const blank: RasterImage = { width: 64, height: 64, data: new Uint8Array(64 * 64 * 4).fill(250) };
     expect(() => segmentGarment(blank)).toThrow(/No garment/);
+  });
+});
+
+type Pt = [number, number];
+interface GarmentMarks { box: [number, number, number, number]; inside: Pt[]; outside: Pt[]; insideBack?: Pt; front?: Pt }
+const MARKS = JSON.parse(readFileSync(path.join(REAL_PHOTOS, 'garment-marks.json'), 'utf8')) as { garments: Record<string, GarmentMarks> };
+const PACKSHOTS = readdirSync(path.join(REAL_PHOTOS, 'garments')).filter((f) => f.endsWith('.jpg'));
+const TRUTH = readdirSync(path.join(REAL_PHOTOS, 'garment-masks')).map((f) => f.replace(/\.png$/, '.jpg'));
+
+describe('segmentGarment on the real packshots', () => {
+  const cuts = new Map<string, GarmentCutout>();
+  beforeAll(async () => {
+    for (const file of PACKSHOTS) {
+      const img = await loadPhoto(path.join(REAL_PHOTOS, 'garments', file));
+      cuts.set(file, segmentGarment(img, { keepRatio: file.startsWith('sneaker') ? 0.3 : 0.2, insideBack: !file.startsWith('sneaker'), flatBackdrop: true }));
+    }
+  }, 300_000);
+
+  it('cuts every packshot out as one garment of a plausible size', () => {
+    expect(cuts.size).toBeGreaterThanOrEqual(25);
+    for (const [file, cut] of cuts) {
+      let area = 0;
+      for (const v of cut.mask) if (v) area++;
+      expect(area / cut.mask.length, file).toBeGreaterThan(0.15);
+      expect(area / cut.mask.length, file).toBeLessThan(0.75);
+    }
+  });
+
+  it('matches the truth masks: IoU at least 0.96 on each (white tops on white included)', async () => {
+    expect(TRUTH.length).toBeGreaterThanOrEqual(7);
+    for (const file of TRUTH) {
+      const { data } = await sharp(path.join(REAL_PHOTOS, 'garment-masks', file.replace(/\.jpg$/, '.png'))).extractChannel(0).raw().toBuffer({ resolveWithObject: true });
+      const truthMask = new Uint8Array(data.length);
+      for (let i = 0; i < data.length; i++) truthMask[i] = data[i] >= 128 ? 255 : 0;
+      expect(iou(cuts.get(file)!.mask, truthMask), file).toBeGreaterThanOrEqual(0.96);
+    }
+  });
+
+  it('agrees with the hand marks: the box to 15 px, cloth inside, backdrop outside', () => {
+    const marked = Object.entries(MARKS.garments);
+    expect(marked.map(([f]) => f)).toContain('07764_00.jpg');
+    for (const [file, m] of marked) {
+      const cut = cuts.get(file)!;
+      const w = cut.image.width;
+      const box = cut.components[0].box;
+      for (let k = 0; k < 4; k++) expect(Math.abs(box[k] - m.box[k]), `${file} box[${k}]`).toBeLessThanOrEqual(15);
+      for (const [x, y] of m.inside) expect(cut.mask[y * w + x], `${file} inside ${x},${y}`).toBe(255);
+      for (const [x, y] of m.outside) expect(cut.mask[y * w + x], `${file} outside ${x},${y}`).toBe(0);
+    }
+  });
+
+  it('labels the inside back of the neck apart from the front, keeping it in the mask', () => {
+    const marked = Object.entries(MARKS.garments).filter(([, m]) => m.insideBack);
+    expect(marked.length).toBeGreaterThanOrEqual(2);
+    for (const [file, m] of marked) {
+      const cut = cuts.get(file)!;
+      const w = cut.image.width;
+      const [bx, by] = m.insideBack!;
+      const [fx, fy] = m.front!;
+      expect(cut.insideBack, file).not.toBeNull();
+      expect(cut.insideBack![by * w + bx], `${file} inside back`).toBe(1);
+      expect(cut.mask[by * w + bx], `${file} inside back is cloth`).toBe(255);
+      expect(cut.insideBack![fy * w + fx], `${file} front`).toBe(0);
+    }
+  });
+
+  it('labels no inside back on a print up to the collar, nor when not asked', () => {
+    // a floral blouse with a ruffled stand-up collar: no one front colour, nothing labelled
+    expect(cuts.get('00470_00.jpg')!.insideBack).toBeNull();
+    const cut = segmentGarment(drawTop());
+    expect(cut.insideBack).toBeNull();
+  });
+});
+
+/**
+ * A white tee on a digitally flat #f6f6f6 backdrop, as shops and the try-on datasets publish cut-out
+ * packshots: cloth 1-4 levels off the backdrop (some pixels on it), a grey inside back seen through
+ * the neck opening, a print on the chest.
+ */
+function whiteOnWhite(): { img: RasterImage; truth: Uint8Array; back: Uint8Array } {
+  const W = 480;
+  const H = 640;
+  const img = solidImage(W, H, [246, 246, 246, 255]);
+  const truthMask = new Uint8Array(W * H);
+  const cx = W / 2;
+  const right: Pt[] = [[cx + 50, 90], [cx + 120, 110], [cx + 200, 210], [cx + 160, 250], [cx + 115, 200], [cx + 118, 560]];
+  const left = right.map(([x, y]) => [2 * cx - x, y] as Pt).reverse();
+  const outline = polygon([...right, [cx, 565], ...left, [cx, 95]]);
+  paint(img, outline, [243, 243, 242], truthMask);
+  // the cloth: a few levels of weave and folds around 243, some pixels on the backdrop's own value
+  addNoise(img, 3, 7, truthMask);
+  // the inside back, grey, above the front neckline (a half ellipse below the collar's top)
+  const back = new Uint8Array(W * H);
+  const inner = (x: number, y: number) => outline(x, y) && ellipse(cx, 95, 48, 45)(x, y);
+  paint(img, inner, [206, 205, 204], back);
+  paint(img, rect(cx - 70, 220, cx + 70, 380), [200, 40, 60]);
+  return { img, truth: truthMask, back };
+}
+
+describe('segmentGarment: white on white', () => {
+  it('cuts a white tee off a flat backdrop of nearly its colour, whole (not just its print)', () => {
+    const { img, truth: t } = whiteOnWhite();
+    const cut = segmentGarment(img, { insideBack: true, flatBackdrop: true });
+    expect(iou(cut.mask, t)).toBeGreaterThan(0.97);
+  });
+
+  it('labels its grey inside back of the neck', () => {
+    const { img, back } = whiteOnWhite();
+    const cut = segmentGarment(img, { insideBack: true, flatBackdrop: true });
+    expect(cut.insideBack).not.toBeNull();
+    let hit = 0;
+    let total = 0;
+    let extra = 0;
+    for (let i = 0; i < back.length; i++) {
+      if (back[i]) { total++; if (cut.insideBack![i]) hit++; } else if (cut.insideBack![i]) extra++;
+    }
+    expect(hit / total).toBeGreaterThan(0.95);
+    // only the collar's rim above it besides
+    expect(extra / total).toBeLessThan(0.25);
   });
 });
