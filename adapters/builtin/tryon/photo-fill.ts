@@ -6,8 +6,11 @@
 import { distanceTransform } from '../raster/distance-transform.ts';
 import { maskBounds } from '../raster/mask.ts';
 import { dilate, maxFilter } from '../raster/morphology.ts';
+import { labelComponents, largestComponent } from '../raster/components.ts';
+import type { RasterImage } from '../../../core/images.ts';
 import { PERSON_PART, type PersonBody } from '../../../core/ports/person-analyzer.ts';
 import { isSkin } from '../body/face.ts';
+import { boxBlur } from './box-blur.ts';
 import { deltaE76, SRGB_TO_LINEAR, srgbToLab } from './color.ts';
 import type { Layer } from './warp-piece.ts';
 
@@ -56,6 +59,255 @@ export function looksLikeSkin(body: PersonBody, i: number, skin: Skin | null, la
     if (deltaE76(lab, skin.lab) < 14) return true;
   }
   return isSkin(d[i * 4], d[i * 4 + 1], d[i * 4 + 2]);
+}
+
+/**
+ * The face's skin in Lab: the median of the face's skin-like pixels (the neck's when the face shows
+ * too few), the reference for telling the person's skin from their clothes; null when none is found.
+ */
+export function faceSkinLab(body: PersonBody & { parts: Uint8Array }): number[] | null {
+  const d = body.image.data;
+  const lab = [0, 0, 0];
+  for (const part of [PERSON_PART.face, PERSON_PART.neck]) {
+    const v: number[][] = [[], [], []];
+    for (let i = 0; i < body.parts.length; i += 2) {
+      if (body.parts[i] !== part || !isSkin(d[i * 4], d[i * 4 + 1], d[i * 4 + 2])) continue;
+      srgbToLab(d[i * 4], d[i * 4 + 1], d[i * 4 + 2], lab);
+      for (let c = 0; c < 3; c++) v[c].push(lab[c]);
+    }
+    if (v[0].length >= 30) return v.map(median);
+  }
+  return null;
+}
+
+/**
+ * Whether a Lab colour is this skin, lit or shaded: near it with lightness counting for less (a
+ * shadow darkens skin, it does not turn it purple or grey), or of its hue at a good part of its
+ * chroma (a shaded hand); very dark or grey pixels (black straps, a grey backdrop) are not skin.
+ */
+export function skinLike(lab: ArrayLike<number>, skin: ArrayLike<number>): boolean {
+  const dl = 0.4 * (lab[0] - skin[0]);
+  const da = lab[1] - skin[1];
+  const db = lab[2] - skin[2];
+  if (dl * dl + da * da + db * db < 144) return true;
+  if (lab[0] < 10 || lab[0] > skin[0] + 30) return false;
+  const chroma = Math.hypot(lab[1], lab[2]);
+  const skinChroma = Math.hypot(skin[1], skin[2]);
+  if (chroma < 0.55 * skinChroma || chroma > 1.6 * skinChroma) return false;
+  let dh = Math.abs(Math.atan2(lab[2], lab[1]) - Math.atan2(skin[2], skin[1]));
+  if (dh > Math.PI) dh = 2 * Math.PI - dh;
+  return dh < 0.3;
+}
+
+/** A small palette (k-means in Lab) of the Lab colours given. */
+export function palette(pts: number[][], k: number): number[][] {
+  if (!pts.length) return [];
+  let centres = Array.from({ length: k }, (_, j) => pts[Math.floor(((j + 0.5) * pts.length) / k)].slice());
+  for (let it = 0; it < 8; it++) {
+    const sums = centres.map(() => [0, 0, 0, 0]);
+    for (const p of pts) {
+      let best = 0;
+      for (let j = 1; j < k; j++) if (deltaE76(p, centres[j]) < deltaE76(p, centres[best])) best = j;
+      const s = sums[best];
+      s[0] += p[0]; s[1] += p[1]; s[2] += p[2]; s[3]++;
+    }
+    centres = sums.map((s, j) => (s[3] ? [s[0] / s[3], s[1] / s[3], s[2] / s[3]] : centres[j]));
+  }
+  return centres;
+}
+
+/**
+ * The backdrop's colour per row: the median of (every 4th of) the row's pixels outside the
+ * person's mask; `at(i)` tells whether pixel i shows it (within 24 levels summed over channels).
+ */
+function backdropRows(img: RasterImage, mask: Uint8Array) {
+  const { width: w, height: h, data } = img;
+  const rowRef = new Int16Array(h * 3).fill(-1);
+  return (i: number) => {
+    const y = Math.floor(i / w);
+    if (rowRef[y * 3] === -1) {
+      const v: number[][] = [[], [], []];
+      for (let x = y & 3; x < w; x += 4) if (!mask[y * w + x]) for (let c = 0; c < 3; c++) v[c].push(data[(y * w + x) * 4 + c]);
+      for (let c = 0; c < 3; c++) rowRef[y * 3 + c] = v[0].length >= 4 ? median(v[c]) : -2;
+    }
+    if (rowRef[y * 3] < 0) return false;
+    return Math.abs(data[i * 4] - rowRef[y * 3]) + Math.abs(data[i * 4 + 1] - rowRef[y * 3 + 1]) + Math.abs(data[i * 4 + 2] - rowRef[y * 3 + 2]) < 24;
+  };
+}
+
+export interface OldTop {
+  /** The person's own top (1), told by the colours of the chest's cloth, over torso, arms and neck. */
+  oldTop: Uint8Array;
+  /** Its hem: the lowest row where it fills most of the body's middle. */
+  hem: number;
+  /**
+   * What of it a new top must repaint where it leaves it showing: `oldTop` and the cloth of other
+   * colours joined to it above its hem (a T-shirt's sleeves or a strap in a colour of their own):
+   * pixels of the arms, torso and neck that are neither the face's skin nor the backdrop.
+   */
+  repaint: Uint8Array;
+  /** The chest cloth's palette (Lab), without the skin's colours; empty when the chest shows none. */
+  own: number[][];
+}
+
+/**
+ * The person's own top on a photo with parsing (which has no clothes label): the cloth is told
+ * from skin by the face's skin colour in Lab and from the trousers or skirt by their colours and
+ * by being one solid piece (a print of the skirt's that shares a colour is scattered, not solid).
+ */
+export function findOldTop(body: PersonBody & { parts: Uint8Array }): OldTop {
+  const { width: w, height: h } = body.image;
+  const img = body.image;
+  const d = img.data;
+  const parts = body.parts;
+  const L = body.landmarks;
+  const n = w * h;
+  const shoulderMid = { x: (L.leftShoulder.x + L.rightShoulder.x) / 2, y: (L.leftShoulder.y + L.rightShoulder.y) / 2 };
+  const hipMid = { x: (L.hipLeft.x + L.hipRight.x) / 2, y: L.hipLeft.y };
+  const sw = Math.hypot(L.leftShoulder.x - L.rightShoulder.x, L.leftShoulder.y - L.rightShoulder.y);
+  const trunk = Math.max(1, hipMid.y - shoulderMid.y);
+  const skin = faceSkinLab(body);
+  // Lab of the pixels that can be the top (torso, arms, neck), once, through a table of colours
+  // quantised to 6 bits a channel (within about 2 ΔE76, filled as colours are met)
+  const labs = new Float32Array(n * 3);
+  const lab = [0, 0, 0];
+  const clothy = (p: number) => p === PERSON_PART.torso || p === PERSON_PART.arm || p === PERSON_PART.neck;
+  const isSkinAt = new Uint8Array(n);
+  const table = new Float32Array(64 * 64 * 64 * 3);
+  const tableSkin = new Int8Array(64 * 64 * 64).fill(-1);
+  for (let i = 0; i < n; i++) {
+    if (!clothy(parts[i])) continue;
+    const r = d[i * 4] >> 2;
+    const g = d[i * 4 + 1] >> 2;
+    const b = d[i * 4 + 2] >> 2;
+    const q = (r << 12) | (g << 6) | b;
+    if (tableSkin[q] < 0) {
+      srgbToLab(r * 4 + 1.5, g * 4 + 1.5, b * 4 + 1.5, lab);
+      table[q * 3] = lab[0];
+      table[q * 3 + 1] = lab[1];
+      table[q * 3 + 2] = lab[2];
+      tableSkin[q] = (skin ? skinLike(lab, skin) : isSkin(r * 4 + 1.5, g * 4 + 1.5, b * 4 + 1.5)) ? 1 : 0;
+    }
+    labs[i * 3] = table[q * 3];
+    labs[i * 3 + 1] = table[q * 3 + 1];
+    labs[i * 3 + 2] = table[q * 3 + 2];
+    isSkinAt[i] = tableSkin[q];
+  }
+  const labAt = (i: number) => [labs[i * 3], labs[i * 3 + 1], labs[i * 3 + 2]];
+  // a palette of the chest's cloth: its colours less those of the face's skin (a crop top's bare
+  // midriff; a pink or beige top, further from it, stays)
+  const sample: number[][] = [];
+  const chestTo = shoulderMid.y + 0.6 * trunk;
+  const chestRow = Math.max(0, Math.min(h, Math.ceil(chestTo)));
+  for (let y = Math.round(shoulderMid.y + 0.25 * trunk); y < chestTo; y += 2) {
+    for (let x = Math.round(shoulderMid.x - 0.2 * sw); x < shoulderMid.x + 0.2 * sw; x += 2) {
+      const i = y * w + x;
+      if (y >= 0 && y < h && x >= 0 && x < w && parts[i] === PERSON_PART.torso) sample.push(labAt(i));
+    }
+  }
+  const oldTop = new Uint8Array(n);
+  const repaint = new Uint8Array(n);
+  if (sample.length < 20) return { oldTop, hem: Math.round(shoulderMid.y + 0.5 * trunk), repaint, own: [] };
+  const own = palette(sample, 3).filter((c) => !skin || deltaE76(c, skin) >= 10);
+  if (!own.length) return { oldTop, hem: Math.round(shoulderMid.y + 0.5 * trunk), repaint, own };
+  // the trousers' or skirt's colour, from the legs below the hips
+  const below: number[][] = [];
+  for (let y = Math.round(hipMid.y + 0.3 * trunk); y < Math.min(h, hipMid.y + 0.6 * trunk); y += 3) {
+    for (let x = 0; x < w; x += 3) {
+      const i = y * w + x;
+      if (parts[i] === PERSON_PART.legs) below.push(Array.from(srgbToLab(d[i * 4], d[i * 4 + 1], d[i * 4 + 2], lab)));
+    }
+  }
+  const trousers = below.length ? [0, 1, 2].map((c) => median(below.map((p) => p[c]))) : null;
+  // a cloth colour unlike skin (black, purple) leaves out every pixel that looks like skin, lit or
+  // shaded (a hand); one near it (a pink or beige top) only those nearer the skin than to it
+  const skinCloth = own.map((o) => !!skin && (deltaE76(o, skin) < 25 || skinLike(o, skin)));
+  let nearestSkinCloth = false;
+  const nearest = (c: ArrayLike<number>) => {
+    let best = Infinity;
+    for (const [k, o] of own.entries()) {
+      const e = (c[0] - o[0]) ** 2 + (c[1] - o[1]) ** 2 + (c[2] - o[2]) ** 2;
+      if (e < best) {
+        best = e;
+        nearestSkinCloth = skinCloth[k];
+      }
+    }
+    return Math.sqrt(best);
+  };
+  // below the chest an arm's pixel nearer the trousers' colour than the top's is the trousers
+  // (the parsing calls a band of them arm where the arm hangs beside them)
+  // (and a pixel nearer the face's skin than the cloth is skin: a hand, a bare arm)
+  const isOld = (i: number, c: ArrayLike<number>) => {
+    const near = nearest(c);
+    return near < 16 && (nearestSkinCloth || !isSkinAt[i]) && !(skin && deltaE76(c, skin) <= near) && !(trousers && i >= chestRow * w && parts[i] === PERSON_PART.arm && deltaE76(c, trousers) < 0.5 * near);
+  };
+  const c = [0, 0, 0];
+  for (let i = 0; i < n; i++) {
+    if (!clothy(parts[i])) continue;
+    c[0] = labs[i * 3];
+    c[1] = labs[i * 3 + 1];
+    c[2] = labs[i * 3 + 2];
+    if (isOld(i, c)) oldTop[i] = 1;
+  }
+  // a top longer than the parsing's torso hangs over the hips, where the parsing says legs: its
+  // hem counts too (as the gate counts it), unless the trousers share its colours
+  if (trousers && !own.some((c) => deltaE76(c, trousers) < 16)) {
+    const band = Math.round(0.15 * trunk);
+    for (let x = 0; x < w; x++) {
+      let bottom = -1;
+      for (let y = h - 1; y >= 0; y--) if (parts[y * w + x] === PERSON_PART.torso) { bottom = y; break; }
+      if (bottom < 0 || !oldTop[bottom * w + x]) continue;
+      // only the run that continues the old top down from the torso (not a patterned skirt's
+      // pixels that happen to share a colour)
+      for (let y = bottom + 1; y <= Math.min(h - 1, bottom + band); y++) {
+        const i = y * w + x;
+        if (parts[i] !== PERSON_PART.legs) break;
+        const c = srgbToLab(d[i * 4], d[i * 4 + 1], d[i * 4 + 2], lab);
+        if (nearest(c) >= 16 || (skin && deltaE76(c, skin) <= nearest(c))) break;
+        oldTop[i] = 1;
+      }
+    }
+  }
+  // below the chest the top is solid cloth: pixels of its colours scattered among others (a
+  // patterned skirt's white beside a white top) drop out, the solid cloth's outline stays
+  const r = Math.max(3, Math.round(0.03 * sw));
+  const density = boxBlur(Float32Array.from(oldTop), w, h, r, 1);
+  const solid = new Uint8Array(n);
+  for (let i = 0; i < n; i++) if (oldTop[i] && density[i] >= 0.6) solid[i] = 1;
+  const nearSolid = dilate(solid, w, h, r + 1);
+  for (let i = chestRow * w; i < n; i++) if (!nearSolid[i]) oldTop[i] = 0;
+  // the top is one piece: shadows along the arms and dark hair that share a dark top's colours
+  // are not part of it
+  const piece = largestComponent(oldTop, w, h, { connectivity: 8 });
+  for (let i = 0; i < n; i++) oldTop[i] = piece[i] ? 1 : 0;
+
+  // the old top's hem: the lowest row in the middle of the body where it still fills most of the row
+  let hem = Math.round(shoulderMid.y + 0.5 * trunk);
+  for (let y = hem; y < Math.min(h, hipMid.y + 0.5 * trunk); y++) {
+    let c = 0;
+    let t = 0;
+    for (let x = Math.round(hipMid.x - 0.25 * sw); x <= hipMid.x + 0.25 * sw; x++) {
+      if (x < 0 || x >= w) continue;
+      t++;
+      if (oldTop[y * w + x]) c++;
+    }
+    if (t && c / t > 0.4) hem = y;
+  }
+
+  // cloth of other colours joined to it above its hem: sleeves, straps, a contrasting collar
+  const backdropAt = backdropRows(img, body.mask);
+  const other = new Uint8Array(n);
+  for (let i = 0; i < Math.min(n, (hem + 1) * w); i++) {
+    if (oldTop[i]) other[i] = 1;
+    else if (clothy(parts[i]) && !isSkinAt[i] && body.mask[i] && !backdropAt(i)) other[i] = 2;
+  }
+  // (joined across a few pixels: a strap's metal ring or buckle between it and the cup)
+  const { labels, components } = labelComponents(other, w, h, { connectivity: 8 });
+  const joined = new Uint8Array(components.length + 1);
+  const reach = dilate(oldTop, w, h, Math.max(2, Math.round(0.03 * sw)));
+  for (let i = 0; i < n; i++) if (reach[i] && labels[i]) joined[labels[i]] = 1;
+  for (let i = 0; i < n; i++) repaint[i] = oldTop[i] || (other[i] === 2 && joined[labels[i]]) ? 1 : 0;
+  return { oldTop, hem, repaint, own };
 }
 
 /**
@@ -418,6 +670,72 @@ export function synthesiseFill(canvas: Float32Array, fill: Uint8Array, body: Per
 }
 
 /**
+ * An old sleeve stands out beyond the arm inside it: along each upper arm (shoulder to elbow) the
+ * arm's outer edge is measured on the bare arm below the sleeve (its distance from the axis, the
+ * median over a stretch, with a little more for the shoulder's muscle), and skin fill beyond that
+ * edge under the sleeve becomes backdrop, so the repainted arm is as wide as the arm.
+ */
+function armOutline(fill: Uint8Array, oldTop: Uint8Array, body: PersonBody & { parts: Uint8Array }): void {
+  const { width: w, height: h } = body.image;
+  const { mask, parts } = body;
+  const L = body.landmarks;
+  const sw = Math.hypot(L.leftShoulder.x - L.rightShoulder.x, L.leftShoulder.y - L.rightShoulder.y);
+  const midX = (L.leftShoulder.x + L.rightShoulder.x) / 2;
+  for (const [S, E] of [[L.leftShoulder, L.leftElbow], [L.rightShoulder, L.rightElbow]]) {
+    const len = Math.hypot(E.x - S.x, E.y - S.y);
+    if (len < 0.3 * sw) continue;
+    const d = { x: (E.x - S.x) / len, y: (E.y - S.y) / len };
+    // the normal pointing away from the body's middle
+    let nx = -d.y;
+    let ny = d.x;
+    if ((S.x - midX) * nx < 0) { nx = -nx; ny = -ny; }
+    const at = (t: number, v: number) => {
+      const x = Math.round(S.x + d.x * t + nx * v);
+      const y = Math.round(S.y + d.y * t + ny * v);
+      return x >= 0 && y >= 0 && x < w && y < h ? y * w + x : -1;
+    };
+    // how far down the arm the old sleeve reaches without a break (on the axis or on its outer
+    // half: the torso's side lies on the inner one)
+    let end = -1;
+    for (let t = 0; t <= len && t - end <= 6; t++) {
+      for (let v = 0; v <= 0.08 * sw; v += 2) {
+        const i = at(t, v);
+        if (i >= 0 && oldTop[i]) end = t;
+      }
+    }
+    if (end < 0.1 * sw || end > len - 0.08 * sw) continue;
+    // the bare arm's outer edge below it
+    const edges: number[] = [];
+    for (let t = end + 0.04 * sw; t <= Math.min(len, end + 0.3 * sw); t += 2) {
+      const i0 = at(t, 0);
+      if (i0 < 0 || !mask[i0] || parts[i0] !== PERSON_PART.arm) continue;
+      let v = 0;
+      for (;;) {
+        const i = at(t, v + 1);
+        if (i < 0 || !mask[i]) break;
+        v++;
+        if (v > 0.3 * sw) break;
+      }
+      if (v <= 0.3 * sw) edges.push(v);
+    }
+    if (edges.length < 4) continue;
+    const edge = median(edges);
+    // under the sleeve: wider towards the shoulder (its cap), no narrower than the arm below
+    for (let t = 0; t <= end + 2; t++) {
+      const limit = edge * (1 + 0.15 * (1 - t / Math.max(1, end))) + 2;
+      for (let v = Math.floor(limit) + 1; v <= 0.4 * sw; v++) {
+        const i = at(t, v);
+        if (i < 0) break;
+        if (fill[i] === 1) fill[i] = 2;
+        // the neighbour across the rounding gap
+        const j = at(t + 0.5, v);
+        if (j >= 0 && fill[j] === 1) fill[j] = 2;
+      }
+    }
+  }
+}
+
+/**
  * What stays visible of the person's own top after the new one is laid (straps, armholes, a
  * higher neckline, a longer hem, the fringe under the new top's soft edge) is repainted: with the
  * person's skin on the arms, neck, shoulders and within the new top's width below it, elsewhere
@@ -456,19 +774,7 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
   const la = [0, 0, 0];
   const lb = [0, 0, 0];
   const skin = skinColour(body, SRGB_TO_LINEAR, oldTop);
-  // the backdrop's colour per row: the median of (every 4th of) the row's pixels outside the
-  // person's mask; a pixel within 24 levels (sum over channels) of it shows the backdrop
-  const rowRef = new Int16Array(h * 3).fill(-1);
-  const backdropAt = (i: number) => {
-    const y = Math.floor(i / w);
-    if (rowRef[y * 3] === -1) {
-      const v: number[][] = [[], [], []];
-      for (let x = (y & 3); x < w; x += 4) if (!body.mask[y * w + x]) for (let c = 0; c < 3; c++) v[c].push(img[(y * w + x) * 4 + c]);
-      for (let c = 0; c < 3; c++) rowRef[y * 3 + c] = v[0].length >= 4 ? median(v[c]) : -2;
-    }
-    if (rowRef[y * 3] < 0) return false;
-    return Math.abs(img[i * 4] - rowRef[y * 3]) + Math.abs(img[i * 4 + 1] - rowRef[y * 3 + 1]) + Math.abs(img[i * 4 + 2] - rowRef[y * 3 + 2]) < 24;
-  };
+  const backdropAt = backdropRows(body.image, body.mask);
   // pixels of the person that show the backdrop (only the old top's rim is asked)
   const backdrop = new Uint8Array(n);
   for (let y = 0; y < h; y++) {
@@ -497,6 +803,7 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
     }
   }
   if (bx1 < 0) return fill;
+  armOutline(fill, oldTop, body);
   // how deep each pixel lies inside the person (for the limb's shading), in the fill's box only;
   // backdrop seen inside the mask counts as outside
   const pad = Math.round(Math.max(w, h) * 0.06);

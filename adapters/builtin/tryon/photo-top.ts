@@ -21,6 +21,7 @@ import { createQuadMesh, rasteriseMesh } from './mesh-warp.ts';
 import { prepareSource, sampleBilinear, type GarmentSource } from './garment-source.ts';
 import type { GarmentCutout } from './segment-garment.ts';
 import { putSample, type Layer } from './warp-piece.ts';
+import { findOldTop, palette as labPalette } from './photo-fill.ts';
 
 const mid = (a: Point, b: Point): Point => ({ x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 });
 const median = (v: number[]) => {
@@ -289,28 +290,17 @@ function opaque(img: RasterImage): Uint8Array {
   return out;
 }
 
-/** A small palette (k-means in Lab) of the pixels given, for telling the old top apart. */
+/** A small palette of the photo's colours at `idx` (Lab). */
 function palette(img: RasterImage, idx: number[], k: number): number[][] {
   const lab = [0, 0, 0];
-  const pts = idx.map((i) => Array.from(srgbToLab(img.data[i * 4], img.data[i * 4 + 1], img.data[i * 4 + 2], lab)));
-  if (!pts.length) return [];
-  let centres = Array.from({ length: k }, (_, j) => pts[Math.floor(((j + 0.5) * pts.length) / k)].slice());
-  for (let it = 0; it < 8; it++) {
-    const sums = centres.map(() => [0, 0, 0, 0]);
-    for (const p of pts) {
-      let best = 0;
-      for (let j = 1; j < k; j++) if (deltaE76(p, centres[j]) < deltaE76(p, centres[best])) best = j;
-      const s = sums[best];
-      s[0] += p[0]; s[1] += p[1]; s[2] += p[2]; s[3]++;
-    }
-    centres = sums.map((s, j) => (s[3] ? [s[0] / s[3], s[1] / s[3], s[2] / s[3]] : centres[j]));
-  }
-  return centres;
+  return labPalette(idx.map((i) => Array.from(srgbToLab(img.data[i * 4], img.data[i * 4 + 1], img.data[i * 4 + 2], lab))), k);
 }
 
 export interface PhotoTopResult {
-  /** Pixels of the person's own top (1) as told by colour within the torso and arms. */
+  /** Pixels of the person's own top (1) as told by the chest's cloth colours within the torso, arms and neck. */
   oldTop: Uint8Array;
+  /** `oldTop` with its sleeves and straps of other colours: what is repainted where it shows. */
+  repaint: Uint8Array;
   /** The torso region the top must cover (1): the person between the shoulder line and the hem, arms in front left out. */
   target: Uint8Array;
   /** Packshot coordinates drawn per output pixel, for the warp's quality. */
@@ -541,7 +531,6 @@ function waistLine(parts: Uint8Array, w: number, x0: number, x1: number, from: n
  */
 export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterImage, body: PersonBody & { parts: Uint8Array }): PhotoTopResult {
   const { width: w, height: h } = layer;
-  const img = body.image;
   const parts = body.parts;
   const L = body.landmarks;
   const shape = topShape(cut, packshot);
@@ -552,69 +541,11 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
   const sw = Math.hypot(L.leftShoulder.x - L.rightShoulder.x, L.leftShoulder.y - L.rightShoulder.y);
   const trunk = Math.max(1, hipMid.y - shoulderMid.y);
   const n = w * h;
-  const lab = [0, 0, 0];
 
-  // the person's own top: a palette from the chest's middle, matched over torso, arms and neck
-  const sample: number[] = [];
-  for (let y = Math.round(shoulderMid.y + 0.25 * trunk); y < shoulderMid.y + 0.6 * trunk; y += 2) {
-    for (let x = Math.round(shoulderMid.x - 0.2 * sw); x < shoulderMid.x + 0.2 * sw; x += 2) {
-      const i = y * w + x;
-      if (y >= 0 && y < h && x >= 0 && x < w && parts[i] === PERSON_PART.torso) sample.push(i);
-    }
-  }
-  const own = palette(img, sample, 3);
-  const front = hairStrands(img, parts, own);
-  const oldTop = new Uint8Array(n);
-  const isOld = (i: number) => {
-    srgbToLab(img.data[i * 4], img.data[i * 4 + 1], img.data[i * 4 + 2], lab);
-    return own.some((c) => deltaE76(lab, c) < 16);
-  };
-  for (let i = 0; i < n; i++) {
-    const p = parts[i];
-    if ((p === PERSON_PART.torso || p === PERSON_PART.arm || p === PERSON_PART.neck) && isOld(i)) oldTop[i] = 1;
-  }
-  // a top longer than the parsing's torso hangs over the hips, where the parsing says legs: its
-  // hem counts too (as the gate counts it), unless the trousers share its colours
-  const below: number[][] = [];
-  for (let y = Math.round(hipMid.y + 0.3 * trunk); y < Math.min(h, hipMid.y + 0.6 * trunk); y += 3) {
-    for (let x = 0; x < w; x += 3) {
-      const i = y * w + x;
-      if (parts[i] === PERSON_PART.legs) below.push(Array.from(srgbToLab(img.data[i * 4], img.data[i * 4 + 1], img.data[i * 4 + 2], lab)));
-    }
-  }
-  const trousers = below.length ? [0, 1, 2].map((c) => median(below.map((p) => p[c]))) : null;
-  if (trousers && !own.some((c) => deltaE76(c, trousers) < 16)) {
-    const band = Math.round(0.15 * trunk);
-    for (let x = 0; x < w; x++) {
-      let bottom = -1;
-      for (let y = h - 1; y >= 0; y--) if (parts[y * w + x] === PERSON_PART.torso) { bottom = y; break; }
-      if (bottom < 0 || !oldTop[bottom * w + x]) continue;
-      // only the run that continues the old top down from the torso (not a patterned skirt's
-      // pixels that happen to share a colour)
-      for (let y = bottom + 1; y <= Math.min(h - 1, bottom + band); y++) {
-        const i = y * w + x;
-        if (parts[i] !== PERSON_PART.legs || !isOld(i)) break;
-        oldTop[i] = 1;
-      }
-    }
-  }
-  // the top is one piece: shadows along the arms and dark hair that share a dark top's colours
-  // are not part of it
-  const piece = largestComponent(oldTop, w, h, { connectivity: 8 });
-  for (let i = 0; i < n; i++) oldTop[i] = piece[i] ? 1 : 0;
-
-  // the old top's hem: the lowest row in the middle of the body where it still fills most of the row
-  let oldHem = Math.round(shoulderMid.y + 0.5 * trunk);
-  for (let y = oldHem; y < Math.min(h, hipMid.y + 0.5 * trunk); y++) {
-    let c = 0;
-    let t = 0;
-    for (let x = Math.round(hipMid.x - 0.25 * sw); x <= hipMid.x + 0.25 * sw; x++) {
-      if (x < 0 || x >= w) continue;
-      t++;
-      if (oldTop[y * w + x]) c++;
-    }
-    if (t && c / t > 0.4) oldHem = y;
-  }
+  // the person's own top (told from skin by the face's colour), and its hem
+  const { oldTop, hem: oldHem, repaint, own } = findOldTop(body);
+  // hair in front of the top: strands, told from patches of skin or old top the parsing calls hair
+  const front = hairStrands(body.image, parts, own);
 
   // an arm pixel counts as in front of the torso unless it has the old top's colour (a tank top's side)
   const arm = new Uint8Array(n);
@@ -852,7 +783,7 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
   }
   closeGaps(layer, arm, body.mask, Math.max(2, Math.round(0.08 * sw)));
   matteLayer(layer, Math.max(2, 0.02 * sw));
-  return { oldTop, target, maps, fallback, front };
+  return { oldTop, repaint, target, maps, fallback, front };
 }
 
 /**

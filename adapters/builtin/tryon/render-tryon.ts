@@ -197,9 +197,9 @@ export function renderTryOn(input: RenderTryOnInput): RasterImage {
         // the hair strands as told by their colour, not the parsing's coarse hair label
         occlude(layer, parts, fit.front);
         occluded = true;
-        const fill = uncoverOldTop(canvas, layer, fit.oldTop, withParts);
+        const fill = uncoverOldTop(canvas, layer, fit.repaint, withParts);
         // measured only for a caller that reads them (the quality gate, the bench)
-        if (input.diagnostics) diag = { category, width: outW, height: outH, oldGarment: fit.oldTop, target: fit.target, fill, warp: { ...warpStats(fit.maps, outW, outH), ...(fit.fallback ? { fallback: fit.fallback } : {}) } };
+        if (input.diagnostics) diag = { category, width: outW, height: outH, oldGarment: fit.repaint, target: fit.target, fill, warp: { ...warpStats(fit.maps, outW, outH), ...(fit.fallback ? { fallback: fit.fallback } : {}) } };
       } else if (parts && category === 'full-body') {
         const fit = drawPhotoDress(layer, canvas, cut, image, { ...body, parts }, SRGB_TO_LINEAR);
         // the same records as a top's (the gate estimates the old clothes itself)

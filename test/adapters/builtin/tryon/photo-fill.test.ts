@@ -3,11 +3,17 @@
  * of it to repaint. The fill must carry the arm's texture (5x5 local std), colour and shading across
  * its width, join the skin above and below it without a step, and be the same on every run.
  */
-import { describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { localStd, synthesiseFill } from '../../../../adapters/builtin/tryon/photo-fill.ts';
-import { linearToSrgb, SRGB_TO_LINEAR } from '../../../../adapters/builtin/tryon/color.ts';
+import { deltaE76, linearToSrgb, SRGB_TO_LINEAR, srgbToLab } from '../../../../adapters/builtin/tryon/color.ts';
 import { distanceTransform } from '../../../../adapters/builtin/raster/distance-transform.ts';
-import type { PersonBody } from '../../../../core/ports/person-analyzer.ts';
+import { renderTryOn } from '../../../../adapters/builtin/tryon/render-tryon.ts';
+import type { TryOnDiagnostics } from '../../../../adapters/builtin/tryon/diagnostics.ts';
+import { LearnedPersonAnalyzer } from '../../../../adapters/human/person-analyzer.ts';
+import type { RasterImage } from '../../../../core/images.ts';
+import { PERSON_PART, type PersonBody } from '../../../../core/ports/person-analyzer.ts';
+import { REAL_PHOTOS, loadPhoto } from '../../../support/tryon-metrics.ts';
 
 const W = 120;
 const H = 160;
@@ -113,5 +119,98 @@ describe('synthesiseFill (skin)', () => {
 
   it('gives the same pixels on every run', () => {
     expect(Buffer.from(render().out).equals(Buffer.from(out))).toBe(true);
+  });
+});
+
+/**
+ * On real photos (test/fixtures/real-photos), what the fill repaints: the person's own skin (hands
+ * and bare arms) is never repainted, the old top's sleeves of another colour are, and nothing is
+ * repainted below the new top's hem (the trousers or a skirt that shares the old top's colours).
+ */
+describe('uncoverOldTop on real photos', () => {
+  const analyzer = new LearnedPersonAnalyzer();
+  const runs = new Map<string, { body: PersonBody; result: RasterImage; alpha: Float32Array }>();
+  const lab = (d: Uint8Array, i: number) => Array.from(srgbToLab(d[i * 4], d[i * 4 + 1], d[i * 4 + 2]));
+  const differs = (a: Uint8Array, b: Uint8Array, i: number) => Math.max(...[0, 1, 2].map((c) => Math.abs(a[i * 4 + c] - b[i * 4 + c]))) > 10;
+
+  beforeAll(async () => {
+    for (const [person, garment] of [
+      ['14627_00.jpg', '09263_00.jpg'],
+      ['00055_00.jpg', '09256_00.jpg'],
+      ['02849_00.jpg', '050191_1.jpg'],
+    ]) {
+      const photo = await loadPhoto(path.join(REAL_PHOTOS, 'persons', person));
+      const top = await loadPhoto(path.join(REAL_PHOTOS, 'garments', garment));
+      const body = (await analyzer.analyze(photo, new AbortController().signal)).body!;
+      const diagnostics: TryOnDiagnostics = { layers: [] };
+      const result = renderTryOn({ body, garments: { top }, quality: 'standard', preserveBackground: true, diagnostics });
+      runs.set(person, { body, result, alpha: diagnostics.layers[0].alpha! });
+    }
+  }, 600_000);
+
+  it('leaves the hands as the photo shows them (crop top -> long-sleeved blouse)', () => {
+    const { body, result } = runs.get('14627_00.jpg')!;
+    const { width: w, data } = body.image;
+    const L = body.landmarks;
+    const sw = Math.hypot(L.leftShoulder.x - L.rightShoulder.x, L.leftShoulder.y - L.rightShoulder.y);
+    // the hands: arm pixels below each wrist keypoint, within a hand's reach of it
+    let hand = 0;
+    let changed = 0;
+    for (const wr of [L.leftWrist, L.rightWrist]) {
+      for (let y = Math.round(wr.y); y < Math.min(body.image.height, wr.y + 0.45 * sw); y++) {
+        for (let x = Math.round(wr.x - 0.2 * sw); x <= wr.x + 0.2 * sw; x++) {
+          const i = y * w + x;
+          if (body.parts![i] !== PERSON_PART.arm) continue;
+          hand++;
+          if (differs(data, result.data, i)) changed++;
+        }
+      }
+    }
+    expect(hand).toBeGreaterThan(500);
+    expect(changed / hand).toBeLessThan(0.02);
+  });
+
+  it('repaints the old sleeves of another colour than the chest (dark sleeves -> sleeveless top)', () => {
+    const { body, result, alpha } = runs.get('00055_00.jpg')!;
+    const { width: w, data } = body.image;
+    const L = body.landmarks;
+    const sw = Math.hypot(L.leftShoulder.x - L.rightShoulder.x, L.leftShoulder.y - L.rightShoulder.y);
+    // the sleeve's colour: the photo's median a third of the way from each shoulder to its elbow
+    let photoSleeve = 0;
+    let left = 0;
+    for (const [S, E] of [[L.leftShoulder, L.leftElbow], [L.rightShoulder, L.rightElbow]]) {
+      const c = { x: S.x + (E.x - S.x) / 3, y: S.y + (E.y - S.y) / 3 };
+      const v: number[][] = [];
+      for (let y = Math.round(c.y - 0.04 * sw); y <= c.y + 0.04 * sw; y++) for (let x = Math.round(c.x - 0.04 * sw); x <= c.x + 0.04 * sw; x++) v.push(lab(data, y * w + x));
+      const sleeve = [0, 1, 2].map((k) => v.map((p) => p[k]).sort((a, b) => a - b)[v.length >> 1]);
+      // pixels of that colour on the upper arm and shoulder, outside the new top
+      for (let y = Math.round(S.y - 0.2 * sw); y <= E.y; y++) {
+        for (let x = Math.round(Math.min(S.x, E.x) - 0.3 * sw); x <= Math.max(S.x, E.x) + 0.3 * sw; x++) {
+          const i = y * w + x;
+          if (body.parts![i] === PERSON_PART.face || body.parts![i] === PERSON_PART.hair || alpha[i] >= 0.5) continue;
+          if (deltaE76(lab(data, i), sleeve) < 12) photoSleeve++;
+          if (deltaE76(lab(result.data, i), sleeve) < 12) left++;
+        }
+      }
+    }
+    expect(photoSleeve).toBeGreaterThan(3000);
+    expect(left / photoSleeve).toBeLessThan(0.03);
+  });
+
+  it('repaints nothing below the new top beside the trousers or a skirt of the old top colours', () => {
+    for (const person of ['00055_00.jpg', '02849_00.jpg']) {
+      const { body, result, alpha } = runs.get(person)!;
+      const { width: w, height: h, data } = body.image;
+      let hem = 0;
+      for (let i = 0; i < w * h; i++) if (alpha[i] >= 0.5) hem = Math.floor(i / w);
+      // below the new hem, and on the legs anywhere: what the photo shows stays (but for the
+      // hem's own soft edge, a few rows)
+      let changed = 0;
+      for (let i = 0; i < w * h; i++) {
+        const y = Math.floor(i / w);
+        if (alpha[i] < 0.05 && Math.abs(y - hem) > 8 && (y > hem || body.parts![i] === PERSON_PART.legs) && differs(data, result.data, i)) changed++;
+      }
+      expect(changed, person).toBeLessThan(150);
+    }
   });
 });
