@@ -18,8 +18,10 @@ import type { Piece } from './warp-piece.ts';
 
 export function cutOut(packshot: RasterImage, category: GarmentCategory): GarmentCutout {
   // a pair of shoes is two components of similar size; other garments keep sizeable parts only.
-  // The same packshot is cut once per process (cutout-cache.ts).
-  return cachedSegmentGarment(packshot, { keepRatio: category === 'shoe' ? 0.3 : 0.2 });
+  // The same packshot is cut once per process (cutout-cache.ts). A noiseless backdrop (a cut-out pasted
+  // on white) separates light cloth by a couple of levels; tops and dresses mark the inside back of the
+  // neck, which is left out when the garment is drawn on a person.
+  return cachedSegmentGarment(packshot, { keepRatio: category === 'shoe' ? 0.3 : 0.2, flatBackdrop: true, insideBack: category === 'top' || category === 'full-body' });
 }
 
 export function garmentPieces(cut: GarmentCutout, category: GarmentCategory, frame: BodyFrame): Piece[] {

@@ -46,6 +46,12 @@ export interface GateBounds {
   oldCloth: number;
   /** Largest share of the person's own bare arm skin (hands, forearms) outside the new garment repainted. */
   limbRepainted: number;
+  /**
+   * Largest share of the arms showing outside the new garment that had to be synthesised (old
+   * sleeves replaced by painted skin): a classical fill carries the skin's grain but not a real
+   * forearm's shading, tendons and hands' joins, so a whole painted limb reads as a mannequin's.
+   */
+  limbSynthesised: number;
   /** Smallest share of the packshot's garment silhouette (faint edges included, holes filled) that its cut-out keeps. */
   garmentKept: number;
   /**
@@ -72,6 +78,7 @@ export const GATE_BOUNDS: GateBounds = {
   structure: 1.5,
   oldCloth: 0.005,
   limbRepainted: 0.1,
+  limbSynthesised: 0.45,
   garmentKept: 0.75,
   fragments: 0.01,
 };
@@ -87,6 +94,7 @@ export type GateCheckName =
   | 'print-structure'
   | 'old-cloth'
   | 'limb-repainted'
+  | 'limb-synthesised'
   | 'garment-lost'
   | 'foreign-fragments';
 
@@ -194,6 +202,8 @@ function describe(c: GateCheck, target: string): string {
       return `the old top's cloth (sleeves, straps, neckline) still showing on ${pct(v)} of it outside the new ${g} (bound ${pctBound(c.bound)})`;
     case 'limb-repainted':
       return `the person's own hands and arms repainted on ${pct(v)} of their bare skin outside the new ${g} (bound ${pctBound(c.bound)})`;
+    case 'limb-synthesised':
+      return `the arms outside the new ${g} had to be painted over ${pct(v)} of their visible length (old sleeves replaced by synthetic skin; bound ${pctBound(c.bound)})`;
     case 'garment-lost':
       return `the ${g} could be cut from its packshot only in part: ${pct(v)} of its outline kept (bound ${pctBound(c.bound)}); a light garment on a light backdrop needs a packshot on a contrasting one`;
     case 'foreign-fragments':
@@ -338,6 +348,7 @@ function checkLayer(layer: LayerDiagnostics, view: PhotoView, packshot: RasterIm
   const by = around ? 'gate' : null;
   out.push(check(cat, 'old-cloth', around?.oldCloth ?? null, b.oldCloth, 'max', by));
   out.push(check(cat, 'limb-repainted', around?.limbRepainted ?? null, b.limbRepainted, 'max', by));
+  out.push(check(cat, 'limb-synthesised', around?.limbSynthesised ?? null, b.limbSynthesised, 'max', by));
   out.push(check(cat, 'foreign-fragments', around?.fragments ?? null, b.fragments, 'max', by));
   const kept = onTorso && packshot ? garmentKept(packshot, cut ?? cutOut(packshot, cat)) : null;
   out.push(check(cat, 'garment-lost', kept, b.garmentKept, 'min', kept === null ? null : 'gate'));
@@ -348,6 +359,7 @@ function checkLayer(layer: LayerDiagnostics, view: PhotoView, packshot: RasterIm
 interface Around {
   oldCloth: number | null;
   limbRepainted: number | null;
+  limbSynthesised: number | null;
   fragments: number;
 }
 
@@ -621,6 +633,8 @@ class PhotoView {
     };
     const cloth = new Uint8Array(n);
     const arm = new Uint8Array(n);
+    // the arms' pixels that are not skin (old sleeves, and rings and watches), none left out
+    const sleeve = new Uint8Array(n);
     const near0 = new Uint8Array(n);
     const filled = new Uint8Array(n);
     const person = new Uint8Array(n);
@@ -646,6 +660,7 @@ class PhotoView {
         if (p === PERSON_PART.arm) arm[j] = 1;
         continue;
       }
+      if (p === PERSON_PART.arm) sleeve[j] = 1;
       // not cloth: hands; low on the trunk the trousers' or skirt's colours (the parsing's torso
       // reaches over their waistband); high on it the hair's (strands over the shoulders)
       const y = i / W;
@@ -658,6 +673,7 @@ class PhotoView {
     // off each region's edge by 2 px: the parsing's border and anti-aliasing are not evidence
     const clothCore = erode(cloth, w, h, 2);
     const armCore = erode(arm, w, h, 2);
+    const sleeveCore = erode(sleeve, w, h, 2);
     const flat = this.#flattened(armCore, x0, y0, w, h);
     // around the fill (closed over a few percent of the shoulders' width), and the person's inside
     const amid = fill ? close(filled, w, h, pad) : filled;
@@ -666,6 +682,8 @@ class PhotoView {
     let clothLeft = 0;
     let armArea = 0;
     let armChanged = 0;
+    let sleeveArea = 0;
+    let sleevePainted = 0;
     let shreds = 0;
     for (let j = 0; j < n; j++) {
       if (clothCore[j]) clothArea++;
@@ -677,6 +695,11 @@ class PhotoView {
       } else if (armCore[j]) {
         armArea++;
         if (changed || flat[j]) armChanged++;
+      }
+      if (sleeveCore[j]) {
+        // an old sleeve on the arm: painted over (synthesised) or left
+        sleeveArea++;
+        if (changed || fill?.[i]) sleevePainted++;
       }
       const p = parts[src[i]];
       if (p === PERSON_PART.face || p === PERSON_PART.hair) continue;
@@ -701,7 +724,7 @@ class PhotoView {
     }
     // too few pixels to judge (a top that covers the arms): not measured
     const share = (a: number, b: number) => (b >= MIN_REGION * torsoArea ? a / b : null);
-    return { oldCloth: share(clothLeft, clothArea), limbRepainted: share(armChanged, armArea), fragments: shreds / torsoArea };
+    return { oldCloth: share(clothLeft, clothArea), limbRepainted: share(armChanged, armArea), limbSynthesised: share(sleevePainted, armArea + sleeveArea), fragments: shreds / torsoArea };
   }
 
   /**

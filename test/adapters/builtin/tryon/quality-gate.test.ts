@@ -265,6 +265,23 @@ describe('checkTryOnResult', () => {
     expect(value(repainted, 'old-cloth')).toBe(0);
   });
 
+  it('refuses whole arms painted where long sleeves were, passes short sleeves repainted', () => {
+    // a long-sleeved top: dark purple down the whole arm (the parsing says arm); the new top is
+    // sleeveless, so the result paints skin over the arm's length, or only over its top third
+    const PURPLE: Rgb = [60, 35, 80];
+    const longSleeved = personBody((x, y) => (inArm(x, y) ? PURPLE : photo(x, y)));
+    const result = (paintedDownTo: number) => image(W, H, (x, y) => (inTorso(x, y) ? GREEN : inArm(x, y) ? (y < paintedDownTo ? SKIN : PURPLE) : photo(x, y)));
+    const painted = checkTryOnResult({ person: longSleeved, result: result(H), garments: { top: packshot } });
+    expect(painted.passed).toBe(false);
+    expect(painted.checks.find((c) => !c.passed)).toMatchObject({ check: 'limb-synthesised', source: 'gate', kind: 'max', bound: GATE_BOUNDS.limbSynthesised });
+    expect(value(painted, 'limb-synthesised')).toBeGreaterThan(0.9);
+    expect(painted.reason).toMatch(/^the arms outside the new top had to be painted over \d+\.\d % of their visible length \(old sleeves replaced by synthetic skin; bound 45 %\)$/);
+    // a short-sleeved tee's sleeves (the arm's top part) repainted: a fill the engine can stand behind
+    const shortSleeved = personBody((x, y) => (inArm(x, y) && y < 62 ? PURPLE : photo(x, y)));
+    const short = checkTryOnResult({ person: shortSleeved, result: image(W, H, (x, y) => (inTorso(x, y) ? GREEN : inArm(x, y) && y < 62 ? SKIN : photo(x, y))), garments: { top: packshot } });
+    expect(value(short, 'limb-synthesised')).toBeLessThan(GATE_BOUNDS.limbSynthesised);
+  });
+
   it('refuses bare forearms repainted as flat skin in their own colour, passes them kept', () => {
     // forearms with the skin's texture (a luminance noise of +-12); the result paints them flat
     const grain = (x: number, y: number) => (((x * 7 + y * 13) % 5) - 2) * 6;
@@ -285,11 +302,15 @@ describe('checkTryOnResult', () => {
   });
 
   it('refuses a garment its packshot lost to the backdrop (a light tee on a light card, only the print cut out)', () => {
-    // a tee a few units darker than its card, a red print on its chest
-    const CARD: Rgb = [246, 246, 246];
+    // a tee a few units darker than its photographed card (the card's grain of +-4 levels: not a
+    // noiseless pasted backdrop, which the cut-out separates by a couple of levels), a red print on its chest
+    const card = (x: number, y: number): Rgb => {
+      const g = ((x * 7 + y * 13) % 9) - 4;
+      return [246 + g, 246 + g, 246 + g];
+    };
     const TEE: Rgb = [234, 234, 234];
     const tee = (x: number, y: number) => (x >= 25 && x < 75 && y >= 20 && y < 110) || (y >= 20 && y < 45 && x >= 8 && x < 92);
-    const lost = image(100, 120, (x, y) => (x >= 38 && x < 62 && y >= 40 && y < 70 ? RED : tee(x, y) ? TEE : CARD));
+    const lost = image(100, 120, (x, y) => (x >= 38 && x < 62 && y >= 40 && y < 70 ? RED : tee(x, y) ? TEE : card(x, y)));
     const v = checkTryOnResult({ person, result: dressed([{ y0: 40, y1: 110, colour: TEE }]), garments: { top: lost } });
     expect(v.checks.find((c) => c.check === 'garment-lost')).toMatchObject({ passed: false, kind: 'min', source: 'gate' });
     expect(value(v, 'garment-lost')).toBeLessThan(GATE_BOUNDS.garmentKept);
