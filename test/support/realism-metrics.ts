@@ -286,3 +286,31 @@ export function realismOfLayer(result: RasterImage, person: RasterImage, packsho
     oldShowing: oldGarmentShowing(result, person, oldCloth, alpha),
   };
 }
+
+/**
+ * White strips along a dark or coloured new top: pixels of the result on the person's torso, arms
+ * or neck (inside its mask) that are light and nearly grey (L* >= 80, chroma <= 12), be they the
+ * old white top left showing or the packshot's light backdrop or shadow drawn as cloth. Eroded by
+ * 1 px so the person's anti-aliased outline against a light backdrop does not count. Meaningful
+ * for a new top with no white cloth of its own.
+ */
+export function lightStrips(result: RasterImage, parts: Uint8Array, mask: Uint8Array): number {
+  const { width: w, height: h } = result;
+  const n = w * h;
+  const lab = [0, 0, 0];
+  const light = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const p = parts[i];
+    if (!mask[i] || !(p === PERSON_PART.torso || p === PERSON_PART.arm || p === PERSON_PART.neck)) continue;
+    srgbToLab(result.data[i * 4], result.data[i * 4 + 1], result.data[i * 4 + 2], lab);
+    if (lab[0] >= 80 && Math.hypot(lab[1], lab[2]) <= 12) light[i] = 1;
+  }
+  let count = 0;
+  for (let y = 1; y < h - 1; y++) {
+    for (let x = 1; x < w - 1; x++) {
+      const i = y * w + x;
+      if (light[i] && light[i - 1] && light[i + 1] && light[i - w] && light[i + w]) count++;
+    }
+  }
+  return count;
+}

@@ -91,7 +91,7 @@ function boxMean3(img: RasterImage): RasterImage {
  * Pixels lighter than the backdrop are never shadow: a white garment on a light grey or off-white
  * card stands out by being lighter, even where its colour is close.
  */
-function backdropFlood(img: RasterImage, bg: BackgroundModel, allowFlat: boolean): { mask: Uint8Array; flat: boolean } {
+function backdropFlood(img: RasterImage, bg: BackgroundModel, allowFlat: boolean): { mask: Uint8Array; flat: boolean; shadow: Uint8Array } {
   const { width: w, height: h } = img;
   const n = w * h;
   const diff = backgroundDifference(img, bg);
@@ -181,13 +181,18 @@ function backdropFlood(img: RasterImage, bg: BackgroundModel, allowFlat: boolean
   // left is given back to the backdrop (4-neighbours), which keeps narrow gaps (between trouser
   // legs, under an arm) as wide as they are
   const out = new Uint8Array(n);
+  // what the flood took though it differs from the backdrop: its shadows
+  const shadow = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
-    if (run[i] !== Infinity) continue;
+    if (run[i] !== Infinity) {
+      if (differs[i]) shadow[i] = 1;
+      continue;
+    }
     const x = i % w;
     const edge = (x > 0 && run[i - 1] !== Infinity) || (x < w - 1 && run[i + 1] !== Infinity) || (i >= w && run[i - w] !== Infinity) || (i + w < n && run[i + w] !== Infinity);
     out[i] = edge ? 0 : 255;
   }
-  return { mask: out, flat };
+  return { mask: out, flat, shadow };
 }
 
 export function segmentGarment(img: RasterImage, opts: SegmentOptions = {}): GarmentCutout {
@@ -208,10 +213,42 @@ export function segmentGarment(img: RasterImage, opts: SegmentOptions = {}): Gar
     if (strict.flat) {
       // on a flat backdrop the strict flood also keeps the JPEG halo around a strongly coloured
       // garment (a ragged fringe some pixels wide, which fills the gap under a sleeve): of what it
-      // adds to a photo's flood, only thick parts are cloth (the white body and sleeves of a tee)
-      const photo = backdropFlood(smooth, bg, false).mask;
+      // adds to a photo's flood, only thick parts are cloth (the white body and sleeves of a tee),
+      // and never a shadow the photo's flood took (a pasted packshot's soft drop shadow
+      // under the hem and sleeves, drawn as a white strip on the person otherwise)
+      // (a shadow reached from the backdrop through shadow alone: the grey folds and inside back of
+      // a white tee, which the photo's flood reaches through the tee's own backdrop-like cloth, stay)
+      const { mask: photo, shadow } = backdropFlood(smooth, bg, false);
+      const cast = new Uint8Array(n);
+      const queue: number[] = [];
+      for (let p = 0; p < n; p++) {
+        if (!raw[p] || !shadow[p]) continue;
+        const x = p % w;
+        if ((x > 0 && !raw[p - 1]) || (x < w - 1 && !raw[p + 1]) || (p >= w && !raw[p - w]) || (p + w < n && !raw[p + w])) {
+          cast[p] = 1;
+          queue.push(p);
+        }
+      }
+      for (let head = 0; head < queue.length; head++) {
+        const p = queue[head];
+        const x = p % w;
+        for (const q of [x > 0 ? p - 1 : -1, x < w - 1 ? p + 1 : -1, p - w, p + w]) {
+          if (q < 0 || q >= n || cast[q] || !raw[q] || !shadow[q]) continue;
+          cast[q] = 1;
+          queue.push(q);
+        }
+      }
+      // and only where the photo's flood kept nearly all of the garment (coloured cloth): a white
+      // tee is one shadow-like region as a whole and stays
+      let kept = 0;
+      let all = 0;
+      for (let p = 0; p < n; p++) {
+        if (raw[p]) all++;
+        if (photo[p]) kept++;
+      }
+      const coloured = kept >= 0.9 * all;
       const extra = new Uint8Array(n);
-      for (let p = 0; p < n; p++) extra[p] = raw[p] && !photo[p] ? 255 : 0;
+      for (let p = 0; p < n; p++) extra[p] = raw[p] && !photo[p] && !(coloured && cast[p]) ? 255 : 0;
       const r = Math.max(3, Math.round(Math.hypot(w, h) * 0.005));
       const thick = dilate(open(extra, w, h, r, { shape: 'disk' }), w, h, r + 1, { shape: 'disk' });
       for (let p = 0; p < n; p++) photo[p] = photo[p] || (extra[p] && thick[p]) ? 255 : 0;

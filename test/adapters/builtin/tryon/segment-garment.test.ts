@@ -106,7 +106,10 @@ describe('segmentGarment on the real packshots', () => {
       const { data } = await sharp(path.join(REAL_PHOTOS, 'garment-masks', file.replace(/\.jpg$/, '.png'))).extractChannel(0).raw().toBuffer({ resolveWithObject: true });
       const truthMask = new Uint8Array(data.length);
       for (let i = 0; i < data.length; i++) truthMask[i] = data[i] >= 128 ? 255 : 0;
-      expect(iou(cuts.get(file)!.mask, truthMask), file).toBeGreaterThanOrEqual(0.96);
+      // the hand masks of 049805_1 and 050191_1 take in the pasted packshot's soft drop shadow along
+      // the sleeves and hem (a fringe of up to 16 px, seen by eye), which the cut leaves out: IoU
+      // 0.959 and 0.956 there
+      expect(iou(cuts.get(file)!.mask, truthMask), file).toBeGreaterThanOrEqual(file === '049805_1.jpg' || file === '050191_1.jpg' ? 0.955 : 0.96);
     }
   });
 
@@ -191,5 +194,36 @@ describe('segmentGarment: white on white', () => {
     expect(hit / total).toBeGreaterThan(0.95);
     // only the collar's rim above it besides
     expect(extra / total).toBeLessThan(0.25);
+  });
+});
+
+describe('segmentGarment: a pasted packshot with a drop shadow', () => {
+  it('leaves the soft shadow under a green tee on a flat white backdrop out of the cloth', () => {
+    // as 050191_1: the tee pasted on #fff with a grey shadow fading over 16 px below its hem and
+    // sleeves (drawn on the person, such a band shows as a white strip along the new top's outline)
+    const W = 480;
+    const H = 640;
+    const img = solidImage(W, H, [255, 255, 255, 255]);
+    const cx = W / 2;
+    const right: Pt[] = [[cx + 50, 90], [cx + 120, 110], [cx + 200, 210], [cx + 160, 250], [cx + 115, 200], [cx + 118, 520]];
+    const left = right.map(([x, y]) => [2 * cx - x, y] as Pt).reverse();
+    const outline = polygon([...right, [cx, 525], ...left, [cx, 95]]);
+    // the shadow: the outline moved 16 px down, fading from 200 at the cloth to 255
+    for (let d = 16; d >= 1; d--) {
+      const v = Math.round(200 + (55 * d) / 16);
+      paint(img, (x, y) => outline(x, y - d), [v, v, v]);
+    }
+    const t = new Uint8Array(W * H);
+    paint(img, outline, [0, 137, 120], t);
+    addNoise(img, 3, 11, t);
+    const cut = segmentGarment(img, { keepRatio: 0.2, insideBack: true, flatBackdrop: true });
+    let beyond = 0;
+    for (let i = 0; i < t.length; i++) if (cut.mask[i] && !t[i]) beyond++;
+    let hem = 0;
+    for (let x = cx - 100; x <= cx + 100; x++) for (let y = 524; y < 545; y++) if (cut.mask[y * W + x]) hem = Math.max(hem, y);
+    // (was: the whole 16 px shadow band kept as cloth below the hem)
+    expect(hem).toBeLessThanOrEqual(528);
+    expect(iou(cut.mask, t)).toBeGreaterThan(0.97);
+    expect(beyond).toBeLessThan(0.01 * t.reduce((a, v) => a + (v ? 1 : 0), 0));
   });
 });
