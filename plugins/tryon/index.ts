@@ -1,3 +1,4 @@
+import { CPU_POOL } from '../../core/ports/cpu-pool.ts';
 import { definePlugin } from '../../core/plugin.ts';
 import { TWINS } from '../../core/ports/twin-store.ts';
 import { TOKENS } from '../../core/tokens.ts';
@@ -43,6 +44,7 @@ export const tryonPlugin = definePlugin({
       twins: optional(TWINS),
       inlineTwins: optional(INLINE_TWINS),
       estimatedSeconds: kind.estimatedSeconds,
+      pool: api.get(CPU_POOL),
     });
     for (const op of tryOnOperations({ service, jobs: api.get(TOKENS.jobs), generateSeconds: generate.estimatedSeconds })) api.operation(op);
     api.cron({

@@ -23,6 +23,7 @@ import { DEFAULT_MODEL_CHAIN, modelRegistry, type ModelRegistry } from '../../co
 import type { TryOnStore } from '../../core/tryon/tryon-store.ts';
 import { UrlHashes, type KnownImage } from '../../core/tryon/url-hashes.ts';
 import type { FetchedResource } from '../../core/ports/outbound-http.ts';
+import { cpuTask, type CpuPool } from '../../core/ports/cpu-pool.ts';
 import type { GarmentSlot } from '../../core/tryon/tryon-input.ts';
 import type { Links } from '../../core/links.ts';
 import { submissionAnswer } from '../../core/jobs.ts';
@@ -66,7 +67,13 @@ export interface TryOnServiceDeps {
   estimatedSeconds: number;
   /** The hashes of image URLs the result cache may reuse (one per process). */
   urlHashes?: UrlHashes;
+  /** Hashes large fetched images off the event loop; without it they are hashed in place. */
+  pool?: CpuPool;
 }
+
+const hashTask = cpuTask<{ bytes: Uint8Array }, { sha256: string; bytes: Uint8Array }>(new URL('./tasks.ts', import.meta.url), 'hashBytes');
+/** Below this a hash costs well under a millisecond: not worth a thread hop. */
+const HASH_IN_PLACE_BYTES = 256 * 1024;
 
 interface Fetched {
   /** The image's bytes (a held data URL's are decoded when first asked for). */
@@ -137,15 +144,21 @@ export class TryOnService {
       if (!held.contentType.toLowerCase().startsWith('image/')) throw new FitroomError('IMAGE_INVALID', `${field} is not an image (${held.contentType})`);
       return { bytes: async () => (await this.#d.images.fetchBytes(url, field, maxBytes)).bytes, contentType: held.contentType, sha256: held.sha256, field, verified: true };
     }
-    return this.#fetched(url, field, await this.#d.images.fetchBytes(url, field, maxBytes));
+    return await this.#fetched(url, field, await this.#d.images.fetchBytes(url, field, maxBytes));
   }
 
   /** A full response: its hash, remembered for the URL under the response's caching headers. */
-  #fetched(url: string, field: string, r: FetchedResource): Fetched {
+  async #fetched(url: string, field: string, r: FetchedResource): Promise<Fetched> {
     if (!r.contentType.toLowerCase().startsWith('image/')) throw new FitroomError('IMAGE_INVALID', `${field} is not an image (${r.contentType})`);
-    const sha256 = r.sha256 ?? sha256Hex(r.bytes);
-    if (/^https?:/i.test(url)) this.#urlHashes.remember(url, { sha256, contentType: r.contentType, size: r.bytes.length }, r.caching);
-    return { bytes: async () => r.bytes, contentType: r.contentType, sha256, field, verified: true };
+    let bytes = r.bytes;
+    let sha256 = r.sha256;
+    if (!sha256) {
+      const pool = this.#d.pool;
+      if (pool && bytes.length > HASH_IN_PLACE_BYTES) ({ sha256, bytes } = await pool.run(hashTask, { bytes }));
+      else sha256 = sha256Hex(bytes);
+    }
+    if (/^https?:/i.test(url)) this.#urlHashes.remember(url, { sha256, contentType: r.contentType, size: bytes.length }, r.caching);
+    return { bytes: async () => bytes, contentType: r.contentType, sha256, field, verified: true };
   }
 
   /**

@@ -128,4 +128,22 @@ describe('virtual fitting with product image URLs', () => {
     expect(rows[0].input.cacheKey).toBe(expected);
     await svc.call('DELETE', `/api/v1/jobs/${miss.body.jobId}`, { key });
   });
+
+  it('keys a large fetched image (hashed on a pool thread) on its exact bytes', async () => {
+    // over 256 KB: a PNG with 400 KB of padding after its end, hashed off the event loop
+    const large = Buffer.concat([bytesOf(img.top), Buffer.alloc(400_000, 7)]);
+    cdn.files.set('/top.png', large);
+    const miss = await fitting(cdn.base, { quality: 'high' });
+    expect(miss.status, miss.text).toBe(202);
+    const { rows } = await db.query('select input from jobs where id = $1', [miss.body.jobId]);
+    const expected = tryOnCacheKey({
+      task: 'tryon',
+      identity: `twin:${twinId}`,
+      garments: { topGarment: [sha(large)], bottomGarment: [sha(bytesOf(img.bottom))] },
+      product: null,
+      options: { quality: 'high', preserveBackground: true, promptPreset: 'clothing-1' },
+    });
+    expect(rows[0].input.cacheKey).toBe(expected);
+    await svc.call('DELETE', `/api/v1/jobs/${miss.body.jobId}`, { key });
+  });
 });
