@@ -13,6 +13,7 @@ import { isSkin } from '../body/face.ts';
 import { boxBlur } from './box-blur.ts';
 import { deltaE76, SRGB_TO_LINEAR, srgbToLab } from './color.ts';
 import type { Layer } from './warp-piece.ts';
+import { finishForearms, planForearms } from './limb-fill.ts';
 
 const median = (v: number[]) => {
   const s = v.slice().sort((a, b) => a - b);
@@ -427,6 +428,9 @@ export function pullPush(values: Float32Array, weight: Float32Array, width: numb
 }
 
 type Box = [number, number, number, number];
+
+/** A synthesised forearm's grain against the person's skin texture (face, neck, arms). */
+const FOREARM_GRAIN = 0.6;
 
 const lumOf = (img: Uint8Array, i: number) => 0.299 * img[i * 4] + 0.587 * img[i * 4 + 1] + 0.114 * img[i * 4 + 2];
 
@@ -851,6 +855,9 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
       if (beside) fill[i] = 2;
     }
   }
+  // forearms under old long sleeves: drawn to the arm's outline from the hand they join
+  const forearms = planForearms(fill, grown, body, skin?.lab ?? null);
+  for (const f of forearms) for (let i = 0; i < n; i++) backdropSource[i] = fill[i] ? 0 : backdropSource[i] | f.backdrop[i];
   // the person's visible skin the fill is grown from: skin of the arms, neck, face and torso near
   // the person's own tone (deep shadows, the outline's mixed pixels and backdrop left out)
   const skinSource = new Uint8Array(n);
@@ -882,7 +889,17 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
   const skinStd = localStd(img, w, own, [0, 0, w, h], 3);
   // an arm is a narrow cylinder, the torso a wide one: their shading falls off over different widths
   const radius = (i: number) => (parts[i] === PERSON_PART.arm ? 0.1 : 0.3) * sw;
-  synthesiseFill(canvas, fill, body, skinSource, depth, radius, skin?.linear, skinStd, backdropSource);
-  softenOutline(canvas, fill, (i) => fill[i] === 2 || (!fill[i] && (!body.mask[i] || backdrop[i] === 1)), w, h, [cx0, cy0, cx1, cy1]);
+  // everything but the forearms first (their backdrop too), then each forearm from its hand
+  const general = forearms.length ? fill.slice() : fill;
+  for (const f of forearms) for (let i = 0; i < n; i++) if (f.skin[i]) general[i] = 0;
+  synthesiseFill(canvas, general, body, skinSource, depth, radius, skin?.linear, skinStd, backdropSource);
+  if (forearms.length) {
+    // unshaded here (depth = radius): finishForearms shades them across the arm
+    const flat = new Float32Array(n).fill(1);
+    // a forearm's skin is finer than the face's and neck's, whose texture sets skinStd
+    for (const f of forearms) synthesiseFill(canvas, f.skin, body, f.source, flat, () => 1, f.tone, skinStd * FOREARM_GRAIN);
+    finishForearms(canvas, forearms, w, h, skin?.linear);
+  }
+  softenOutline(canvas, general, (i) => general[i] === 2 || (!general[i] && (!body.mask[i] || backdrop[i] === 1)), w, h, [cx0, cy0, cx1, cy1]);
   return fill;
 }

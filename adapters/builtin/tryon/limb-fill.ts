@@ -1,0 +1,490 @@
+/**
+ * Forearms a shorter new top leaves bare where the old top had long sleeves. The old sleeve is
+ * wider than the arm inside it, so filling its shape with skin draws a mannequin's tube: instead
+ * the arm's outline is drawn from the visible hand it joins (its wrist's width and centre) and the
+ * elbow, tapering as a forearm does; what lies outside it becomes backdrop; its skin takes the
+ * hand's tone and grows from the hand's own pixels (no seam at the wrist), shaded across the arm
+ * with the ridge on the side the hand shows lit, and its outline is anti-aliased.
+ */
+import { largestComponent } from '../raster/components.ts';
+import { distanceTransform } from '../raster/distance-transform.ts';
+import { dilate } from '../raster/morphology.ts';
+import type { PersonBody } from '../../../core/ports/person-analyzer.ts';
+import { PERSON_PART } from '../../../core/ports/person-analyzer.ts';
+import type { Point } from '../../../core/twins/body.ts';
+import { isSkin } from '../body/face.ts';
+import { deltaE76, SRGB_TO_LINEAR, srgbToLab } from './color.ts';
+
+/** Half-widths of an arm along it, relative to the wrist's: shoulder, elbow, the forearm's bulk (30 % down), wrist. */
+const SHOULDER = 1.5;
+const ELBOW = 1.32;
+const BULK = 1.38;
+/** How far a forearm's tone moves from the hand's towards the person's own by 60 % of the way up to the elbow. */
+const TOWARDS_BODY = 0.5;
+
+/**
+ * A stretch of limb along an axis from a to b (unit direction d, normal nx, ny): its drawn edges
+ * across the axis (`lo` < 0 < `hi`, px), per px along it, the anatomical half-width held inside the
+ * old sleeve's outline and smoothed along the limb.
+ */
+interface Ribbon {
+  ax: number;
+  ay: number;
+  dx: number;
+  dy: number;
+  len: number;
+  lo: Float32Array;
+  hi: Float32Array;
+  /** Lengths at its start and end over which it overlaps another ribbon at a joint (0: none). */
+  fadeStart: number;
+  fadeEnd: number;
+}
+
+/**
+ * The light on (x, y) inside the limb: each ribbon's profile across it, faded to the outline's
+ * value over the stretch where it overlaps the next at a joint (`fadeStart`, `fadeEnd` px from its
+ * ends), the brightest taken, so the shading runs on across the elbow without a step.
+ */
+function shadeAt(ribbons: Ribbon[], x: number, y: number, ridge: number): number {
+  let best = limbProfile(1, 0);
+  for (const rb of ribbons) {
+    const ox = x - rb.ax;
+    const oy = y - rb.ay;
+    const along = ox * rb.dx + oy * rb.dy;
+    if (along < 0 || along > rb.len) continue;
+    const k = Math.round(along);
+    const c = (rb.lo[k] + rb.hi[k]) / 2;
+    const r = Math.max(0.5, (rb.hi[k] - rb.lo[k]) / 2);
+    const u = (rb.dx * oy - rb.dy * ox - c) / r;
+    if (Math.abs(u) > 1) continue;
+    const fade = Math.min(1, rb.fadeStart ? along / rb.fadeStart : 1, rb.fadeEnd ? (rb.len - along) / rb.fadeEnd : 1);
+    const edge = limbProfile(1, 0);
+    best = Math.max(best, edge + (limbProfile(u, ridge) - edge) * fade);
+  }
+  return best;
+}
+
+/** Where (x, y) lies against the nearest ribbon: signed distance to its outline (negative inside), position across it (-1..1 edge to edge), its half-width, and the outward normal. */
+function nearest(ribbons: Ribbon[], x: number, y: number) {
+  let best = { sd: Infinity, u: 0, r: 1, gx: 0, gy: 0 };
+  for (const rb of ribbons) {
+    const ox = x - rb.ax;
+    const oy = y - rb.ay;
+    const along = ox * rb.dx + oy * rb.dy;
+    const across = rb.dx * oy - rb.dy * ox;
+    const k = Math.max(0, Math.min(rb.len, Math.round(along)));
+    const lo = rb.lo[k];
+    const hi = rb.hi[k];
+    const c = (lo + hi) / 2;
+    const r = Math.max(0.5, (hi - lo) / 2);
+    const side = Math.abs(across - c) - r;
+    const end = along < 0 ? -along : along > rb.len ? along - rb.len : 0;
+    const sd = end > 0 ? Math.hypot(end, Math.max(0, side)) + Math.min(0, side) : side;
+    if (sd < best.sd) {
+      const sgn = across >= c ? 1 : -1;
+      best = { sd, u: Math.max(-1, Math.min(1, (across - c) / r)), r, gx: -rb.dy * sgn, gy: rb.dx * sgn };
+    }
+  }
+  return best;
+}
+
+/**
+ * A ribbon from a to b with the half-width `radius(t)` (t from 0 at a to 1 at b), each side held
+ * 1.5 px inside the person (`depth`: distance inside it, a crop at bx0, by0 of bw px wide).
+ */
+function ribbon(a: Point, b: Point, radius: (t: number) => number, depth: Float32Array, bx0: number, by0: number, bw: number, fadeStart = 0, fadeEnd = 0): Ribbon {
+  const len = Math.max(1, Math.round(Math.hypot(b.x - a.x, b.y - a.y)));
+  const dx = (b.x - a.x) / len;
+  const dy = (b.y - a.y) / len;
+  const bh = depth.length / bw;
+  const lo = new Float32Array(len + 1);
+  const hi = new Float32Array(len + 1);
+  const inside = (x: number, y: number) => {
+    const cx = Math.round(x) - bx0;
+    const cy = Math.round(y) - by0;
+    return cx >= 0 && cy >= 0 && cx < bw && cy < bh ? depth[cy * bw + cx] : 0;
+  };
+  for (let k = 0; k <= len; k++) {
+    const R = radius(k / len);
+    const px = a.x + dx * k;
+    const py = a.y + dy * k;
+    const reach = (sgn: number) => {
+      if (inside(px, py) < 1) return R;
+      let v = 0;
+      while (v < R + 2 && inside(px - dy * sgn * (v + 1), py + dx * sgn * (v + 1)) >= 1) v++;
+      return Math.min(R, v - 1.5);
+    };
+    hi[k] = reach(1);
+    lo[k] = -reach(-1);
+  }
+  // smoothed along the limb (a sleeve's jagged outline is not the arm's)
+  const smooth = (v: Float32Array) => {
+    const out = new Float32Array(v.length);
+    const r = 6;
+    for (let k = 0; k < v.length; k++) {
+      let s = 0;
+      let c = 0;
+      for (let j = Math.max(0, k - r); j <= Math.min(v.length - 1, k + r); j++) {
+        s += v[j];
+        c++;
+      }
+      out[k] = s / c;
+    }
+    return out;
+  };
+  return { ax: a.x, ay: a.y, dx, dy, len, lo: smooth(lo), hi: smooth(hi), fadeStart, fadeEnd };
+}
+
+/** One forearm drawn anew: the pixels it paints and what they are drawn from. */
+export interface Forearm {
+  /** 1 where the forearm's skin is synthesised (fill value 1), else 0. */
+  skin: Uint8Array;
+  /** The visible hand's skin it grows from. */
+  source: Uint8Array;
+  /** The backdrop beside the arm (outside the person) the backdrop replacing the sleeve grows from. */
+  backdrop: Uint8Array;
+  /** The hand's tone, linear RGB (the median of its pixels). */
+  tone: number[];
+  /** Per pixel of `skin`: the shading across the arm (its mean over the arm 1). */
+  shade: Float32Array;
+  /** Per pixel of `skin`: how far up the forearm from the wrist (0) towards the elbow (1). */
+  up: Float32Array;
+  /** The box [x0, y0, x1, y1) holding `skin` and its outline. */
+  box: [number, number, number, number];
+  /** Pixels on the outline: their coverage by the arm (0..1) and the unit normal pointing out of it. */
+  band: { i: number; a: number; gx: number; gy: number }[];
+  /** The wrist's width where the hand leaves the old sleeve (px), and the forearm's ends. */
+  wristWidth: number;
+  elbow: Point;
+  wrist: Point;
+}
+
+/**
+ * Light across a round limb at position u (-1..1 edge to edge) with its ridge at `ridge`: a soft
+ * Lambert-like falloff from 1 on the ridge to 0.62 at the outline (linear light).
+ */
+export function limbProfile(u: number, ridge: number): number {
+  const t = Math.min(1, Math.abs(u - ridge) / (u > ridge ? 1 - ridge : 1 + ridge));
+  return 0.62 + 0.38 * Math.cos((t * Math.PI) / 2) ** 0.8;
+}
+
+const quantile = (v: number[], q: number) => {
+  const s = v.slice().sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+};
+
+/**
+ * Plans the forearms under old sleeves that the skin fill (`fill` 1) would paint, arm by arm: where
+ * the fill of an arm meets its visible hand, the hand's wrist gives the arm's width and centre; the
+ * arm's outline runs from there to the elbow and shoulder keypoints, and fill pixels of that arm
+ * outside it become backdrop (`fill` set to 2, in place). `grown` marks the old top (and its rim);
+ * `skinLab` is the person's skin colour. An arm whose hand is not seen is left as it was.
+ */
+export function planForearms(fill: Uint8Array, grown: Uint8Array, body: PersonBody & { parts: Uint8Array }, skinLab: number[] | null): Forearm[] {
+  const { width: w, height: h, data: img } = body.image;
+  const { parts, mask } = body;
+  const L = body.landmarks;
+  const n = w * h;
+  const sw = Math.hypot(L.leftShoulder.x - L.rightShoulder.x, L.leftShoulder.y - L.rightShoulder.y);
+  const lab = [0, 0, 0];
+  const skinAt = (i: number) => {
+    if (!skinLab) return isSkin(img[i * 4], img[i * 4 + 1], img[i * 4 + 2]);
+    srgbToLab(img[i * 4], img[i * 4 + 1], img[i * 4 + 2], lab);
+    return deltaE76(lab, skinLab) < 20 || isSkin(img[i * 4], img[i * 4 + 1], img[i * 4 + 2]);
+  };
+  // the arms' skin the photo shows (not the old top, not repainted; the parsing counts hands as arm)
+  const bare = (i: number) => mask[i] > 0 && !grown[i] && !fill[i] && parts[i] === PERSON_PART.arm && skinAt(i);
+  const arms = [
+    { S: L.leftShoulder, E: L.leftElbow, W: L.leftWrist },
+    { S: L.rightShoulder, E: L.rightElbow, W: L.rightWrist },
+  ];
+  // each arm's fill: its skin-fill pixels on the arm, nearer its own elbow-wrist line than the other's
+  const lineDist = (a: Point, b: Point, x: number, y: number) => {
+    const dx = b.x - a.x;
+    const dy = b.y - a.y;
+    const t = Math.max(0, Math.min(1, ((x - a.x) * dx + (y - a.y) * dy) / (dx * dx + dy * dy || 1)));
+    return Math.hypot(x - a.x - t * dx, y - a.y - t * dy);
+  };
+  const before = fill.slice();
+  const owner = new Int8Array(n).fill(-1);
+  // each arm's fill's box [x0, y0, x1, y1] (inclusive)
+  const boxes = [[w, h, -1, -1], [w, h, -1, -1]];
+  const grow = (b: number[], x: number, y: number) => {
+    if (x < b[0]) b[0] = x;
+    if (y < b[1]) b[1] = y;
+    if (x > b[2]) b[2] = x;
+    if (y > b[3]) b[3] = y;
+  };
+  for (let i = 0; i < n; i++) {
+    if (fill[i] !== 1 || parts[i] !== PERSON_PART.arm) continue;
+    const x = i % w;
+    const y = (i / w) | 0;
+    const d0 = Math.min(lineDist(arms[0].S, arms[0].E, x, y), lineDist(arms[0].E, arms[0].W, x, y));
+    const d1 = Math.min(lineDist(arms[1].S, arms[1].E, x, y), lineDist(arms[1].E, arms[1].W, x, y));
+    owner[i] = d0 <= d1 ? 0 : 1;
+    grow(boxes[owner[i]], x, y);
+  }
+  const out: Forearm[] = [];
+  for (const [k, { S, E, W }] of arms.entries()) {
+    const forearmLen = Math.hypot(W.x - E.x, W.y - E.y);
+    if (forearmLen < 0.25 * sw) continue;
+    // the hand: the largest piece of bare skin within 60 % of the forearm's length of the wrist
+    // keypoint (specks of a skirt's print the parsing calls arm are left out)
+    const reach2 = (0.6 * forearmLen) ** 2;
+    const x0 = Math.max(0, Math.floor(W.x - 0.6 * forearmLen));
+    const x1 = Math.min(w - 1, Math.ceil(W.x + 0.6 * forearmLen));
+    const y0 = Math.max(0, Math.floor(W.y - 0.6 * forearmLen));
+    const y1 = Math.min(h - 1, Math.ceil(W.y + 0.6 * forearmLen));
+    const cw = x1 - x0 + 1;
+    const ch = y1 - y0 + 1;
+    const near = new Uint8Array(cw * ch);
+    for (let y = y0; y <= y1; y++) for (let x = x0; x <= x1; x++) if ((x - W.x) ** 2 + (y - W.y) ** 2 < reach2 && bare(y * w + x)) near[(y - y0) * cw + x - x0] = 1;
+    const piece = largestComponent(near, cw, ch, { connectivity: 8 });
+    const hand = new Uint8Array(n);
+    let handCount = 0;
+    for (let k2 = 0; k2 < piece.length; k2++) {
+      if (!piece[k2]) continue;
+      hand[(y0 + ((k2 / cw) | 0)) * w + x0 + (k2 % cw)] = 1;
+      handCount++;
+    }
+    if (handCount < 60) continue;
+    // where the sleeve's fill meets the hand (across the old top's rim of a few pixels, left as it was)
+    const reachHand = dilate(piece, cw, ch, 3);
+    let sx = 0;
+    let sy = 0;
+    let seam = 0;
+    const seamPx: number[] = [];
+    for (let y = y0; y <= y1; y++) {
+      for (let x = x0; x <= x1; x++) {
+        if (owner[y * w + x] !== k || !reachHand[(y - y0) * cw + x - x0]) continue;
+        seamPx.push(y * w + x);
+        sx += x;
+        sy += y;
+        seam++;
+      }
+    }
+    if (seam < 4) continue;
+    const seamAt = { x: sx / seam, y: sy / seam };
+    const axisLen = Math.hypot(seamAt.x - E.x, seamAt.y - E.y);
+    if (axisLen < 0.2 * sw) continue;
+    const ux = (seamAt.x - E.x) / axisLen;
+    const uy = (seamAt.y - E.y) / axisLen;
+    const nx = -uy;
+    const ny = ux;
+    // only a sleeve that reached the wrist: the seam near the wrist keypoint, and the sleeve's
+    // fill running most of the way up from it to the elbow (a short sleeve's rim above a bare
+    // forearm keeps the fill as it was)
+    if (Math.hypot(seamAt.x - W.x, seamAt.y - W.y) > 0.35 * forearmLen) continue;
+    const bins = new Uint8Array(20);
+    let area = 0;
+    const ob = boxes[k];
+    for (let y = ob[1]; y <= ob[3]; y++) for (let x = ob[0]; x <= ob[2]; x++) {
+      const i = y * w + x;
+      if (owner[i] !== k) continue;
+      area++;
+      const t = (((i % w) - E.x) * ux + (((i / w) | 0) - E.y) * uy) / axisLen;
+      if (t >= 0 && t < 1) bins[Math.floor(t * 20)] = 1;
+    }
+    // (and as wide as a forearm on average, not a rim of other cloth along a bare arm)
+    if (bins.reduce((a, b) => a + b, 0) < 14 || area < 0.6 * axisLen * 0.1 * sw) continue;
+    // the wrist: as wide as the hand where it leaves the sleeve (the seam's extent across the
+    // forearm), held to what a wrist can be for the person's shoulders
+    const across: number[] = [];
+    for (const i of seamPx) across.push(((i % w) - seamAt.x) * nx + (((i / w) | 0) - seamAt.y) * ny);
+    const lo = quantile(across, 0.05);
+    const hi = quantile(across, 0.95);
+    const wristWidth = Math.min(0.24 * sw, Math.max(0.11 * sw, hi - lo + 1));
+    const rw = wristWidth / 2;
+    const wrist = { x: seamAt.x + (nx * (lo + hi)) / 2, y: seamAt.y + (ny * (lo + hi)) / 2 };
+    // the light: which side of the hand's first stretch is brighter (the ridge moves towards it)
+    let litPos = 0;
+    let litNeg = 0;
+    for (let y = y0; y <= y1; y++) {
+      for (let x = x0; x <= x1; x++) {
+        const i = y * w + x;
+        if (!hand[i]) continue;
+        const along = (x - wrist.x) * ux + (y - wrist.y) * uy;
+        if (along < 0 || along > 0.25 * forearmLen) continue;
+        const v = (x - wrist.x) * nx + (y - wrist.y) * ny;
+        const lum = 0.299 * img[i * 4] + 0.587 * img[i * 4 + 1] + 0.114 * img[i * 4 + 2];
+        if (v > rw / 3) litPos += lum;
+        else if (v < -rw / 3) litNeg += lum;
+      }
+    }
+    const ridge = litPos > 0 && litNeg > 0 ? Math.max(-0.35, Math.min(0.35, (3 * (litPos - litNeg)) / (litPos + litNeg))) : 0;
+    // the old top's rim between the sleeve's fill and the hand, and the hand's first pixels (a
+    // cuff's shadow on them), join the forearm: the wrist is drawn across the seam
+    const ownCrop = new Uint8Array(cw * ch);
+    for (let y = y0; y <= y1; y++) for (let x = x0; x <= x1; x++) if (owner[y * w + x] === k) ownCrop[(y - y0) * cw + x - x0] = 1;
+    const nearOwn = dilate(ownCrop, cw, ch, 3);
+    const source = hand.slice();
+    for (let y = y0; y <= y1; y++) {
+      for (let x = x0; x <= x1; x++) {
+        const c = (y - y0) * cw + x - x0;
+        const i = y * w + x;
+        if (!nearOwn[c] || !reachHand[c] || owner[i] >= 0) continue;
+        if (hand[i] || (grown[i] && !before[i] && mask[i] && parts[i] === PERSON_PART.arm)) {
+          owner[i] = k;
+          grow(ob, x, y);
+          fill[i] = 1;
+          source[i] = 0;
+        }
+      }
+    }
+    // the arm stays inside the old sleeve's outline (its depth inside the person, the backdrop
+    // the fill will show counting as outside): a sleeve narrower than the drawn arm clips it
+    const bx0 = Math.max(0, ob[0] - 4);
+    const by0 = Math.max(0, ob[1] - 4);
+    const bw = Math.min(w, ob[2] + 5) - bx0;
+    const bh = Math.min(h, ob[3] + 5) - by0;
+    const inPerson = new Uint8Array(bw * bh);
+    for (let y = 0; y < bh; y++) for (let x = 0; x < bw; x++) inPerson[y * bw + x] = mask[(y + by0) * w + x + bx0] && before[(y + by0) * w + x + bx0] !== 2 ? 1 : 0;
+    const depth = distanceTransform(inPerson, bw, bh, 'unset');
+    // the outline: shoulder to elbow (overlapping the forearm at the bend), and elbow to the
+    // wrist, the forearm's bulk a third of the way down, tapering to the wrist (and a little past
+    // the seam, so the wrist is not rounded off before the hand)
+    const upper = Math.max(1, Math.hypot(E.x - S.x, E.y - S.y));
+    const eu = { x: (E.x - S.x) / upper, y: (E.y - S.y) / upper };
+    const ribbons = [
+      ribbon(S, { x: E.x + eu.x * ELBOW * rw, y: E.y + eu.y * ELBOW * rw }, (t) => rw * (SHOULDER + (ELBOW - SHOULDER) * t), depth, bx0, by0, bw, 0, ELBOW * rw),
+      ribbon({ x: E.x - ux * ELBOW * rw, y: E.y - uy * ELBOW * rw }, { x: wrist.x + ux * rw, y: wrist.y + uy * rw }, (t) => {
+        // position along the forearm, 0 at the elbow, 1 at the wrist
+        const f = (t * (axisLen + (ELBOW + 1) * rw) - ELBOW * rw) / axisLen;
+        if (f <= 0) return ELBOW * rw;
+        if (f < 0.3) return rw * (ELBOW + ((BULK - ELBOW) * f) / 0.3);
+        return rw * Math.max(1, BULK - ((BULK - 1) * (f - 0.3)) / 0.7);
+      }, depth, bx0, by0, bw, ELBOW * rw, 0),
+    ];
+    // the old sleeve's soft outline beside the person (its colour mixed into the backdrop's) goes
+    // with it: repainted as backdrop
+    const sleeve = new Uint8Array(bw * bh);
+    for (let y = 0; y < bh; y++) for (let x = 0; x < bw; x++) if (owner[(y + by0) * w + x + bx0] === k) sleeve[y * bw + x] = 1;
+    const halo = dilate(sleeve, bw, bh, 3);
+    // and the backdrop around (outside the person) is what the backdrop there is grown from, lit
+    // as it is on that side (a row's backdrop elsewhere can be darker or lighter)
+    const around = new Uint8Array(n);
+    const aroundReach = dilate(sleeve, bw, bh, Math.round(0.06 * sw));
+    for (let y = 0; y < bh; y++) {
+      for (let x = 0; x < bw; x++) {
+        const i = (y + by0) * w + x + bx0;
+        if (halo[y * bw + x] && !sleeve[y * bw + x] && !mask[i] && !before[i]) fill[i] = 2;
+        else if (aroundReach[y * bw + x] && !mask[i] && !before[i]) around[i] = 1;
+      }
+    }
+    // the wrist meets the hand edge to edge: over the forearm's last third its outline bends to
+    // the hand's own edges just beyond the seam
+    const fore = ribbons[1];
+    const seamK = fore.len - rw;
+    const edges: number[] = [];
+    for (let y = y0; y <= y1; y++) {
+      for (let x = x0; x <= x1; x++) {
+        const i = y * w + x;
+        if (!source[i]) continue;
+        const ox = x - fore.ax;
+        const oy = y - fore.ay;
+        const along = ox * fore.dx + oy * fore.dy;
+        if (along >= seamK + 3 && along <= seamK + 8) edges.push(fore.dx * oy - fore.dy * ox);
+      }
+    }
+    if (edges.length >= 10) {
+      const handLo = quantile(edges, 0.02);
+      const handHi = quantile(edges, 0.98);
+      const from = seamK - 0.35 * axisLen;
+      for (let k = Math.max(0, Math.ceil(from)); k <= fore.len; k++) {
+        const t = Math.min(1, (k - from) / (seamK - from));
+        const wt = t * t * (3 - 2 * t);
+        fore.lo[k] += (handLo - fore.lo[k]) * wt;
+        fore.hi[k] += (handHi - fore.hi[k]) * wt;
+      }
+    }
+    const skin = new Uint8Array(n);
+    const shade = new Float32Array(n);
+    const up = new Float32Array(n);
+    const band: Forearm['band'] = [];
+    let painted = 0;
+    let shadeSum = 0;
+    for (let y = ob[1]; y <= ob[3]; y++) for (let x = ob[0]; x <= ob[2]; x++) {
+      const i = y * w + x;
+      if (owner[i] !== k) continue;
+      const q = nearest(ribbons, x, y);
+      // a ramp of 1.5 px across the outline
+      const a = Math.max(0, Math.min(1, (0.75 - q.sd) / 1.5));
+      if (a >= 0.5) {
+        skin[i] = 1;
+        painted++;
+        shade[i] = shadeAt(ribbons, x, y, ridge);
+        up[i] = -((x - wrist.x) * ux + (y - wrist.y) * uy);
+        shadeSum += shade[i];
+      } else fill[i] = 2;
+      if (a > 0 && a < 1) band.push({ i, a, gx: q.gx, gy: q.gy });
+    }
+    if (!painted) continue;
+    // the shading's mean over the arm 1 (the tone is the mean's), faded out over the last px before
+    // the seam: there the skin grows from the hand's own pixels, shading and all
+    for (let y = ob[1]; y <= ob[3]; y++) for (let x = ob[0]; x <= ob[2]; x++) {
+      const i = y * w + x;
+      if (!skin[i]) continue;
+      shade[i] = 1 + ((shade[i] * painted) / shadeSum - 1) * Math.max(0, Math.min(1, up[i] / 8));
+      up[i] = Math.max(0, Math.min(1, up[i] / axisLen));
+    }
+    const lin: number[][] = [[], [], []];
+    // the tone of the hand's first stretch beyond the seam (the wrist's, not the fingers' in shade)
+    for (const pass of [0.15, 0.35, Infinity]) {
+      for (let y = y0; y <= y1; y++) for (let x = x0; x <= x1; x++) {
+        const i = y * w + x;
+        if (!source[i]) continue;
+        const along = (x - wrist.x) * ux + (y - wrist.y) * uy;
+        if (along <= pass * forearmLen) for (let c = 0; c < 3; c++) lin[c].push(SRGB_TO_LINEAR[img[i * 4 + c]]);
+      }
+      if (lin[0].length >= 40) break;
+    }
+    const tone = lin.map((v) => quantile(v, 0.5));
+    out.push({ skin, source, backdrop: around, tone, shade, up, box: [bx0, by0, bx0 + bw, by0 + bh], band, wristWidth, elbow: { x: E.x, y: E.y }, wrist });
+  }
+  return out;
+}
+
+/**
+ * Shades each forearm across its width once its skin (flat, in the hand's tone) and the backdrop
+ * beside it are synthesised on the canvas (linear RGB), its tone moving from the hand's at the
+ * wrist part of the way towards the person's own (`bodyTone`, linear RGB: a forearm is lighter
+ * than the back of a hand) by the elbow; then anti-aliases its outline: a pixel on it mixes the
+ * arm's colour and what lies beyond by its coverage, each taken from the nearest pixel of its
+ * side along the outline's normal.
+ */
+export function finishForearms(canvas: Float32Array, forearms: Forearm[], w: number, h: number, bodyTone?: readonly number[]): void {
+  for (const f of forearms) {
+    const [x0, y0, x1, y1] = f.box;
+    const ratio = [0, 1, 2].map((c) => (bodyTone && f.tone[c] > 0 ? Math.max(0.8, Math.min(1.25, bodyTone[c] / f.tone[c])) : 1));
+    for (let y = y0; y < y1; y++) {
+      for (let x = x0; x < x1; x++) {
+        const i = y * w + x;
+        if (!f.skin[i]) continue;
+        const lift = TOWARDS_BODY * Math.min(1, f.up[i] / 0.6);
+        for (let c = 0; c < 3; c++) canvas[i * 3 + c] *= f.shade[i] * (1 + lift * (ratio[c] - 1));
+      }
+    }
+    const mixed: { i: number; v: number[] }[] = [];
+    const pick = (i: number, gx: number, gy: number, inside: boolean) => {
+      const x = i % w;
+      const y = (i / w) | 0;
+      for (let s = 1; s <= 3; s++) {
+        const xx = Math.round(x + gx * s);
+        const yy = Math.round(y + gy * s);
+        if (xx < 0 || yy < 0 || xx >= w || yy >= h) break;
+        const j = yy * w + xx;
+        if (!!f.skin[j] === inside) return j;
+      }
+      return -1;
+    };
+    for (const { i, a, gx, gy } of f.band) {
+      const own = !!f.skin[i];
+      const j = own ? pick(i, gx, gy, false) : pick(i, -gx, -gy, true);
+      if (j < 0) continue;
+      const arm = own ? i : j;
+      const beyond = own ? j : i;
+      mixed.push({ i, v: [0, 1, 2].map((c) => a * canvas[arm * 3 + c] + (1 - a) * canvas[beyond * 3 + c]) });
+    }
+    for (const { i, v } of mixed) for (let c = 0; c < 3; c++) canvas[i * 3 + c] = v[c];
+  }
+}
