@@ -180,7 +180,7 @@ const quantile = (v: number[], q: number) => {
  * outside it become backdrop (`fill` set to 2, in place). `grown` marks the old top (and its rim);
  * `skinLab` is the person's skin colour. An arm whose hand is not seen is left as it was.
  */
-export function planForearms(fill: Uint8Array, grown: Uint8Array, body: PersonBody & { parts: Uint8Array }, skinLab: number[] | null): Forearm[] {
+export function planForearms(fill: Uint8Array, grown: Uint8Array, oldTop: Uint8Array, covered: (i: number) => boolean, body: PersonBody & { parts: Uint8Array }, skinLab: number[] | null): Forearm[] {
   const { width: w, height: h, data: img } = body.image;
   const { parts, mask } = body;
   const L = body.landmarks;
@@ -224,6 +224,14 @@ export function planForearms(fill: Uint8Array, grown: Uint8Array, body: PersonBo
     owner[i] = d0 <= d1 ? 0 : 1;
     grow(boxes[owner[i]], x, y);
   }
+  // the trousers' or skirt's colour (Lab median of the legs' pixels, sampled)
+  const legs: number[][] = [[], [], []];
+  for (let i = 0; i < n; i += 7) {
+    if (parts[i] !== PERSON_PART.legs) continue;
+    srgbToLab(img[i * 4], img[i * 4 + 1], img[i * 4 + 2], lab);
+    for (let c = 0; c < 3; c++) legs[c].push(lab[c]);
+  }
+  const bottoms = legs[0].length >= 50 ? legs.map((v) => quantile(v, 0.5)) : null;
   const out: Forearm[] = [];
   for (const [k, { S, E, W }] of arms.entries()) {
     const forearmLen = Math.hypot(W.x - E.x, W.y - E.y);
@@ -235,6 +243,8 @@ export function planForearms(fill: Uint8Array, grown: Uint8Array, body: PersonBo
     const x1 = Math.min(w - 1, Math.ceil(W.x + 0.6 * forearmLen));
     const y0 = Math.max(0, Math.floor(W.y - 0.6 * forearmLen));
     const y1 = Math.min(h - 1, Math.ceil(W.y + 0.6 * forearmLen));
+    // (a wrist off the picture has no hand to join)
+    if (x1 < x0 || y1 < y0) continue;
     const cw = x1 - x0 + 1;
     const ch = y1 - y0 + 1;
     const near = new Uint8Array(cw * ch);
@@ -249,7 +259,7 @@ export function planForearms(fill: Uint8Array, grown: Uint8Array, body: PersonBo
     }
     if (handCount < 60) continue;
     // where the sleeve's fill meets the hand (across the old top's rim of a few pixels, left as it was)
-    const reachHand = dilate(piece, cw, ch, 3);
+    const reachHand = dilate(piece, cw, ch, 5);
     let sx = 0;
     let sy = 0;
     let seam = 0;
@@ -275,6 +285,10 @@ export function planForearms(fill: Uint8Array, grown: Uint8Array, body: PersonBo
     // fill running most of the way up from it to the elbow (a short sleeve's rim above a bare
     // forearm keeps the fill as it was)
     if (Math.hypot(seamAt.x - W.x, seamAt.y - W.y) > 0.35 * forearmLen) continue;
+    // and the hand beyond the seam, not beside it (a bare forearm alongside an old top's side)
+    let above = 0;
+    for (let y = y0; y <= y1; y++) for (let x = x0; x <= x1; x++) if (hand[y * w + x] && (x - seamAt.x) * ux + (y - seamAt.y) * uy < -0.1 * forearmLen) above++;
+    if (above > 0.05 * handCount) continue;
     const bins = new Uint8Array(20);
     let area = 0;
     const ob = boxes[k];
@@ -289,10 +303,18 @@ export function planForearms(fill: Uint8Array, grown: Uint8Array, body: PersonBo
     if (bins.reduce((a, b) => a + b, 0) < 14 || area < 0.6 * axisLen * 0.1 * sw) continue;
     // the wrist: as wide as the hand where it leaves the sleeve (the seam's extent across the
     // forearm), held to what a wrist can be for the person's shoulders
-    const across: number[] = [];
-    for (const i of seamPx) across.push(((i % w) - seamAt.x) * nx + (((i / w) | 0) - seamAt.y) * ny);
-    const lo = quantile(across, 0.05);
-    const hi = quantile(across, 0.95);
+    // (the hand's first rows beyond the seam; the seam's own extent when they are too few)
+    let across: number[] = [];
+    for (let y = y0; y <= y1; y++) {
+      for (let x = x0; x <= x1; x++) {
+        if (!hand[y * w + x]) continue;
+        const along = (x - seamAt.x) * ux + (y - seamAt.y) * uy;
+        if (along >= 0 && along <= 8) across.push((x - seamAt.x) * nx + (y - seamAt.y) * ny);
+      }
+    }
+    if (across.length < 10) across = seamPx.map((i) => ((i % w) - seamAt.x) * nx + (((i / w) | 0) - seamAt.y) * ny);
+    const lo = quantile(across, 0.03);
+    const hi = quantile(across, 0.97);
     const wristWidth = Math.min(0.24 * sw, Math.max(0.11 * sw, hi - lo + 1));
     const rw = wristWidth / 2;
     const wrist = { x: seamAt.x + (nx * (lo + hi)) / 2, y: seamAt.y + (ny * (lo + hi)) / 2 };
@@ -333,6 +355,51 @@ export function planForearms(fill: Uint8Array, grown: Uint8Array, body: PersonBo
     }
     // the arm stays inside the old sleeve's outline (its depth inside the person, the backdrop
     // the fill will show counting as outside): a sleeve narrower than the drawn arm clips it
+    // the old sleeve where the fill left it (the parsing took it for the trousers it hangs
+    // beside, or its shaded folds fell outside the old top's colours): the arm's cloth in the
+    // sleeve's colours (and the old top's where the parsing says legs) joined to its fill within
+    // the forearm's reach is the sleeve's too
+    const reachR = 2.2 * rw + 4;
+    const sleeveLab = [[], [], []] as number[][];
+    for (let y = ob[1]; y <= ob[3]; y += 2) {
+      for (let x = ob[0]; x <= ob[2]; x += 2) {
+        const i = y * w + x;
+        if (owner[i] !== k || !oldTop[i]) continue;
+        srgbToLab(img[i * 4], img[i * 4 + 1], img[i * 4 + 2], lab);
+        for (let c = 0; c < 3; c++) sleeveLab[c].push(lab[c]);
+      }
+    }
+    const ref = sleeveLab[0].length >= 20 ? sleeveLab.map((v) => quantile(v, 0.5)) : null;
+    // (not when the trousers or skirt share the sleeve's colours: they would be taken for it)
+    if (ref && !(bottoms && deltaE76(bottoms, ref) < 25)) {
+      const rx0 = Math.max(1, Math.floor(Math.min(E.x, wrist.x) - reachR));
+      const rx1 = Math.min(w - 2, Math.ceil(Math.max(E.x, wrist.x) + reachR));
+      const ry0 = Math.max(1, Math.floor(Math.min(E.y, wrist.y) - reachR));
+      const ry1 = Math.min(h - 2, Math.ceil(Math.max(E.y, wrist.y) + reachR));
+      const cand = (i: number) => {
+        const p = parts[i];
+        if (!(p === PERSON_PART.arm || (p === PERSON_PART.legs && oldTop[i])) || !mask[i] || before[i] || owner[i] >= 0 || hand[i] || covered(i)) return false;
+        const x = i % w;
+        const y = (i / w) | 0;
+        if (x < rx0 || x > rx1 || y < ry0 || y > ry1 || lineDist(E, wrist, x, y) > reachR) return false;
+        if ((x - E.x) * ux + (y - E.y) * uy > axisLen - 2) return false;
+        srgbToLab(img[i * 4], img[i * 4 + 1], img[i * 4 + 2], lab);
+        return deltaE76(lab, ref) < 22 && !skinAt(i);
+      };
+      const queue: number[] = [];
+      for (let y = ry0; y <= ry1; y++) {
+        for (let x = rx0; x <= rx1; x++) {
+          const i = y * w + x;
+          if (owner[i] === k) for (const j of [i - 1, i + 1, i - w, i + w]) if (owner[j] < 0 && cand(j)) { owner[j] = k; queue.push(j); }
+        }
+      }
+      for (let q = 0; q < queue.length; q++) {
+        const i = queue[q];
+        fill[i] = 1;
+        grow(ob, i % w, (i / w) | 0);
+        for (const j of [i - 1, i + 1, i - w, i + w]) if (owner[j] < 0 && cand(j)) { owner[j] = k; queue.push(j); }
+      }
+    }
     const bx0 = Math.max(0, ob[0] - 4);
     const by0 = Math.max(0, ob[1] - 4);
     const bw = Math.min(w, ob[2] + 5) - bx0;
@@ -417,6 +484,21 @@ export function planForearms(fill: Uint8Array, grown: Uint8Array, body: PersonBo
         shadeSum += shade[i];
       } else fill[i] = 2;
       if (a > 0 && a < 1) band.push({ i, a, gx: q.gx, gy: q.gy });
+    }
+    // the arm is one piece from the wrist up: skin cut off from it (the old sleeve's rim beside a
+    // new puffed sleeve that hides the upper arm) is backdrop
+    const skinCrop = new Uint8Array(bw * bh);
+    for (let y = 0; y < bh; y++) for (let x = 0; x < bw; x++) skinCrop[y * bw + x] = skin[(y + by0) * w + x + bx0];
+    const main = largestComponent(skinCrop, bw, bh, { connectivity: 8 });
+    for (let y = 0; y < bh; y++) {
+      for (let x = 0; x < bw; x++) {
+        const i = (y + by0) * w + x + bx0;
+        if (!skin[i] || main[y * bw + x]) continue;
+        skin[i] = 0;
+        fill[i] = 2;
+        painted--;
+        shadeSum -= shade[i];
+      }
     }
     if (!painted) continue;
     // the shading's mean over the arm 1 (the tone is the mean's), faded out over the last px before

@@ -856,7 +856,7 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
     }
   }
   // forearms under old long sleeves: drawn to the arm's outline from the hand they join
-  const forearms = planForearms(fill, grown, body, skin?.lab ?? null);
+  const forearms = planForearms(fill, grown, oldTop, covered, body, skin?.lab ?? null);
   for (const f of forearms) for (let i = 0; i < n; i++) backdropSource[i] = fill[i] ? 0 : backdropSource[i] | f.backdrop[i];
   // the person's visible skin the fill is grown from: skin of the arms, neck, face and torso near
   // the person's own tone (deep shadows, the outline's mixed pixels and backdrop left out)

@@ -1,0 +1,156 @@
+/**
+ * Forearms under an old long sleeve, on a constructed photo: a dark sleeve 60 px wide from the
+ * shoulder to the wrist and a bare hand 30 px wide below it, on a grey backdrop. The forearm must
+ * be drawn as an arm (as wide as the hand at the wrist, wider towards the elbow, never the
+ * sleeve's width), the sleeve outside it must become backdrop, and its skin must take the hand's
+ * tone at the wrist, shaded darker at its edges than along its middle.
+ */
+import { describe, expect, it } from 'vitest';
+import { finishForearms, planForearms } from '../../../../adapters/builtin/tryon/limb-fill.ts';
+import { synthesiseFill } from '../../../../adapters/builtin/tryon/photo-fill.ts';
+import { deltaE76, linearToSrgb, SRGB_TO_LINEAR, srgbToLab } from '../../../../adapters/builtin/tryon/color.ts';
+import { dilate } from '../../../../adapters/builtin/raster/morphology.ts';
+import { PERSON_PART, type PersonBody } from '../../../../core/ports/person-analyzer.ts';
+
+const W = 200;
+const H = 300;
+const SLEEVE = { x0: 70, x1: 130, y0: 40, y1: 222 };
+const HAND = { x0: 85, x1: 115, y0: 222, y1: 285 };
+const HAND_RGB = [196, 150, 124];
+
+/** A deterministic hash noise in -0.5..0.5. */
+const noise = (x: number, y: number) => {
+  let t = Math.imul(x + 5, 0x27d4eb2d) ^ Math.imul(y + 7, 0x165667b1);
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  return ((t ^ (t >>> 13)) >>> 0) / 4294967296 - 0.5;
+};
+
+function scene() {
+  const n = W * H;
+  const data = new Uint8Array(n * 4);
+  const mask = new Uint8Array(n);
+  const parts = new Uint8Array(n);
+  const sleeve = new Uint8Array(n);
+  for (let y = 0; y < H; y++) {
+    for (let x = 0; x < W; x++) {
+      const i = y * W + x;
+      let rgb = [210, 210, 212].map((v) => v + 3 * noise(x, y));
+      if (x >= SLEEVE.x0 && x < SLEEVE.x1 && y >= SLEEVE.y0 && y < SLEEVE.y1) {
+        rgb = [28, 28, 34];
+        sleeve[i] = 1;
+      } else if (x >= HAND.x0 && x < HAND.x1 && y >= HAND.y0 && y < HAND.y1) {
+        const t = (x + 0.5 - HAND.x0) / (HAND.x1 - HAND.x0);
+        const shade = 0.8 + 0.2 * Math.sin(Math.PI * t);
+        rgb = HAND_RGB.map((v) => v * shade + 6 * noise(x, y));
+      }
+      if (sleeve[i] || (x >= HAND.x0 && x < HAND.x1 && y >= HAND.y0 && y < HAND.y1)) {
+        mask[i] = 255;
+        parts[i] = PERSON_PART.arm;
+      }
+      for (let c = 0; c < 3; c++) data[i * 4 + c] = Math.max(0, Math.min(255, Math.round(rgb[c])));
+      data[i * 4 + 3] = 255;
+    }
+  }
+  // the person's left arm hangs in the sleeve; the right one is off the picture
+  const at = (x: number, y: number) => ({ x, y });
+  const landmarks = {
+    leftShoulder: at(100, 45),
+    leftElbow: at(100, 130),
+    leftWrist: at(100, 240),
+    rightShoulder: at(-100, 45),
+    rightElbow: at(-100, 130),
+    rightWrist: at(-100, 240),
+  };
+  const body = { image: { width: W, height: H, data }, mask, parts, landmarks } as unknown as PersonBody & { parts: Uint8Array };
+  return { body, sleeve };
+}
+
+function plan() {
+  const { body, sleeve } = scene();
+  const fill = Uint8Array.from(sleeve);
+  const grown = dilate(sleeve, W, H, 3);
+  const lab = Array.from(srgbToLab(HAND_RGB[0], HAND_RGB[1], HAND_RGB[2], [0, 0, 0]));
+  const forearms = planForearms(fill, grown, sleeve, () => false, body, lab);
+  return { body, sleeve, fill, forearms };
+}
+
+/** The forearm's skin pixels in row y: their count and the first and last column. */
+function row(skin: Uint8Array, y: number) {
+  let count = 0;
+  let first = -1;
+  let last = -1;
+  for (let x = 0; x < W; x++) {
+    if (!skin[y * W + x]) continue;
+    count++;
+    if (first < 0) first = x;
+    last = x;
+  }
+  return { count, first, last };
+}
+
+describe('planForearms', () => {
+  it('draws the forearm as wide as the hand at the wrist, wider towards the elbow, and turns the rest of the sleeve into backdrop', () => {
+    const { fill, sleeve, forearms } = plan();
+    expect(forearms).toHaveLength(1);
+    const f = forearms[0];
+    expect(f.wristWidth).toBeGreaterThan(24);
+    expect(f.wristWidth).toBeLessThan(36);
+    const wrist = row(f.skin, SLEEVE.y1 - 6);
+    const elbow = row(f.skin, 140);
+    // the hand's 30 px at the wrist, not the sleeve's 60
+    expect(Math.abs(wrist.count - (HAND.x1 - HAND.x0))).toBeLessThanOrEqual(6);
+    expect(elbow.count).toBeGreaterThan(wrist.count + 4);
+    expect(elbow.count).toBeLessThan(SLEEVE.x1 - SLEEVE.x0 - 8);
+    // centred on the hand
+    expect(Math.abs((wrist.first + wrist.last) / 2 - (HAND.x0 + HAND.x1 - 1) / 2)).toBeLessThanOrEqual(2);
+    // the sleeve outside the arm is backdrop now, inside it skin
+    let backdrop = 0;
+    let other = 0;
+    for (let i = 0; i < W * H; i++) {
+      if (!sleeve[i] || i < 150 * W) continue;
+      if (f.skin[i]) expect(fill[i]).toBe(1);
+      else if (fill[i] === 2) backdrop++;
+      else other++;
+    }
+    expect(backdrop).toBeGreaterThan(1500);
+    expect(other).toBe(0);
+  });
+
+  it('gives the forearm the hand tone at the wrist, shaded darker at its edges than along its middle', () => {
+    const { body, fill, forearms } = plan();
+    const n = W * H;
+    const canvas = new Float32Array(n * 3);
+    for (let i = 0; i < n; i++) for (let c = 0; c < 3; c++) canvas[i * 3 + c] = SRGB_TO_LINEAR[body.image.data[i * 4 + c]];
+    const flat = new Float32Array(n).fill(1);
+    const backdrop = new Uint8Array(n);
+    for (let i = 0; i < n; i++) if (!body.mask[i]) backdrop[i] = 1;
+    const others = fill.map((v, i) => (forearms[0].skin[i] ? 0 : v));
+    synthesiseFill(canvas, others, body, new Uint8Array(n), flat, () => 1, undefined, 2, backdrop);
+    for (const f of forearms) synthesiseFill(canvas, f.skin, body, f.source, flat, () => 1, f.tone, 2);
+    finishForearms(canvas, forearms, W, H);
+    const srgb = (i: number) => [0, 1, 2].map((c) => linearToSrgb(canvas[i * 3 + c]));
+    const lab = (rgb: number[]) => Array.from(srgbToLab(rgb[0], rgb[1], rgb[2], [0, 0, 0]));
+    const mean = (xs: number[], y0: number, y1: number) => {
+      const s = [0, 0, 0];
+      let k = 0;
+      for (let y = y0; y < y1; y++) for (const x of xs) { const v = srgb(y * W + x); for (let c = 0; c < 3; c++) s[c] += v[c]; k++; }
+      return s.map((v) => v / k);
+    };
+    // the wrist's middle against the hand's just below the seam
+    const r = row(forearms[0].skin, 212);
+    const mid = Math.round((r.first + r.last) / 2);
+    const wristMid = mean([mid - 2, mid - 1, mid, mid + 1, mid + 2], 208, 216);
+    const handMid = mean([98, 99, 100, 101, 102], 232, 240);
+    expect(deltaE76(lab(wristMid), lab(handMid))).toBeLessThan(6);
+    // across the forearm half way up: edges darker than the middle
+    const h = row(forearms[0].skin, 170);
+    const c = Math.round((h.first + h.last) / 2);
+    const lum = (v: number[]) => 0.299 * v[0] + 0.587 * v[1] + 0.114 * v[2];
+    const middle = lum(mean([c - 2, c - 1, c, c + 1, c + 2], 165, 175));
+    const edges = (lum(mean([h.first + 1, h.first + 2], 165, 175)) + lum(mean([h.last - 2, h.last - 1], 165, 175))) / 2;
+    expect(middle - edges).toBeGreaterThan(12);
+    // and the backdrop beside it is the backdrop's grey, not the sleeve's black
+    const beside = mean([SLEEVE.x0 + 2, SLEEVE.x1 - 3], 165, 175);
+    expect(lum(beside)).toBeGreaterThan(195);
+  });
+});
