@@ -58,13 +58,13 @@ export class PostgresRateLimiter implements RateLimiter {
    * Decisions for one key are taken one at a time in this process, so a request never decides on a
    * count that another request of this process is about to change (exact within one process).
    */
-  consume(key: string, limit: number, windowSeconds: number): Promise<RateDecision> {
+  consume(key: string, limit: number, windowSeconds: number): RateDecision | Promise<RateDecision> {
     const id = `${limit}/${windowSeconds}:${key}`;
     // The common case needs no queue: nothing of this key is in progress and its shared count is
     // fresh, so the decision is taken now, in this turn, exactly as the queued one would be.
     if (!this.locks.has(id)) {
       const local = this.decideLocally(id, limit, Date.now());
-      if (local) return Promise.resolve(local);
+      if (local) return local;
     }
     return this.serial(id, () => this.decide(id, key, limit, windowSeconds));
   }
