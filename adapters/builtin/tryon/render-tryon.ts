@@ -15,7 +15,7 @@ import { cutOut, garmentPieces } from './garment-pieces.ts';
 import { shadingMap } from './lighting.ts';
 import { scaleBody } from './scale-body.ts';
 import { studioBackdrop } from './studio-background.ts';
-import { createLayer, drawPiece, type Layer } from './warp-piece.ts';
+import { closePieceGaps, createLayer, drawPiece, type Layer } from './warp-piece.ts';
 import { drawPhotoTop, transferShading } from './photo-top.ts';
 import { uncoverOldTop } from './photo-fill.ts';
 import { drawPhotoDress } from './photo-dress.ts';
@@ -44,6 +44,9 @@ export interface RenderTryOnInput {
   /** Filled with what the renderer measured of each garment it laid on a person photo. */
   diagnostics?: TryOnDiagnostics;
 }
+
+/** The largest gap between a garment's pieces that is closed, as a share of the shoulders' width (squared). */
+const GAP_SHARE = 0.12;
 
 /** The output's longer edge per quality, as the model registry lists for `builtin-warp`. */
 export const OUTPUT_LONG_SIDE: Record<Quality, number> = { draft: 768, standard: 1024, high: 1536 };
@@ -208,6 +211,8 @@ export function renderTryOn(input: RenderTryOnInput): RasterImage {
         drawPhotoShoes(layer, canvas, cut, { ...body, parts }, SRGB_TO_LINEAR);
       } else {
         for (const piece of garmentPieces(cut, category, frame)) drawPiece(layer, piece, frame, filter);
+        // gaps up to a few percent of the shoulders' width squared: slivers between pieces, not openings
+        closePieceGaps(layer, (GAP_SHARE * frame.shoulderWidth) ** 2);
       }
       if (parts) {
         // on a person photo the face and hair stay in front of every garment
