@@ -93,6 +93,28 @@ describe('renderTryOn', () => {
     expect(slivers).toBeLessThanOrEqual(5);
   });
 
+  it('hangs an untucked shirt over the trousers: no waistband beside it (pixels of the trousers beside the shirt on its rows: 1,627 before, none now)', () => {
+    const outfit = renderTryOn({ body: female, garments: { top: shirt, bottom: drawBottom() }, quality: 'standard', preserveBackground: true });
+    const { width: W, height: H, data } = outfit;
+    // the generated shirt is red, the trousers blue
+    const red = (i: number) => data[i * 4] > data[i * 4 + 1] + 60 && data[i * 4] > data[i * 4 + 2] + 60;
+    const blue = (i: number) => data[i * 4 + 2] > data[i * 4] + 40 && data[i * 4 + 2] > data[i * 4 + 1] + 20;
+    let beside = 0;
+    let trousers = 0;
+    for (let y = 0; y < H; y++) {
+      let x0 = -1;
+      let x1 = -1;
+      for (let x = 0; x < W; x++) if (red(y * W + x)) { if (x0 < 0) x0 = x; x1 = x; }
+      for (let x = 0; x < W; x++) {
+        if (!blue(y * W + x)) continue;
+        trousers++;
+        if (x0 >= 0 && (x < x0 || x > x1)) beside++;
+      }
+    }
+    expect(trousers).toBeGreaterThan(20000);
+    expect(beside).toBeLessThanOrEqual(20);
+  });
+
   it("keeps the shirt's colour (mean CIE76 colour difference under 5 once shading is divided out)", () => {
     // The packshot's garment pixels (opaque in the transparent drawing of the same shirt) against
     // the worn shirt's pixels inside the torso, each averaged in linear light; the engine multiplies
