@@ -496,13 +496,13 @@ function writeJson(req: IncomingMessage, out: ServerResponse, res: OperationResp
   // one writeHead with a flat list: Node validates each name and value as setHeader does, without
   // keeping a map of them (headers set before, CORS ones, are merged by Node and kept)
   const head: string[] = [];
-  for (const k in res.headers) if (!OWN_HEADERS.has(k.toLowerCase())) head.push(k, res.headers[k]);
+  for (const k in res.headers) if ((k.length !== 12 && k.length !== 14) || !OWN_HEADERS.has(k.toLowerCase())) head.push(k, res.headers[k]);
   head.push('X-Request-Id', requestId, 'Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(json)));
   out.writeHead(res.status, head).end(json);
   return true;
 }
 
-/** Headers writeJson sets itself (a handler's own value of one was overridden before as well). */
+/** Headers writeJson sets itself (a handler's own value of one was overridden before as well); 12 and 14 characters long. */
 const OWN_HEADERS = new Set(['x-request-id', 'content-type', 'content-length']);
 
 /** Statuses that carry no body (Koa's respond() strips it). */
