@@ -151,7 +151,10 @@ export const corePlugin = definePlugin({
       browserProtected: true,
       params: { jobId: JOB_ID },
       responses: { 200: { description: 'The job', schema: 'Job', example: { jobId: EX.jobId, status: 'completed', progress: { stage: 'completed', percentage: 100 }, createdAt: EX.time, updatedAt: EX.time, result: { imageUrl: EX.fileUrl }, results: [{ url: EX.fileUrl, expiresAt: EX.later, digitalTwinId: EX.twinId }], digitalTwinId: EX.twinId } }, 404: { description: 'No such job for this credential', schema: 'ErrorEnvelope' } },
-      handler: async (ctx) => ({ body: await jobs.view(ctx.params.jobId, ctx.caller!), headers: NO_STORE }),
+      handler: async (ctx) => {
+        const view = await jobs.view(ctx.params.jobId, ctx.caller!);
+        return { body: view.body, json: view.json, headers: NO_STORE };
+      },
     });
 
     api.operation({

@@ -1,5 +1,6 @@
 import { MAX_TOKEN_TTL_SECONDS } from './config.ts';
-import type { PluginApi } from './plugin.ts';
+import type { AuthOutcome, AuthRequest, PluginApi } from './plugin.ts';
+import type { ApiKeyRecord } from './ports/credential-store.ts';
 import { TOKENS } from './tokens.ts';
 import { EX } from './examples.ts';
 import { FitroomError } from './errors.ts';
@@ -28,31 +29,40 @@ export function registerAuthSchemes(api: PluginApi): AccountTokens {
   api.provide(ACCOUNT_TOKENS, tokens);
   const attribution = api.has(USAGE_ATTRIBUTION) ? api.get(USAGE_ATTRIBUTION) : null;
 
+  /** The caller of a usable key record, with the service headers applied (they need a service key). */
+  const keyCaller = (rec: ApiKeyRecord, req: AuthRequest): AuthOutcome | Promise<AuthOutcome> => {
+    const account = req.headers['x-service-account'];
+    const usage = req.headers['x-service-usage-account'];
+    // a plain key (every poll): answered in this turn
+    if (account === undefined && usage === undefined) return { caller: callerFromKey(rec) };
+    if (rec.kind !== 'service') throw new FitroomError('CREDENTIAL_NOT_ALLOWED', 'X-Service-Account and X-Service-Usage-Account are accepted only with a service key');
+    return serviceCaller(callerFromKey(rec), account, usage);
+  };
+  const serviceCaller = async (keyed: Caller, account: string | undefined, usage: string | undefined): Promise<AuthOutcome> => {
+    let caller = keyed;
+    if (account !== undefined) {
+      const claims = await tokens.verify('account', account);
+      if (!claims) throw new FitroomError('ACCOUNT_TOKEN_INVALID', 'The account token in X-Service-Account cannot be verified (expired, tampered with, or its account key was revoked): discard it, obtain a new one and retry');
+      caller = accountCaller(claims);
+    }
+    if (usage !== undefined) {
+      // attribution only: an invalid usage token is ignored, never an error
+      const claims = await tokens.verify('usage', usage).catch(() => null);
+      if (claims) caller = { ...caller, usageAccountId: claims.acc };
+    }
+    return { caller };
+  };
+
   api.auth('apiKey', {
-    async resolve(req) {
+    resolve(req) {
       const key = req.headers['x-api-key'];
       if (key === undefined || key.startsWith(TOKEN_PREFIX.storefront)) return undefined;
       if (key.startsWith(TOKEN_PREFIX.account) || key.startsWith(TOKEN_PREFIX.usage)) {
         throw new FitroomError('HTTP_ERROR', `${key.startsWith(TOKEN_PREFIX.account) ? 'An account token goes in X-Service-Account' : 'A usage token goes in X-Service-Usage-Account'}, together with a service key in X-API-Key`);
       }
-      const rec = await credentials.resolveRecord(key);
-      const account = req.headers['x-service-account'];
-      const usage = req.headers['x-service-usage-account'];
-      if ((account !== undefined || usage !== undefined) && rec.kind !== 'service') {
-        throw new FitroomError('CREDENTIAL_NOT_ALLOWED', 'X-Service-Account and X-Service-Usage-Account are accepted only with a service key');
-      }
-      let caller: Caller = callerFromKey(rec);
-      if (account !== undefined) {
-        const claims = await tokens.verify('account', account);
-        if (!claims) throw new FitroomError('ACCOUNT_TOKEN_INVALID', 'The account token in X-Service-Account cannot be verified (expired, tampered with, or its account key was revoked): discard it, obtain a new one and retry');
-        caller = accountCaller(claims);
-      }
-      if (usage !== undefined) {
-        // attribution only: an invalid usage token is ignored, never an error
-        const claims = await tokens.verify('usage', usage).catch(() => null);
-        if (claims) caller = { ...caller, usageAccountId: claims.acc };
-      }
-      return { caller };
+      // a cached key comes back as the record itself, anything else as a promise (401 when refused)
+      const rec = credentials.resolveRecord(key);
+      return rec instanceof Promise ? rec.then((r) => keyCaller(r, req)) : keyCaller(rec, req);
     },
     claims: (req) => SERVICE_HEADERS.some((h) => req.headers[h] !== undefined),
     missing: () => new FitroomError('HTTP_ERROR', 'Missing API key: send it in the X-API-Key header'),
@@ -63,9 +73,14 @@ export function registerAuthSchemes(api: PluginApi): AccountTokens {
         ServiceAccount: { type: 'apiKey', in: 'header', name: 'X-Service-Account', description: 'An account token (`wfa1.`), only together with a service key: ownership becomes `account:<accountId>` and the AI quota is counted. Unverifiable: 401 ACCOUNT_TOKEN_INVALID.' },
       },
     },
-    async onSuccess(caller, op, units) {
-      if (op.billable) await credentials.countUsage(caller, units);
-      if (caller.usageAccountId && attribution) await attribution.record(caller.usageAccountId, op.id, new Date());
+    onSuccess(caller, op, units) {
+      const attributed = caller.usageAccountId && attribution ? caller.usageAccountId : null;
+      // most answers (polls, reads) count nothing: no promise to wait for
+      if (!op.billable && !attributed) return undefined;
+      return (async () => {
+        if (op.billable) await credentials.countUsage(caller, units);
+        if (attributed) await attribution!.record(attributed, op.id, new Date());
+      })();
     },
   });
 

@@ -215,8 +215,11 @@ export class JobService {
   private readonly store: JobStore;
   private readonly kinds: ReadonlyMap<string, JobKind<any>>;
   private readonly observer: JobObserver;
-  /** Views by record: records are never changed in place (a change is a new record from the store). */
-  readonly #views = new WeakMap<JobRecord, ReturnType<typeof jobView>>();
+  /**
+   * Views and their JSON text by record: records are never changed in place (a change is a new
+   * record from the store), so a view built once is answered as it is to every poll of that record.
+   */
+  readonly #views = new WeakMap<JobRecord, { body: ReturnType<typeof jobView>; json: string }>();
   constructor(store: JobStore, kinds: ReadonlyMap<string, JobKind<any>>, observer: JobObserver = {}) {
     this.store = store;
     this.kinds = kinds;
@@ -268,13 +271,17 @@ export class JobService {
     return job;
   }
 
-  async view(id: string, caller: Caller) {
+  /** The Job resource of the caller's job, with its JSON text (built once per record). */
+  async view(id: string, caller: Caller): Promise<{ body: ReturnType<typeof jobView>; json: string }> {
     // a poll of a job this process holds (and that has not changed) needs no further await
     const cached = UUID.test(id) ? this.store.cachedRead?.(id) : undefined;
     const job = cached && cached.ownerHash === caller.ownerHash ? cached : await this.getOwned(id, caller);
-    // a poll of an unchanged job gets the same cached record: its view is built once
+    // a poll of an unchanged job gets the same cached record: its view is built and serialised once
     let view = this.#views.get(job);
-    if (!view) this.#views.set(job, (view = jobView(job, this.kinds.get(job.kind))));
+    if (!view) {
+      const body = jobView(job, this.kinds.get(job.kind));
+      this.#views.set(job, (view = { body, json: JSON.stringify(body) }));
+    }
     return view;
   }
 

@@ -1,7 +1,7 @@
 import type { Kernel } from './kernel.ts';
 import type { AuthRequest, AuthResolver, Operation, OperationContext, OperationResult, RateLimitCategory, UploadSpec, UploadedFile } from './plugin.ts';
 import type { Caller } from './credentials.ts';
-import type { RateLimiter } from './ports/rate-limiter.ts';
+import type { RateDecision, RateLimiter } from './ports/rate-limiter.ts';
 import type { Links } from './links.ts';
 import { FitroomError, envelope, isFitroomError, validationError, type ErrorDetail } from './errors.ts';
 import { withRequestId } from './request-context.ts';
@@ -80,7 +80,7 @@ export class OperationPipeline {
   readonly #byId = new Map<string, Operation>();
   /** Anonymous calls in flight per operation, and per operation and address. */
   readonly #inFlight = new Map<string, number>();
-  readonly #plans = new WeakMap<Operation, { foreign: { scheme: string; resolver: AuthResolver }[]; accepted: { scheme: string; resolver: AuthResolver }[]; anonymous: boolean }>();
+  readonly #plans = new WeakMap<Operation, AuthPlan>();
 
   constructor(deps: PipelineDeps) {
     this.#d = deps;
@@ -98,12 +98,17 @@ export class OperationPipeline {
     const headers: Record<string, string> = {};
     const cookies: ResponseCookie[] = [];
     try {
-      const { caller, scheme, resolver } = await this.#authenticate(op, req);
+      // each step is awaited only where it has to wait: a poll of a cached key under its limit awaits
+      // nothing before its handler
+      const authenticated = this.#authenticate(op, req);
+      const { caller, scheme, resolver } = authenticated instanceof Promise ? await authenticated : authenticated;
       const shopper = forwardedShopper(req, caller);
       if (shopper) req = { ...req, ip: shopper.ip ?? req.ip };
-      // each step is awaited only where the operation has it: a poll does not queue empty steps
-      if (op.rateLimit) await this.#rateLimit(op, req, caller, headers, shopper?.id);
-      if (op.browserProtected && this.#d.botCheck) await this.#verifyBrowser(op, req, caller, headers, cookies, shopper?.id);
+      if (op.rateLimit) {
+        const limited = this.#rateLimit(op, req, caller, headers, shopper?.id);
+        if (limited) await limited;
+      }
+      if (op.browserProtected && this.#d.botCheck && fromBrowser(req, caller)) await this.#verifyBrowser(op, req, caller, headers, cookies, shopper?.id);
       this.#checkParameters(op, req);
       const context = op.upload || op.body ? await this.#context(op, req, caller, scheme) : this.#contextOf(req, caller, scheme, undefined, undefined);
       // a valid request about to do the work takes its places (an invalid one costs little)
@@ -114,7 +119,10 @@ export class OperationPipeline {
       } finally {
         release?.();
       }
-      if (caller && resolver?.onSuccess) await resolver.onSuccess(caller, op, result.usage ?? 1);
+      if (caller && resolver?.onSuccess) {
+        const counted = resolver.onSuccess(caller, op, result.usage ?? 1);
+        if (counted) await counted;
+      }
       const out: OperationResponse = {
         status: result.status ?? (result.body === undefined && !result.file && !result.text ? 204 : 200),
         headers: { 'X-Content-Type-Options': 'nosniff', ...headers, ...result.headers },
@@ -123,6 +131,7 @@ export class OperationPipeline {
       };
       // the answer without `usage` (never sent)
       if (result.body !== undefined) out.body = result.body;
+      if (result.json !== undefined && result.body !== undefined) out.json = result.json;
       if (result.file) out.file = result.file;
       if (result.text) out.text = result.text;
       return out;
@@ -145,15 +154,22 @@ export class OperationPipeline {
     return { status: err.status, body: envelope(err), headers: { ...headers, ...retry, 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' }, cookies: [] };
   }
 
-  async #authenticate(op: Operation, req: InboundRequest): Promise<{ caller: Caller | null; scheme: string; resolver?: AuthResolver }> {
+  /** The operation's schemes in order; a resolver that answers at once is answered at once. */
+  #authenticate(op: Operation, req: InboundRequest): Authenticated | Promise<Authenticated> {
     const plan = this.#authPlan(op);
     const authReq: AuthRequest = { headers: req.headers, query: req.query, cookie: req.cookie, ip: req.ip, operationId: op.id };
     // A credential of a scheme this operation does not accept is refused, not silently ignored.
     for (const { scheme, resolver } of plan.foreign) {
       if (resolver.claims!(authReq)) throw new FitroomError('CREDENTIAL_NOT_ALLOWED', `${schemeLabel(scheme)} is not accepted by ${op.method} ${op.path}`);
     }
-    for (const { scheme, resolver } of plan.accepted) {
-      const out = await resolver.resolve(authReq);
+    return this.#resolveFrom(op, plan, 0, authReq);
+  }
+
+  #resolveFrom(op: Operation, plan: AuthPlan, from: number, authReq: AuthRequest): Authenticated | Promise<Authenticated> {
+    for (let i = from; i < plan.accepted.length; i++) {
+      const { scheme, resolver } = plan.accepted[i];
+      const out = resolver.resolve(authReq);
+      if (out instanceof Promise) return out.then((o) => (o ? { caller: o.caller, scheme, resolver } : this.#resolveFrom(op, plan, i + 1, authReq)));
       if (out) return { caller: out.caller, scheme, resolver };
     }
     if (plan.anonymous) return ANONYMOUS;
@@ -178,19 +194,28 @@ export class OperationPipeline {
     return plan;
   }
 
-  async #rateLimit(op: Operation, req: InboundRequest, caller: Caller | null, headers: Record<string, string>, shopper?: string) {
-    if (!op.rateLimit) return;
+  /** Undefined when every decision was taken at once (the common case), else a promise of the rest. */
+  #rateLimit(op: Operation, req: InboundRequest, caller: Caller | null, headers: Record<string, string>, shopper?: string): Promise<void> | undefined {
+    const category = op.rateLimit;
+    if (!category) return;
     const dev = caller?.development || req.loopback;
     // an operator's own limit for each forwarded shopper's submissions is exact (no development multiplier)
-    const shopperLimit = shopper && op.rateLimit === 'submission' ? this.#d.kernel.config.shopperSubmissionsPerMinute : null;
-    const base = shopperLimit ?? RATE_LIMITS[op.rateLimit] * (dev ? this.#d.kernel.config.devRateMultiplier : 1);
+    const shopperLimit = shopper && category === 'submission' ? this.#d.kernel.config.shopperSubmissionsPerMinute : null;
+    const base = shopperLimit ?? RATE_LIMITS[category] * (dev ? this.#d.kernel.config.devRateMultiplier : 1);
     // a merchant server's shoppers each get the limit, not one limit shared by the whole shop
     const own = `${caller ? caller.ownerHash : `ip:${req.ip}`}${shopper ? `:shopper:${shopper}` : ''}`;
     const buckets = caller?.rateBuckets?.length ? caller.rateBuckets : null;
     // The first bucket that refuses stops: a shopper over their own limit does not use up the shop's.
-    for (let i = 0; i < (buckets?.length ?? 1); i++) {
-      const b = buckets ? buckets[i] : { key: own, factor: 1 };
-      const d = await this.#d.rateLimiter.consume(`${op.rateLimit}:${b.key}`, base * b.factor, 60);
+    const count = buckets?.length ?? 1;
+    const from = (first: number): Promise<void> | undefined => {
+      for (let i = first; i < count; i++) {
+        const b = buckets ? buckets[i] : { key: own, factor: 1 };
+        const d = this.#d.rateLimiter.consume(`${category}:${b.key}`, base * b.factor, 60);
+        if (d instanceof Promise) return d.then((v) => (decided(v, i), from(i + 1)));
+        decided(d, i);
+      }
+    };
+    const decided = (d: RateDecision, i: number) => {
       if (i === 0 || !d.allowed) {
         headers['X-RateLimit-Limit'] = String(d.limit);
         headers['X-RateLimit-Remaining'] = String(d.remaining);
@@ -200,7 +225,8 @@ export class OperationPipeline {
         headers['Retry-After'] = String(Math.max(1, d.resetAt - Math.floor(Date.now() / 1000)));
         throw new FitroomError('RATE_LIMITED', `Rate limit of ${d.limit} requests per minute exceeded${i > 0 ? ' (shared limit)' : ''}`);
       }
-    }
+    };
+    return from(0);
   }
 
   /**
@@ -233,9 +259,7 @@ export class OperationPipeline {
    */
   async #verifyBrowser(op: Operation, req: InboundRequest, caller: Caller | null, headers: Record<string, string>, cookies: ResponseCookie[], shopper?: string) {
     const bot = this.#d.botCheck;
-    if (!bot || !op.browserProtected) return;
-    const fromBrowser = caller?.kind === 'storefront' || req.headers.origin !== undefined || req.headers['sec-fetch-site'] !== undefined;
-    if (!fromBrowser) return;
+    if (!bot || !op.browserProtected || !fromBrowser(req, caller)) return;
     // Behind a platform's app proxy cookies do not travel (Shopify strips them): a page that asks for
     // it gets the pass in a header and sends it back in one.
     const passInHeader = req.headers['x-service-verification-pass-mode'] === 'header';
@@ -290,7 +314,14 @@ export class OperationPipeline {
   }
 }
 
-const ANONYMOUS = Object.freeze({ caller: null, scheme: 'none' });
+type AuthPlan = { foreign: { scheme: string; resolver: AuthResolver }[]; accepted: { scheme: string; resolver: AuthResolver }[]; anonymous: boolean };
+type Authenticated = { caller: Caller | null; scheme: string; resolver?: AuthResolver };
+const ANONYMOUS: Authenticated = Object.freeze({ caller: null, scheme: 'none' });
+
+/** A request a browser sends (a storefront token, `Origin` or `Sec-Fetch-Site`); servers with a secret key are not asked. */
+function fromBrowser(req: InboundRequest, caller: Caller | null): boolean {
+  return caller?.kind === 'storefront' || req.headers.origin !== undefined || req.headers['sec-fetch-site'] !== undefined;
+}
 
 const SHOPPER_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 

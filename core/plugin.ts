@@ -78,6 +78,11 @@ export interface OperationContext<I = any> {
 export interface OperationResult {
   status?: number;
   body?: unknown;
+  /**
+   * The body's JSON text (`JSON.stringify(body)`), when the handler keeps it with an answer it gives
+   * unchanged to many requests (a job poll): the connector writes it instead of serialising again.
+   */
+  json?: string;
   headers?: Record<string, string>;
   /** Binary response (files): bytes or a stream, with its content type. */
   file?: { contentType: string; bytes?: Uint8Array; stream?: NodeJS.ReadableStream; size?: number; filename?: string };
@@ -175,14 +180,17 @@ export interface AuthRequest {
  * request carries this scheme's credentials at all, so that a credential sent to an operation that
  * does not accept its scheme is refused (403 CREDENTIAL_NOT_ALLOWED) instead of being ignored.
  */
+export type AuthOutcome = { caller: Caller | null } | undefined;
+
 export interface AuthResolver {
-  resolve(req: AuthRequest): Promise<{ caller: Caller | null } | undefined>;
+  /** The caller (null: anonymous), or undefined when the request carries none of this scheme's credentials; a cached answer may come back without a promise. */
+  resolve(req: AuthRequest): AuthOutcome | Promise<AuthOutcome>;
   /** The error for a request that carries no credentials at all. */
   missing(): Error;
   /** Whether the request carries this scheme's credentials (schemes that share a header). */
   claims?(req: AuthRequest): boolean;
-  /** Called after a successful request (usage counting); optional. */
-  onSuccess?(caller: Caller, op: Operation, usageUnits: number): Promise<void>;
+  /** Called after a successful request (usage counting); optional. Nothing to wait for: undefined. */
+  onSuccess?(caller: Caller, op: Operation, usageUnits: number): Promise<void> | undefined;
   /**
    * How the OpenAPI document shows the scheme: the security requirements an operation listing it
    * accepts (alternatives) and the security scheme objects they name. Every scheme an operation in

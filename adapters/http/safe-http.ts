@@ -130,21 +130,32 @@ export class SafeHttp implements OutboundHttp {
         await res.body.dump().catch(() => undefined);
         throw new OutboundError('too_large', `larger than ${maxBytes} bytes`);
       }
+      // with a declared length the body is copied chunk by chunk into one buffer as it arrives: no
+      // second copy of a large image at the end, in one piece on the event loop
+      let whole = Number.isFinite(declared) && declared > 0 ? new Uint8Array(declared) : null;
       const chunks: Buffer[] = [];
       let size = 0;
       try {
         for await (const chunk of res.body) {
-          size += (chunk as Buffer).length;
-          if (size > maxBytes) {
+          const c = chunk as Buffer;
+          if (size + c.length > maxBytes) {
             res.body.destroy();
             throw new OutboundError('too_large', `larger than ${maxBytes} bytes`);
           }
-          chunks.push(chunk as Buffer);
+          if (whole && size + c.length <= whole.length) whole.set(c, size);
+          else {
+            // longer than declared: the chunks so far and the rest are joined at the end
+            if (whole) chunks.push(Buffer.from(whole.buffer, 0, size));
+            whole = null;
+            chunks.push(c);
+          }
+          size += c.length;
         }
       } catch (e) {
         throw e instanceof OutboundError ? e : mapError(e, signal);
       }
-      return { bytes: view(Buffer.concat(chunks)), contentType, finalUrl: u.toString(), ...(hop === 0 ? { caching: responseCaching(res.headers) } : {}) };
+      const bytes = whole ? (size === whole.length ? whole : whole.slice(0, size)) : view(Buffer.concat(chunks));
+      return { bytes, contentType, finalUrl: u.toString(), ...(hop === 0 ? { caching: responseCaching(res.headers) } : {}) };
     }
   }
 

@@ -40,6 +40,29 @@ export function classicalAnalysis(photo: RasterImage, notes: string[]): PersonAn
   }
 }
 
+/** Where the shoulders of a frontal head sit, in face-box widths beside its centre and heights below its top. */
+const SHOULDER_SPREAD = 1.25;
+const SHOULDER_DROP = 1.9;
+
+/**
+ * The parsing of a photo that shows a face but not the shoulders (out of frame or hidden): the
+ * shoulders are placed from the face box so the neck and the hair falling beside it are labelled as
+ * on a full photo. Only face, hair and neck are used from it.
+ */
+function headParsing(photo: RasterImage, inf: Awaited<ReturnType<PersonModels['infer']>>): { image: RasterImage; parts: Uint8Array } {
+  const f = inf.faces[0];
+  const cx = f.x + f.width / 2;
+  const y = f.y + SHOULDER_DROP * f.height;
+  // the subject's left is on the image's right
+  const placed = { leftShoulder: { x: cx + SHOULDER_SPREAD * f.width, y }, rightShoulder: { x: cx - SHOULDER_SPREAD * f.width, y } };
+  const keypoints = [
+    ...inf.keypoints.filter((k) => k.name !== 'leftShoulder' && k.name !== 'rightShoulder'),
+    { name: 'leftShoulder' as const, ...placed.leftShoulder, score: 1 },
+    { name: 'rightShoulder' as const, ...placed.rightShoulder, score: 1 },
+  ];
+  return { image: photo, parts: parsePerson(photo, inf.mask, keypoints, inf.faces).parts };
+}
+
 export class LearnedPersonAnalyzer implements PersonAnalyzer {
   readonly #models: PersonModels;
   #state: Promise<{ engine: 'learned' | 'classical'; message: string }> | null = null;
@@ -67,7 +90,10 @@ export class LearnedPersonAnalyzer implements PersonAnalyzer {
     const faces = inf.faces.map(({ outline: _outline, ...box }) => box);
     const base = { engine: 'learned' as const, width: photo.width, height: photo.height, keypoints: inf.keypoints, faces, personShare: share(inf.mask), skinShare: skinShareOf(photo, inf.mask) };
     const notes = [`person models: ${faces.length} face(s), ${Object.keys(kp).length} of 17 keypoints visible, person ${(base.personShare * 100).toFixed(0)} % of the photo (${Date.now() - started} ms)`];
-    if (!kp.leftShoulder || !kp.rightShoulder) return { ...base, body: null, notes: [...notes, 'no shoulders found: no body to draw on'] };
+    if (!kp.leftShoulder || !kp.rightShoulder) {
+      const head = inf.faces.length === 1 ? headParsing(photo, inf) : null;
+      return { ...base, body: null, head, notes: [...notes, `no shoulders found: no body to draw on${head ? '; face, hair and neck parsed, shoulders placed from the face' : ''}`] };
+    }
     const parsed = parsePerson(photo, inf.mask, inf.keypoints, inf.faces);
     const body = { image: photo, mask: parsed.mask, depth: parsed.depth, landmarks: parsed.landmarks, pixelsPerCm: parsed.pixelsPerCm, pose: 'photo' as const, parts: parsed.parts };
     return { ...base, body, notes: [...notes, ...parsed.notes] };

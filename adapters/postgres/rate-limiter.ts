@@ -26,8 +26,10 @@ interface WindowState {
  * Fixed-window counters in PostgreSQL (rate-limiter-flexible), shared by every API process.
  * A request is an atomic upsert when this process's view of the shared count is older than
  * `flushMs` (100 ms); in between, requests are granted against that count plus this process's own
- * pending points, written back within the interval. Decisions for one key are serialized in the
- * process, so one process is exact under any concurrency; with several processes, a key can
+ * pending points. Pending points are written back within half the interval, and the write answers
+ * the shared count, so under steady traffic the view stays fresh and no request waits for the
+ * database. Decisions for one key that need the database are serialized in the process (and with
+ * the write-backs), so one process is exact under any concurrency; with several processes, a key can
  * overshoot by what the other processes granted within one interval (100 ms).
  */
 export class PostgresRateLimiter implements RateLimiter {
@@ -37,6 +39,8 @@ export class PostgresRateLimiter implements RateLimiter {
   private readonly windows = new Map<string, WindowState & { limiter: RateLimiterPostgres }>();
   private timer: NodeJS.Timeout | null = null;
   private readonly locks = new Map<string, Promise<void>>();
+  /** Keys with a database decision queued or running: local decisions wait behind it (it replaces the window). */
+  private readonly deciding = new Map<string, number>();
   private flushing: Promise<void> | null = null;
 
   constructor(pool: Pool, opts: { flushMs?: number } = {}) {
@@ -58,15 +62,22 @@ export class PostgresRateLimiter implements RateLimiter {
    * Decisions for one key are taken one at a time in this process, so a request never decides on a
    * count that another request of this process is about to change (exact within one process).
    */
-  consume(key: string, limit: number, windowSeconds: number): Promise<RateDecision> {
+  consume(key: string, limit: number, windowSeconds: number): RateDecision | Promise<RateDecision> {
     const id = `${limit}/${windowSeconds}:${key}`;
-    // The common case needs no queue: nothing of this key is in progress and its shared count is
-    // fresh, so the decision is taken now, in this turn, exactly as the queued one would be.
-    if (!this.locks.has(id)) {
+    // The common case needs no queue: no database decision of this key is pending and its shared
+    // count is fresh, so the decision is taken now, in this turn, exactly as a queued one would be.
+    // A write-back in flight does not stop it: its points stay counted (inFlight) until the
+    // database's answer, which counts them, replaces them.
+    if (!this.deciding.has(id)) {
       const local = this.decideLocally(id, limit, Date.now());
-      if (local) return Promise.resolve(local);
+      if (local) return local;
     }
-    return this.serial(id, () => this.decide(id, key, limit, windowSeconds));
+    this.deciding.set(id, (this.deciding.get(id) ?? 0) + 1);
+    return this.serial(id, () => this.decide(id, key, limit, windowSeconds)).finally(() => {
+      const n = this.deciding.get(id)! - 1;
+      if (n > 0) this.deciding.set(id, n);
+      else this.deciding.delete(id);
+    });
   }
 
   private serial<T>(id: string, fn: () => Promise<T>): Promise<T> {
@@ -124,12 +135,13 @@ export class PostgresRateLimiter implements RateLimiter {
     }
   }
 
+  /** Within half the interval: the write-back's answer refreshes the view before it goes stale. */
   private scheduleFlush() {
     if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = null;
       this.flushing = this.flush().finally(() => (this.flushing = null));
-    }, this.flushMs);
+    }, this.flushMs / 2);
     this.timer.unref();
   }
 

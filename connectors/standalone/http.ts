@@ -142,13 +142,35 @@ const answered = new WeakMap<IncomingMessage, OperationResponse>();
 /** Request paths the direct lookup takes: anything else (escapes, dots and colons aside) goes to Koa's parsing. */
 const PLAIN_PATH = /^\/[A-Za-z0-9._~/-]*$/;
 
+/** A Host header the direct path reads itself (name or address, optional port): anything else is Koa's to parse. */
+const PLAIN_HOST = /^[A-Za-z0-9.-]+(:\d+)?$|^\[[0-9A-Fa-f:.]+\](:\d+)?$/;
+
+/**
+ * A request answered on the direct path. Koa's context is made only when something needs it (a query
+ * string, a cookie, a body, CORS headers, a proxy's X-Forwarded-* headers, an unusual Host).
+ */
+interface DirectRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  path: string;
+  params: Record<string, string>;
+  /** Whether the URL has a query string. */
+  query: boolean;
+  requestId: string;
+  operation?: string;
+  caller?: string;
+  sent?: unknown;
+  ctx?: RouterContext<State>;
+}
+
 /**
  * The request listener of one host: routes from the operation table, each translating the HTTP
  * request into the core pipeline's InboundRequest and its answer back. Nothing here decides who may
- * call what. An operation's own path in its own spelling is answered without Koa's middleware chain
- * (a Koa context still carries the request, so addresses, host, query, cookies and bodies are read
- * exactly as Koa reads them); anything else (another case, a trailing slash, an escape, HEAD,
- * OPTIONS, a path an extra route also matches) goes through the Koa app and its router.
+ * call what. An operation's own path in its own spelling is answered without Koa's middleware chain:
+ * address, protocol and host are read from Node as Koa reads them when no proxy is trusted and the
+ * Host header is plain, and through a Koa context otherwise (so are the query, cookies and bodies);
+ * anything else (another case, a trailing slash, an escape, HEAD, OPTIONS, a path an extra route also
+ * matches) goes through the Koa app and its router.
  */
 export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: ServerResponse) => void {
   const { kernel, pipeline } = deps;
@@ -157,7 +179,7 @@ export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: S
   const app = new Koa<State>({ proxy: hops > 0, maxIpsCount: hops });
   app.silent = true;
 
-  /** Every request, once, whichever way it is answered: its id, that header, and its log line. */
+  /** Every request through Koa, once, whichever way it is answered: its id, that header, and its log line. */
   const begin = (ctx: Koa.ParameterizedContext<State>) => {
     ctx.state.requestId = randomUUID();
     ctx.res.setHeader('X-Request-Id', ctx.state.requestId);
@@ -167,6 +189,17 @@ export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: S
       const t0 = performance.now();
       ctx.res.once('finish', () =>
         log.info({ reqId: ctx.state.requestId, host: deps.host, op: ctx.state.operation, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - t0), caller: ctx.state.caller, ...submittedJob(ctx.state.sent ?? ctx.body) }, 'request'),
+      );
+    }
+  };
+
+  /** The same for a direct request: its X-Request-Id goes out with its other headers (writeJson, or finish before Koa). */
+  const beginDirect = (d: DirectRequest) => {
+    const log = deps.log?.isLevelEnabled('info') ? deps.log : null;
+    if (log) {
+      const t0 = performance.now();
+      d.res.once('finish', () =>
+        log.info({ reqId: d.requestId, host: deps.host, op: d.operation, method: d.req.method, path: d.path, status: d.res.statusCode, ms: Math.round(performance.now() - t0), caller: d.caller, ...submittedJob(d.sent) }, 'request'),
       );
     }
   };
@@ -184,25 +217,61 @@ export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: S
     }
   });
 
+  /** A direct request's Koa context, made on first use. */
+  const koaOf = (d: DirectRequest): RouterContext<State> => {
+    if (!d.ctx) {
+      d.ctx = app.createContext(d.req, d.res) as RouterContext<State>;
+      d.ctx.state.requestId = d.requestId;
+      d.ctx.params = d.params;
+    }
+    return d.ctx;
+  };
+
+  /** The pipeline's view of a direct request: from Node where that reads the same as Koa, else from Koa's context. */
+  const directInbound = (d: DirectRequest): InboundRequest => {
+    const { req } = d;
+    const host = req.headers.host;
+    if (hops > 0 || d.query || req.httpVersionMajor >= 2 || host === undefined || !PLAIN_HOST.test(host)) return inbound(koaOf(d), deps);
+    const ip = req.socket.remoteAddress || '';
+    const { baseUrl, links } = originLinks(`${(req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http'}://${host}`, deps);
+    return {
+      params: d.params,
+      query: {},
+      headers: req.headers as Record<string, string | undefined>,
+      cookie: (n) => koaOf(d).cookies.get(n),
+      ip,
+      loopback: isLoopback(ip),
+      readJson: (maxBytes, opts) => readJson(koaOf(d), maxBytes, deps.cpuPool, opts?.dataUrlsAsBytes ?? false),
+      readUpload: (spec) => receiveUpload(koaOf(d), spec, deps.blobs),
+      baseUrl,
+      links,
+      requestId: d.requestId,
+    };
+  };
+
   const router = new Router();
   deps.extraRoutes?.(router, deps);
   const extras = router.stack.map((l) => ({ prefix: typeof l.path === 'string' ? l.path.split(/[:(*{\\]/)[0].toLowerCase() : '', match: (p: string) => l.match(p) }));
-  const direct = new DirectRoutes<(ctx: RouterContext<State>) => Promise<OperationResponse>>(extras);
+  const direct = new DirectRoutes<(d: DirectRequest) => Promise<OperationResponse>>(extras);
   for (const op of kernel.operations.filter((o) => (o.host ?? 'api') === deps.host)) {
     const path = op.path.replace(/\{(\w+)\}/g, ':$1');
     const cors = op.cors || op.auth.includes('storefront');
-    const answer = async (ctx: RouterContext<State>): Promise<OperationResponse> => {
+    router.register(path, [op.method], async (ctx: RouterContext<State>) => {
       if (cors) allowOrigin(ctx);
       ctx.state.operation = op.id;
       const res = await pipeline.invoke(op, inbound(ctx, deps));
       ctx.state.caller = res.caller;
-      return res;
-    };
-    router.register(path, [op.method], async (ctx: RouterContext<State>) => {
-      const res = await answer(ctx);
-      if (!writeJson(ctx, res)) write(ctx, res);
+      if (!writeJson(ctx.req, ctx.res, res, ctx.state.requestId)) return write(ctx, res);
+      ctx.state.sent = res.body;
+      ctx.respond = false;
     }, { name: op.id });
-    direct.add(op.method, op.path, answer);
+    direct.add(op.method, op.path, async (d) => {
+      if (cors && d.req.headers.origin) allowOrigin(koaOf(d));
+      d.operation = op.id;
+      const res = await pipeline.invoke(op, directInbound(d));
+      d.caller = res.caller;
+      return res;
+    });
     if (cors) router.register(path, ['OPTIONS'], (ctx: RouterContext<State>) => preflight(ctx, op));
   }
   app.use(router.routes());
@@ -210,11 +279,12 @@ export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: S
 
   const viaKoa = app.callback();
   /** A direct answer: written here when it is JSON, otherwise by the Koa app. */
-  const finish = (ctx: RouterContext<State>, res: OperationResponse) => {
-    if (writeJson(ctx, res)) return;
-    ctx.state.sent = res.body;
-    answered.set(ctx.req, res);
-    void viaKoa(ctx.req, ctx.res);
+  const finish = (d: DirectRequest, res: OperationResponse) => {
+    d.sent = res.body;
+    if (writeJson(d.req, d.res, res, d.requestId)) return;
+    if (!d.res.headersSent) d.res.setHeader('X-Request-Id', d.requestId);
+    answered.set(d.req, res);
+    void viaKoa(d.req, d.res);
   };
   return (req, res) => {
     const url = req.url ?? '';
@@ -222,13 +292,12 @@ export function createHttpHandler(deps: HttpDeps): (req: IncomingMessage, res: S
     const path = q < 0 ? url : url.slice(0, q);
     const hit = PLAIN_PATH.test(path) ? direct.find(req.method ?? '', path) : null;
     if (!hit) return void viaKoa(req, res);
-    const ctx = app.createContext(req, res) as RouterContext<State>;
-    begin(ctx);
-    ctx.params = hit.params;
-    hit.handler(ctx).then(
-      (out) => finish(ctx, out),
-      (raw) => finish(ctx, pipeline.failure(raw, ctx.state.requestId)),
-    ).catch((raw) => finish(ctx, pipeline.failure(raw, ctx.state.requestId)));
+    const d: DirectRequest = { req, res, path, params: hit.params, query: q >= 0, requestId: randomUUID() };
+    beginDirect(d);
+    hit.handler(d).then(
+      (out) => finish(d, out),
+      (raw) => finish(d, pipeline.failure(raw, d.requestId)),
+    ).catch((raw) => finish(d, pipeline.failure(raw, d.requestId)));
   };
 }
 
@@ -416,23 +485,25 @@ function originLinks(origin: string, deps: HttpDeps): { baseUrl: string; links: 
  * a JSON body, without its generic per-header work. False (nothing written) for anything else:
  * files, text, no body, HEAD, a status without a body, a response already started.
  */
-function writeJson(ctx: Koa.ParameterizedContext<State>, res: OperationResponse): boolean {
+function writeJson(req: IncomingMessage, out: ServerResponse, res: OperationResponse, requestId: string): boolean {
   const b = res.body;
   if (b === null || typeof b !== 'object' || res.file || res.text || res.cookies.length) return false;
   const proto = Object.getPrototypeOf(b);
   if (proto !== Object.prototype && proto !== Array.prototype) return false;
-  if (ctx.method === 'HEAD' || EMPTY_STATUS.has(res.status) || ctx.headerSent || !ctx.writable) return false;
-  const json = JSON.stringify(b);
-  const out = ctx.res;
-  for (const k in res.headers) out.setHeader(k, res.headers[k]);
-  out.setHeader('Content-Type', 'application/json; charset=utf-8');
-  out.setHeader('Content-Length', Buffer.byteLength(json));
-  ctx.status = res.status;
-  ctx.state.sent = b;
-  ctx.respond = false;
-  out.end(json);
+  // what Koa's respond() checks: not HEAD, a status with a body, nothing sent, a writable response
+  if (req.method === 'HEAD' || EMPTY_STATUS.has(res.status) || out.headersSent || out.writableEnded || (out.socket && !out.socket.writable)) return false;
+  const json = res.json ?? JSON.stringify(b);
+  // one writeHead with a flat list: Node validates each name and value as setHeader does, without
+  // keeping a map of them (headers set before, CORS ones, are merged by Node and kept)
+  const head: string[] = [];
+  for (const k in res.headers) if ((k.length !== 12 && k.length !== 14) || !OWN_HEADERS.has(k.toLowerCase())) head.push(k, res.headers[k]);
+  head.push('X-Request-Id', requestId, 'Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(json)));
+  out.writeHead(res.status, head).end(json);
   return true;
 }
+
+/** Headers writeJson sets itself (a handler's own value of one was overridden before as well); 12 and 14 characters long. */
+const OWN_HEADERS = new Set(['x-request-id', 'content-type', 'content-length']);
 
 /** Statuses that carry no body (Koa's respond() strips it). */
 const EMPTY_STATUS = new Set([204, 205, 304]);

@@ -49,6 +49,11 @@ export interface PersonAnalysis {
   /** Share of the person mask's pixels that look like skin. */
   skinShare: number;
   body: PersonBody | null;
+  /**
+   * When the photo shows one face but no body to draw on (a selfie cut above the shoulders): its
+   * image with PERSON_PART labels of face, hair and neck, what a twin's head is made from. Learned only.
+   */
+  head?: { image: RasterImage; parts: Uint8Array } | null;
   /** Facts for the job's trace (fallbacks taken, what was assumed). */
   notes: string[];
 }

@@ -8,5 +8,6 @@ export interface RateDecision {
 
 /** RateLimiter: fixed-window counters shared by every process (postgres adapter). */
 export interface RateLimiter {
-  consume(key: string, limit: number, windowSeconds: number): Promise<RateDecision>;
+  /** A decision the limiter can take at once comes back as it is (no promise): every request asks. */
+  consume(key: string, limit: number, windowSeconds: number): RateDecision | Promise<RateDecision>;
 }

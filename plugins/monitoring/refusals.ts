@@ -22,11 +22,14 @@ export class RefusalRecorder {
 
   /** A rate limiter that behaves like `inner` and records its refusals. */
   wrap(inner: RateLimiter): RateLimiter {
+    const seen = (key: string, d: RateDecision) => {
+      if (!d.allowed) this.record(key.slice(0, Math.max(0, key.indexOf(':'))) || 'other');
+      return d;
+    };
     return {
-      consume: async (key: string, limit: number, windowSeconds: number): Promise<RateDecision> => {
-        const d = await inner.consume(key, limit, windowSeconds);
-        if (!d.allowed) this.record(key.slice(0, Math.max(0, key.indexOf(':'))) || 'other');
-        return d;
+      consume: (key: string, limit: number, windowSeconds: number) => {
+        const d = inner.consume(key, limit, windowSeconds);
+        return d instanceof Promise ? d.then((v) => seen(key, v)) : seen(key, d);
       },
     };
   }

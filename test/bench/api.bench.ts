@@ -17,8 +17,11 @@ import type { Pool } from '../../adapters/postgres/db.ts';
 import { loadTest, percentile, printProfile, printTable, profiled, startBenchDatabase, startBenchService, withCpu, type LoadResult } from './lib.ts';
 
 const CONNECTIONS = 10;
-const SECONDS = 5;
-const WARMUP_SECONDS = 1;
+/** Each round runs (a) and (b) for this long, one after the other; the order alternates. */
+const SECONDS = 2;
+const ROUNDS = 7;
+/** Each server's warm-up (JIT, caches) before the first round; not counted. */
+const WARMUP_SECONDS = 2;
 /** `--profile`: (a) and (b) run under the inspector's CPU profiler; their top functions are printed. */
 const PROFILE = process.argv.includes('--profile');
 const PICKUP_JOBS = 50;
@@ -106,9 +109,10 @@ async function waitFinished(pool: Pool) {
 }
 
 const ms = (v: number) => v.toFixed(2);
+type Measured = { value: LoadResult; nodeSeconds: number; postgresSeconds: number };
 
 async function main() {
-  console.log(`Fitroom API benchmark (Node ${process.version}, ${CONNECTIONS} connections, ${SECONDS} s after a ${WARMUP_SECONDS} s warm-up)`);
+  console.log(`Fitroom API benchmark (Node ${process.version}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s per case after a ${WARMUP_SECONDS} s warm-up each)`);
   const db = await startBenchDatabase();
   const svc = await startBenchService({ databaseUrl: db.url, plugins: [benchPlugin], rateMultiplier: 100_000 });
   const bare = await startBareKoa();
@@ -121,29 +125,45 @@ async function main() {
     await handlerStart(first.jobId);
     await waitFinished(svc.fitroom.pool);
 
-    // (a) and (b): same client, connections and duration; CPU of this process and of PostgreSQL meanwhile.
-    const measure = async (name: string, url: string, headers: Record<string, string> = {}) => {
-      await loadTest(url, { connections: CONNECTIONS, seconds: WARMUP_SECONDS, headers }); // warm-up, not counted
-      const run = () => withCpu(db, () => loadTest(url, { connections: CONNECTIONS, seconds: SECONDS, headers }));
-      if (!PROFILE) return run();
-      const { value, profile } = await profiled(run);
-      printProfile(`${name} under the CPU profiler (the throughput figures below include it)`, profile, `api-bench-${name.slice(1, 2)}.cpuprofile`, value.value.requests);
-      return value;
-    };
-    const bareRun = await measure('(a)', bare.url);
-    const jobRun = await measure('(b)', `${svc.api}/api/v1/jobs/${first.jobId}`, { 'x-api-key': key });
-    const perRequest = (seconds: number, r: LoadResult) => Math.round((seconds * 1e6) / Math.max(1, r.requests));
-    const row = (name: string, m: { value: LoadResult; nodeSeconds: number; postgresSeconds: number }) => {
-      const r = m.value;
-      return [name, Math.round(r.requestsPerSecond), r.requests, r.latencyP50, r.latencyP99, r.non2xx + r.errors, perRequest(m.nodeSeconds, r), perRequest(m.postgresSeconds, r)];
-    };
-    printTable('HTTP throughput (autocannon in this process, keep-alive)', ['case', 'req/s', 'requests', 'p50 ms', 'p99 ms', 'non-2xx+errors', 'node µs/req', 'postgres µs/req'], [
-      row('(a) bare Koa hello-world JSON', bareRun),
-      row('(b) GET /api/v1/jobs/{id}, API key', jobRun),
-    ]);
-    const ratio = jobRun.value.requestsPerSecond / bareRun.value.requestsPerSecond;
-    console.log(`ratio (b)/(a): ${ratio.toFixed(2)} (target >= 0.8)`);
-    if (jobRun.value.non2xx + jobRun.value.errors > 0) console.log('warning: (b) had non-2xx answers or errors; its figure does not measure the successful path');
+    // (a) and (b): same client, connections and round length, in interleaved rounds (a b, b a, a b, ...)
+    // so that a change in the machine's load falls on both; CPU of this process and of PostgreSQL meanwhile.
+    const cases = [
+      { name: '(a) bare Koa hello-world JSON', url: bare.url, headers: {} as Record<string, string>, runs: [] as Measured[] },
+      { name: '(b) GET /api/v1/jobs/{id}, API key', url: `${svc.api}/api/v1/jobs/${first.jobId}`, headers: { 'x-api-key': key }, runs: [] as Measured[] },
+    ];
+    for (const c of cases) await loadTest(c.url, { connections: CONNECTIONS, seconds: WARMUP_SECONDS, headers: c.headers }); // warm-up, not counted
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const c of round % 2 ? [...cases].reverse() : cases) {
+        const run = () => withCpu(db, () => loadTest(c.url, { connections: CONNECTIONS, seconds: SECONDS, headers: c.headers }));
+        if (!PROFILE || round > 0) {
+          c.runs.push(await run());
+          continue;
+        }
+        const { value, profile } = await profiled(run);
+        printProfile(`${c.name.slice(0, 3)} under the CPU profiler (its first round; the figures below include it)`, profile, `api-bench-${c.name.slice(1, 2)}.cpuprofile`, value.value.requests);
+        c.runs.push(value);
+      }
+    }
+    const perRequest = (seconds: number, r: LoadResult) => (seconds * 1e6) / Math.max(1, r.requests);
+    const median = (values: number[]) => percentile(values, 50);
+    printTable(`HTTP throughput (autocannon in this process, keep-alive; median of ${ROUNDS} interleaved rounds of ${SECONDS} s)`, ['case', 'req/s', 'requests', 'p50 ms', 'p99 ms', 'non-2xx+errors', 'node µs/req', 'postgres µs/req'], cases.map((c) => [
+      c.name,
+      Math.round(median(c.runs.map((m) => m.value.requestsPerSecond))),
+      c.runs.reduce((n, m) => n + m.value.requests, 0),
+      median(c.runs.map((m) => m.value.latencyP50)),
+      median(c.runs.map((m) => m.value.latencyP99)),
+      c.runs.reduce((n, m) => n + m.value.non2xx + m.value.errors, 0),
+      Math.round(median(c.runs.map((m) => perRequest(m.nodeSeconds, m.value)))),
+      Math.round(median(c.runs.map((m) => perRequest(m.postgresSeconds, m.value)))),
+    ]));
+    // each round's ratio compares two runs next to each other in time
+    const ratios = cases[1].runs.map((m, i) => m.value.requestsPerSecond / cases[0].runs[i].value.requestsPerSecond);
+    console.log(`ratio (b)/(a) by round: ${ratios.map((r) => r.toFixed(2)).join(', ')}`);
+    console.log(`ratio (b)/(a): ${median(ratios).toFixed(2)} (median of the rounds; target >= 0.8)`);
+    // the same comparison in CPU time per request (this process: server and client), steadier under load
+    const cpuRatios = cases[1].runs.map((m, i) => perRequest(cases[0].runs[i].nodeSeconds, cases[0].runs[i].value) / perRequest(m.nodeSeconds, m.value));
+    console.log(`node CPU per request, (a)/(b): ${median(cpuRatios).toFixed(2)} (median of the rounds)`);
+    if (cases[1].runs.some((m) => m.value.non2xx + m.value.errors > 0)) console.log('warning: (b) had non-2xx answers or errors; its figure does not measure the successful path');
 
     // (c) pickup latency: one job at a time, so no job waits behind another.
     for (let i = 0; i < PICKUP_WARMUP_JOBS; i++) await handlerStart((await submit(svc.api, key, i)).jobId);

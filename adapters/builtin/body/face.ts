@@ -284,6 +284,7 @@ export function compositeHead(target: FaceTarget & { parts: Uint8Array }, landma
   const ty0 = Math.max(0, Math.floor(tcy + (hy0 - cy) * s) - 1);
   const ty1 = Math.min(H - 1, Math.ceil(tcy + (Math.max(hy1, fadeEnd) - cy) * s) + 1);
   const covered = new Uint8Array(W * H);
+  const drawn = new Uint8Array(W * H);
   // hair below the eyes (beside the cheeks, over the shoulders) must have the colour of the hair on
   // top of the head:
   // the parsing grows hair by colour and can take a dark collar or backdrop along
@@ -295,21 +296,8 @@ export function compositeHead(target: FaceTarget & { parts: Uint8Array }, landma
     }
   }
   const hairRgb = hairTop.map((v) => v.sort((a, b) => a - b)[v.length >> 1] ?? 0);
-  const isHead = (x: number, y: number) => {
-    if (x < 0 || y < 0 || x >= sw || y >= sh) return 0;
-    const p = src.parts[y * sw + x];
-    if (p === FACE_LABEL || (p === HAIR_LABEL && y <= cy)) return 1;
-    if (p === HAIR_LABEL) {
-      const o = (y * sw + x) * 4;
-      return hairTop[0].length && Math.hypot(sd[o] - hairRgb[0], sd[o + 1] - hairRgb[1], sd[o + 2] - hairRgb[2]) < HAIR_RGB_DISTANCE ? 1 : 0;
-    }
-    // only the neck's skin: a collar or the backdrop beside the neck stays out
-    const o = (y * sw + x) * 4;
-    if (p !== NECK_LABEL || !isSkin(sd[o], sd[o + 1], sd[o + 2])) return 0;
-    if (y <= fy1) return 1;
-    const t = 1 - (y - fy1) / (fadeEnd - fy1);
-    return t > 0 ? t * t * (3 - 2 * t) : 0;
-  };
+  const alpha = headAlpha(src, { cx, cy, fx0, fx1, fy0, fy1, fadeEnd, hairRgb: hairTop[0].length ? hairRgb : null, skin });
+  const isHead = (x: number, y: number) => (x < 0 || y < 0 || x >= sw || y >= sh ? 0 : alpha[y * sw + x]);
   for (let ty = ty0; ty <= ty1; ty++) {
     for (let tx = tx0; tx <= tx1; tx++) {
       const sx = cx + (tx + 0.5 - tcx) / s - 0.5;
@@ -321,6 +309,7 @@ export function compositeHead(target: FaceTarget & { parts: Uint8Array }, landma
       // the share of head labels under the bilinear footprint: 1 inside, soft at the edge
       const a = isHead(x0, y0) * (1 - fx) * (1 - fy) + isHead(x0 + 1, y0) * fx * (1 - fy) + isHead(x0, y0 + 1) * (1 - fx) * fy + isHead(x0 + 1, y0 + 1) * fx * fy;
       if (a <= 0.02) continue;
+      drawn[ty * W + tx] = 1;
       const o = (ty * W + tx) * 4;
       for (let c = 0; c < 3; c++) {
         let v = 0;
@@ -354,8 +343,24 @@ export function compositeHead(target: FaceTarget & { parts: Uint8Array }, landma
     }
     return -1;
   };
+  /**
+   * The backdrop nearest to (x, y) in its row (the studio backdrop has a gradient; the row's edge
+   * another tone), a few pixels clear of the body's anti-aliased outline.
+   */
+  const clear = (i: number) => !mask[i] && !drawn[i];
+  const backdrop = (x: number, y: number) => {
+    const row = y * W;
+    for (let d = 1; d < W; d++) {
+      for (const dir of [-1, 1]) {
+        const xx = x + dir * d;
+        if (xx < 0 || xx >= W || !clear(row + xx)) continue;
+        const far = Math.min(W - 1, Math.max(0, xx + dir * BACKDROP_CLEARANCE));
+        return (row + (clear(row + far) ? far : xx)) * 4;
+      }
+    }
+    return row * 4;
+  };
   for (let y = chin; y >= 0; y--) {
-    const bg = y * W * 4; // the left edge of the row is backdrop
     for (let x = 0; x < W; x++) {
       const i = y * W + x;
       if (parts[i] !== headPart || covered[i]) continue;
@@ -365,12 +370,96 @@ export function compositeHead(target: FaceTarget & { parts: Uint8Array }, landma
         for (let c = 0; c < 3; c++) image.data[i * 4 + c] = image.data[neck * 4 + c];
         continue;
       }
+      const bg = backdrop(x, y);
       for (let c = 0; c < 3; c++) image.data[i * 4 + c] = image.data[bg + c];
       mask[i] = 0;
       parts[i] = 0;
     }
   }
   return true;
+}
+
+interface HeadFrame {
+  /** The face label's centroid, its first and last columns and rows, in source pixels. */
+  cx: number;
+  cy: number;
+  fx0: number;
+  fx1: number;
+  fy0: number;
+  fy1: number;
+  /** The row where the photo's neck has faded out. */
+  fadeEnd: number;
+  /** The median colour of the hair on top of the head, or null when the photo shows none. */
+  hairRgb: number[] | null;
+  /** The mean colour of the face's skin. */
+  skin: number[];
+}
+
+/** A head pixel of another part than face, hair and neck is below this share of the skin's luma. */
+const DARK_EDGE_LUMA = 0.55;
+/** Pixels between the body's outline and the backdrop sample that fills an uncovered head. */
+const BACKDROP_CLEARANCE = 4;
+/** Head pieces apart from the one with the face are kept only from this share of its area (a lock of hair). */
+const MIN_PIECE_SHARE = 0.1;
+
+/**
+ * The head of a face photo as a weight per source pixel (1 head, 0 not, fading along the neck):
+ * face, hair (below the eyes only in the hair's own colour) and the neck's skin just under the chin.
+ * Two clean-ups keep the photo's surroundings off the twin: pixels of the face label's lower border
+ * far darker than its skin (a dark collar or the shadow under the jaw, which the parsing gives to the
+ * face) are dropped, and so is every piece that does not touch the face (specks of a collar or
+ * backdrop that passed the colour tests) unless it is a sizeable lock of hair. Holes inside the
+ * head are filled.
+ */
+export function headAlpha(src: HeadSource, f: HeadFrame): Float32Array {
+  const { width: sw, height: sh, data: sd } = src.image;
+  const alpha = new Float32Array(sw * sh);
+  const luma = (o: number) => 0.299 * sd[o] + 0.587 * sd[o + 1] + 0.114 * sd[o + 2];
+  const skinLuma = 0.299 * f.skin[0] + 0.587 * f.skin[1] + 0.114 * f.skin[2];
+  // below the mouth the face label's border may hold the collar: dark pixels there are not the chin
+  const jaw = f.cy + 0.25 * (f.fy1 - f.fy0);
+  for (let y = 0; y < sh; y++) {
+    for (let x = 0; x < sw; x++) {
+      const i = y * sw + x;
+      const o = i * 4;
+      const p = src.parts[i];
+      if (p === FACE_LABEL) {
+        alpha[i] = y > jaw && luma(o) < DARK_EDGE_LUMA * skinLuma ? 0 : 1;
+      } else if (p === HAIR_LABEL) {
+        if (y > jaw && x >= f.fx0 && x <= f.fx1) {
+          // under the jaw, within the face's width, "hair" is the chin's skin or the collar below it
+          alpha[i] = isSkin(sd[o], sd[o + 1], sd[o + 2]) ? 1 : 0;
+        } else if (y <= f.fy1 && isSkin(sd[o], sd[o + 1], sd[o + 2])) {
+          // the cheek where the parsing drew the hair's border through it
+          alpha[i] = 1;
+        } else {
+          alpha[i] = y <= f.cy || (f.hairRgb && Math.hypot(sd[o] - f.hairRgb[0], sd[o + 1] - f.hairRgb[1], sd[o + 2] - f.hairRgb[2]) < HAIR_RGB_DISTANCE) ? 1 : 0;
+        }
+      } else if (p === NECK_LABEL && isSkin(sd[o], sd[o + 1], sd[o + 2])) {
+        // only the neck's skin: a collar or the backdrop beside the neck stays out
+        if (y <= f.fy1) alpha[i] = 1;
+        else {
+          const t = 1 - (y - f.fy1) / (f.fadeEnd - f.fy1);
+          alpha[i] = t > 0 ? t * t * (3 - 2 * t) : 0;
+        }
+      }
+    }
+  }
+  const on = new Uint8Array(sw * sh);
+  for (let i = 0; i < on.length; i++) on[i] = alpha[i] > 0 ? 1 : 0;
+  const { labels, components } = labelComponents(on, sw, sh);
+  const centre = labels[Math.round(f.cy) * sw + Math.round(f.cx)];
+  const main = centre ? components[centre - 1].area : Math.max(0, ...components.map((c) => c.area));
+  const keep = new Uint8Array(components.length + 1);
+  for (const c of components) keep[c.label] = c.label === centre || c.area >= MIN_PIECE_SHARE * main ? 1 : 0;
+  for (let i = 0; i < alpha.length; i++) {
+    if (alpha[i] > 0 && !keep[labels[i]]) alpha[i] = 0;
+    on[i] = alpha[i] > 0 ? 1 : 0;
+  }
+  // specks the parsing left out inside the head (a tooth, a catchlight) belong to it
+  const filled = fillHoles(on, sw, sh);
+  for (let i = 0; i < alpha.length; i++) if (filled[i] && !on[i]) alpha[i] = 1;
+  return alpha;
 }
 
 /** A rectangle of an RGBA raster, copied. */

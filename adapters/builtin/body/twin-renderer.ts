@@ -157,6 +157,7 @@ export class BuiltinTwinRenderer implements TwinRenderer {
     try {
       const a = await this.#analyzer.analyze(face, signal);
       if (a.engine === 'learned' && a.faces.length === 1 && a.body?.parts) return { image: a.body.image, parts: a.body.parts };
+      if (a.engine === 'learned' && a.faces.length === 1 && a.head) return a.head;
       notes.push(`head: no face and hair parsing of the face image (${a.engine} engine, ${a.faces.length} face(s)); the face oval is used`);
     } catch (e) {
       if (signal.aborted) throw e;

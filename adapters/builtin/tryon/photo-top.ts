@@ -240,7 +240,8 @@ function topShape(cut: GarmentCutout, packshot?: RasterImage): TopShape | null {
     const sleeveMask = largestComponent(beside, w, cut.image.height);
     const pts: Point[] = [];
     for (let y = Math.round(shoulderY); y <= by1; y++) for (let x = bx0; x <= bx1; x++) if (sleeveMask[y * w + x]) pts.push({ x, y });
-    if (pts.length < 80) continue;
+    // (nor a piece of the hem's lowest rows, beyond a notch of its outline that cut the run short)
+    if (pts.length < 80 || pts.every((p) => p.y >= hemY - 0.03 * H)) continue;
     // the axis: from the shoulder seam through the sleeve's centroid (outwards and down for a
     // short sleeve, down for a long one hanging beside the body)
     const mean = { x: pts.reduce((a, p) => a + p.x, 0) / pts.length, y: pts.reduce((a, p) => a + p.y, 0) / pts.length };

@@ -15,7 +15,7 @@ import { cutOut, garmentPieces } from './garment-pieces.ts';
 import { shadingMap } from './lighting.ts';
 import { scaleBody } from './scale-body.ts';
 import { studioBackdrop } from './studio-background.ts';
-import { createLayer, drawPiece, type Layer } from './warp-piece.ts';
+import { closePieceGaps, createLayer, drawPiece, type Layer } from './warp-piece.ts';
 import { drawPhotoTop, transferShading } from './photo-top.ts';
 import { uncoverOldTop } from './photo-fill.ts';
 import { drawPhotoDress } from './photo-dress.ts';
@@ -44,6 +44,35 @@ export interface RenderTryOnInput {
   /** Filled with what the renderer measured of each garment it laid on a person photo. */
   diagnostics?: TryOnDiagnostics;
 }
+
+/** The category of the layer drawn right after `category`'s, if any. */
+function layersAbove(layers: { category: GarmentCategory }[], category: GarmentCategory): GarmentCategory | null {
+  const k = layers.findIndex((l) => l.category === category);
+  return k >= 0 && k + 1 < layers.length ? layers[k + 1].category : null;
+}
+
+/**
+ * Clears what `under` shows beside `over` on the rows `over` covers (outside its leftmost and
+ * rightmost cloth in the row): trousers cut a little wider than the top above them would otherwise
+ * stick out at its sides.
+ */
+function hideBeside(under: Layer, over: Layer): void {
+  const { width: w, height: h } = over;
+  for (let y = 0; y < h; y++) {
+    let x0 = -1;
+    let x1 = -1;
+    for (let x = 0; x < w; x++) {
+      if (over.data[(y * w + x) * 4 + 3] < 0.5) continue;
+      if (x0 < 0) x0 = x;
+      x1 = x;
+    }
+    if (x0 < 0) continue;
+    for (let x = 0; x < w; x++) if (x < x0 || x > x1) under.data.fill(0, (y * w + x) * 4, (y * w + x) * 4 + 4);
+  }
+}
+
+/** The largest gap between a garment's pieces that is closed, as a share of the shoulders' width (squared). */
+const GAP_SHARE = 0.12;
 
 /** The output's longer edge per quality, as the model registry lists for `builtin-warp`. */
 export const OUTPUT_LONG_SIDE: Record<Quality, number> = { draft: 768, standard: 1024, high: 1536 };
@@ -180,6 +209,7 @@ export function renderTryOn(input: RenderTryOnInput): RasterImage {
   if (layers.length) {
     const shade = shadingMap(body);
     let drape: Float32Array | undefined;
+    let heldBottom: Layer | null = null;
     for (const { image, category } of layers) {
       checkAbort(signal);
       const cut = cutOut(image, category);
@@ -208,6 +238,8 @@ export function renderTryOn(input: RenderTryOnInput): RasterImage {
         drawPhotoShoes(layer, canvas, cut, { ...body, parts }, SRGB_TO_LINEAR);
       } else {
         for (const piece of garmentPieces(cut, category, frame)) drawPiece(layer, piece, frame, filter);
+        // gaps up to a few percent of the shoulders' width squared: slivers between pieces, not openings
+        closePieceGaps(layer, (GAP_SHARE * frame.shoulderWidth) ** 2);
       }
       if (parts) {
         // on a person photo the face and hair stay in front of every garment
@@ -222,6 +254,17 @@ export function renderTryOn(input: RenderTryOnInput): RasterImage {
       }
       const hangs = category === 'bottom' || category === 'full-body';
       if (hangs) drape ??= drapeShade(shade, frame);
+      // on a twin an untucked top hangs over the trousers' waistband: the bottom waits for the top
+      // and keeps nothing beside it on the rows it covers
+      if (!parts && category === 'bottom' && layersAbove(layers, category) === 'top') {
+        heldBottom = layer;
+        continue;
+      }
+      if (heldBottom) {
+        hideBeside(heldBottom, layer);
+        compositeLayer(canvas, heldBottom, drape!, frame);
+        heldBottom = null;
+      }
       compositeLayer(canvas, layer, hangs ? drape! : shade, frame);
     }
   }

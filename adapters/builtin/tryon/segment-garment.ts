@@ -2,7 +2,9 @@
  * Garment segmentation from a packshot: the backdrop (a flat colour, a vignette or a studio sweep,
  * fitted to the border with its noise; raster/backdrop.ts) flooded from the frame together with
  * the shadows on it, morphological clean-up, enclosed regions filled (the inner back of a collar,
- * prints of the backdrop's colour), the largest component(s) kept (a swing tag beside the garment,
+ * prints of the backdrop's colour; on a digitally flat backdrop not those of its exact level, as the
+ * gap between a sleeve and the body), the light ground of a busy print kept on a flat backdrop
+ * (printGround), the largest component(s) kept (a swing tag beside the garment,
  * cut from it when its string is opened away, is not), then a soft matte along the outline.
  * Transparent packshots use their own alpha instead of the backdrop model.
  */
@@ -195,6 +197,56 @@ function backdropFlood(img: RasterImage, bg: BackgroundModel, allowFlat: boolean
   return { mask: out, flat, shadow };
 }
 
+/**
+ * The light ground of a print on a flat backdrop (a leopard top's white between its dark spots):
+ * what the strict flood kept but the photo's flood took, taking it for a shadow and running into it
+ * from the outline. Such ground lies between parts the photo's flood kept, in three of four
+ * directions (across, down and both diagonals: a white stripe runs along one of them) within
+ * about 1 % of the diagonal; a JPEG halo or a drop shadow lies outside the outline, with no cloth
+ * beyond it. Only networks of such pixels of some size count (a notch in a ragged outline is not
+ * one), with what lies near them between the kept parts (the ground's run out to the outline); and
+ * where they are a good part of the disagreement, all of it (the print's pale hem band too).
+ * `extra`: the strict flood's garment minus the photo's; `thick`: its thick parts (cloth already).
+ */
+function printGround(extra: Uint8Array, thick: Uint8Array, photo: Uint8Array, w: number, h: number): Uint8Array {
+  const n = w * h;
+  const R = Math.max(4, Math.round(Math.hypot(w, h) * 0.012));
+  const between = close(photo, w, h, R, { shape: 'disk', border: 'pad' });
+  const hits = (p: number, dx: number, dy: number) => {
+    let x = p % w;
+    let y = (p - x) / w;
+    for (let k = 0; k < R; k++) {
+      x += dx;
+      y += dy;
+      if (x < 0 || y < 0 || x >= w || y >= h) return false;
+      if (photo[y * w + x]) return true;
+    }
+    return false;
+  };
+  const ground = new Uint8Array(n);
+  for (let p = 0; p < n; p++) {
+    if (!extra[p] || thick[p] || !between[p]) continue;
+    let lines = 0;
+    for (const [dx, dy] of [[1, 0], [0, 1], [1, 1], [1, -1]]) if (hits(p, dx, dy) && hits(p, -dx, -dy)) lines++;
+    if (lines >= 3) ground[p] = 255;
+  }
+  const seeds = labelComponents(ground, w, h);
+  for (let p = 0; p < n; p++) if (ground[p] && seeds.components[seeds.labels[p] - 1].area < 4 * R * R) ground[p] = 0;
+  // a print whose ground is most of what the two floods disagree on (a fifth of it and more; other
+  // garments' ground is under 1 % of it): the photo's flood went astray in the print, and the
+  // strict flood's outline is the garment's, hem band and all
+  let all = 0;
+  let found = 0;
+  for (let p = 0; p < n; p++) {
+    if (extra[p]) all++;
+    if (ground[p]) found++;
+  }
+  if (found >= 0.2 * all) return extra;
+  const near = dilate(ground, w, h, R, { shape: 'disk' });
+  for (let p = 0; p < n; p++) if (extra[p] && between[p] && near[p]) ground[p] = 255;
+  return ground;
+}
+
 export function segmentGarment(img: RasterImage, opts: SegmentOptions = {}): GarmentCutout {
   const { width: w, height: h, data } = img;
   const n = w * h;
@@ -207,9 +259,11 @@ export function segmentGarment(img: RasterImage, opts: SegmentOptions = {}): Gar
 
   // 1. the backdrop and its shadows, flooded from the frame (see backdropFlood); the rest is garment
   let raw: Uint8Array = new Uint8Array(n);
+  let flat = false;
   if (smooth && bg) {
     const strict = backdropFlood(smooth, bg, opts.flatBackdrop ?? false);
     raw = strict.mask;
+    flat = strict.flat;
     if (strict.flat) {
       // on a flat backdrop the strict flood also keeps the JPEG halo around a strongly coloured
       // garment (a ragged fringe some pixels wide, which fills the gap under a sleeve): of what it
@@ -251,7 +305,8 @@ export function segmentGarment(img: RasterImage, opts: SegmentOptions = {}): Gar
       for (let p = 0; p < n; p++) extra[p] = raw[p] && !photo[p] && !(coloured && cast[p]) ? 255 : 0;
       const r = Math.max(3, Math.round(Math.hypot(w, h) * 0.005));
       const thick = dilate(open(extra, w, h, r, { shape: 'disk' }), w, h, r + 1, { shape: 'disk' });
-      for (let p = 0; p < n; p++) photo[p] = photo[p] || (extra[p] && thick[p]) ? 255 : 0;
+      const ground = printGround(extra, thick, photo, w, h);
+      for (let p = 0; p < n; p++) photo[p] = photo[p] || (extra[p] && (thick[p] || ground[p])) ? 255 : 0;
       raw = photo;
     }
   }
@@ -269,8 +324,19 @@ export function segmentGarment(img: RasterImage, opts: SegmentOptions = {}): Gar
   // outline through narrow gaps: regions enclosed once those gaps are sealed belong to the garment
   const sealed = close(mask, w, h, Math.max(2, Math.round(diag * 0.016)), padded);
   const enclosed = fillHoles(sealed, w, h);
+  const unfilled = mask.slice();
   for (let i = 0; i < n; i++) if (enclosed[i] && !sealed[i]) mask[i] = 255;
   mask = fillHoles(mask, w, h);
+  if (flat && smooth && bg) {
+    // on a digitally flat backdrop, a region the clean-up enclosed that is the backdrop itself, level
+    // for level (the gap between a sleeve and the body, closed where the cuff touches the hem), stays
+    // out: cloth, however light, is not that flat over a few pixels
+    const delta = backgroundDifference(smooth, bg).delta;
+    const level = new Uint8Array(n);
+    for (let i = 0; i < n; i++) level[i] = mask[i] && !unfilled[i] && delta[i] <= 1 ? 255 : 0;
+    const bare = open(level, w, h, 3, disk);
+    for (let i = 0; i < n; i++) if (bare[i]) mask[i] = 0;
+  }
 
   // 3. keep the largest component and those comparable to it (8-connected)
   const { labels: compLabels, components } = labelComponents(mask, w, h, { order: 'area' });

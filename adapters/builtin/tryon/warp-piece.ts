@@ -8,6 +8,7 @@ import type { Point } from '../../../core/twins/body.ts';
 import type { BodyFrame } from './body-frame.ts';
 import { type GarmentSource, sampleBicubic, sampleBilinear } from './garment-source.ts';
 import { fitAffine, fitTps } from './tps.ts';
+import { fillHoles, labelComponents } from '../raster/components.ts';
 
 export interface Pair {
   /** Garment point (packshot pixels). */
@@ -177,5 +178,52 @@ export function drawPiece(layer: Layer, piece: Piece, frame: BodyFrame, filter: 
       out[q + 2] = px[2] * wgt + out[q + 2] * keep;
       out[q + 3] = a + out[q + 3] * keep;
     }
+  }
+}
+
+/**
+ * Closes the small gaps a garment's pieces leave between them (under the arm, where a sleeve meets
+ * the torso piece): uncovered pixels enclosed by the layer's cloth, up to `maxArea` pixels a gap,
+ * are filled from their covered neighbours, ring by ring inwards. Without it the body's armpit
+ * crease and the backdrop show through as dark slivers.
+ */
+export function closePieceGaps(layer: Layer, maxArea: number): void {
+  const { width: w, height: h, data } = layer;
+  const n = w * h;
+  const covered = new Uint8Array(n);
+  for (let i = 0; i < n; i++) covered[i] = data[i * 4 + 3] >= 0.5 ? 1 : 0;
+  const filled = fillHoles(covered, w, h);
+  const gap = new Uint8Array(n);
+  let any = false;
+  for (let i = 0; i < n; i++) if (filled[i] && !covered[i]) { gap[i] = 1; any = true; }
+  if (!any) return;
+  const { labels, components } = labelComponents(gap, w, h, { connectivity: 4 });
+  for (let i = 0; i < n; i++) if (gap[i] && components[labels[i] - 1].area > maxArea) gap[i] = 0;
+  // onion peeling: each pass fills the gap pixels that touch cloth with the mean of that cloth
+  let frontier: number[] = [];
+  for (let i = 0; i < n; i++) if (gap[i]) frontier.push(i);
+  while (frontier.length) {
+    const next: number[] = [];
+    const done: [number, Float32Array][] = [];
+    for (const i of frontier) {
+      const x = i % w;
+      const acc = new Float32Array(4);
+      let k = 0;
+      for (const j of [x > 0 ? i - 1 : -1, x < w - 1 ? i + 1 : -1, i - w, i + w]) {
+        if (j < 0 || j >= n || gap[j] || data[j * 4 + 3] < 0.5) continue;
+        for (let c = 0; c < 4; c++) acc[c] += data[j * 4 + c];
+        k++;
+      }
+      if (k) {
+        for (let c = 0; c < 4; c++) acc[c] /= k;
+        done.push([i, acc]);
+      } else next.push(i);
+    }
+    if (!done.length) break;
+    for (const [i, px] of done) {
+      data.set(px, i * 4);
+      gap[i] = 0;
+    }
+    frontier = next;
   }
 }

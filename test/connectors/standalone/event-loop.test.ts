@@ -90,7 +90,7 @@ beforeAll(async () => {
     const path = (req.url ?? '/').split('?')[0];
     const r = shopRoutes.get(path) ?? (path.startsWith('/products/') ? shopRoutes.get('/products/*') : undefined);
     if (!r) return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': r.type }).end(r.body);
+    res.writeHead(200, { 'content-type': r.type, 'content-length': String(r.body.length) }).end(r.body);
   });
   await new Promise<void>((r) => shop.listen(0, '127.0.0.1', r));
   shopBase = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
@@ -194,6 +194,24 @@ describe('the event-loop budget of every operation', () => {
     expect(statuses[0].status).toBeGreaterThan(0);
     within('discoverProduct');
   }, 120_000);
+
+  it('virtual fittings whose garment is a URL of a 23.5 MB image (fetched, hashed for the job key) leave health answering', async () => {
+    const garment = await noisePng(2800, 2800);
+    expect(garment.length).toBeGreaterThan(23e6);
+    shopRoutes.set('/garment.png', { type: 'image/png', body: garment });
+    shopRoutes.set('/person.jpg', { type: 'image/jpeg', body: readFileSync(fileURLToPath(new URL('../../fixtures/real-photos/persons/00034_00.jpg', import.meta.url))) });
+    const fitting = (n: number): Request => ({
+      label: 'POST /api/v1/virtual-fitting',
+      method: 'POST',
+      url: `${api.api}/api/v1/virtual-fitting`,
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      // each its own URL: no fetch is answered from another's cache
+      body: Buffer.from(JSON.stringify({ personImages: [`${shopBase}/person.jpg?n=${n}`], topGarment: `${shopBase}/garment.png?n=${n}` })),
+    });
+    const { statuses } = await measure('virtualFitting, URL garments x3 at once', 'three garment URLs of a 23.5 MB PNG', [fitting(1), fitting(2), fitting(3)]);
+    expect(statuses.map((x) => x.status)).toEqual([202, 202, 202]);
+    within('virtualFitting, URL garments x3 at once');
+  }, 180_000);
 
   it('an anonymous first get_gltf and get_usdz of a stored model (bake, USDZ conversion) leave health answering', async () => {
     // a real textured shoe (test/support/objects.ts's Materials Variants Shoe), stored as an aligned

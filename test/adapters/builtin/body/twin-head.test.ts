@@ -12,12 +12,12 @@ import { LearnedPersonAnalyzer } from '../../../../adapters/human/person-analyze
 import { BuiltinTwinRenderer } from '../../../../adapters/builtin/body/twin-renderer.ts';
 import { SharpImageCodec } from '../../../../adapters/sharp/image-codec.ts';
 import { isSkin } from '../../../../adapters/builtin/body/face.ts';
+import { largestComponent } from '../../../../adapters/builtin/raster/components.ts';
 import { deltaE76, srgbToLab } from '../../../../adapters/builtin/tryon/color.ts';
 import { PERSON_PART } from '../../../../core/ports/person-analyzer.ts';
 import type { RasterImage } from '../../../../core/images.ts';
 import type { BodyProfile, Gender, PoseId } from '../../../../core/twins/body.ts';
 import { MARKS, REAL_PHOTOS, loadPhoto } from '../../../support/tryon-metrics.ts';
-import { syntheticFace } from '../../../support/images.ts';
 
 const analyzer = new LearnedPersonAnalyzer();
 const signal = new AbortController().signal;
@@ -50,7 +50,7 @@ const median = (pts: number[][]) => [0, 1, 2].map((c) => pts.map((p) => p[c]).so
 /** The photo's hair colour and face skin colour (Lab medians over the analysis' labels). */
 async function photoColours(face: RasterImage) {
   const a = await analyzer.analyze(face, signal);
-  const { image, parts } = a.body!;
+  const { image, parts } = a.body ?? a.head!;
   const hair: number[][] = [];
   const skin: number[][] = [];
   for (let i = 0; i < parts!.length; i++) {
@@ -90,6 +90,20 @@ async function measure(renderer: BuiltinTwinRenderer, face: RasterImage, gender:
   return { headHair: hair / all, bodySkin: deltaE76(median(torso), colours.skin), notes: t.notes };
 }
 
+/** Body pixels near a twin's head (within 1.5 face widths) in pieces apart from the body. */
+function headSpecks(t: { image: RasterImage; mask: Uint8Array; landmarks: { faceCenter: { x: number; y: number }; faceSize: number } }): number {
+  const { width: W, height: H } = t.image;
+  const { faceCenter: c, faceSize: f } = t.landmarks;
+  const body = largestComponent(t.mask, W, H);
+  let specks = 0;
+  for (let y = Math.max(0, Math.round(c.y - 1.5 * f)); y < Math.min(H, Math.round(c.y + 1.5 * f)); y++) {
+    for (let x = Math.max(0, Math.round(c.x - 1.5 * f)); x < Math.min(W, Math.round(c.x + 1.5 * f)); x++) {
+      if (t.mask[y * W + x] && !body[y * W + x]) specks++;
+    }
+  }
+  return specks;
+}
+
 const results: { name: string; learned: HeadMetrics; oval: HeadMetrics }[] = [];
 
 beforeAll(async () => {
@@ -120,9 +134,32 @@ describe('twins from real face photos', () => {
     expect(Math.max(...results.map((r) => r.oval.bodySkin))).toBeGreaterThan(12);
   });
 
+  it("keeps the photo's surroundings off the head: no specks of a collar beside it (README face photo: 28 pixels in specks before, 0 now)", async () => {
+    const face = await loadPhoto(path.join(import.meta.dirname, '../../../../examples/assets/face-photo.jpg'));
+    const profile: BodyProfile = { gender: 'female', measurements: MEASUREMENTS.female, supplied: { height: true, chest: true, waist: true, hip: true, inseam: true }, source: 'measurements' };
+    const t = await new BuiltinTwinRenderer(new SharpImageCodec(), analyzer).render({ kind: 'profile', profile, pose: 'girl_pose', face }, { signal });
+    expect(t.notes).toContain('head: the face with its hair from the face image; body in its skin tone');
+    // the parsing labels specks of the spacesuit's collar ring as hair in the hair's colour
+    expect(headSpecks(t)).toBeLessThanOrEqual(5);
+  });
+
+  it('takes the head from a face photo cut above the shoulders (the pose model finds none; the parsing places them from the face)', async () => {
+    const face = await facePhoto('00034_00.jpg');
+    const a = await analyzer.analyze(face, signal);
+    expect(a.body).toBeNull();
+    expect(a.notes.at(-1)).toBe('no shoulders found: no body to draw on; face, hair and neck parsed, shoulders placed from the face');
+    const colours = await photoColours(face);
+    const learned = await measure(new BuiltinTwinRenderer(new SharpImageCodec(), analyzer), face, 'female', 'girl_pose', colours);
+    expect(learned.notes).toContain('head: the face with its hair from the face image; body in its skin tone');
+    expect(learned.headHair).toBeGreaterThanOrEqual(0.15);
+    expect(learned.bodySkin).toBeLessThan(8);
+  });
+
   it('falls back to the face oval, saying so, when the analysis finds no face and hair', async () => {
     const profile: BodyProfile = { gender: 'female', measurements: MEASUREMENTS.female, supplied: { height: true, chest: true, waist: true, hip: true, inseam: true }, source: 'measurements' };
-    const t = await new BuiltinTwinRenderer(new SharpImageCodec(), analyzer).render({ kind: 'profile', profile, pose: 'girl_pose', face: syntheticFace(256, 320).image }, { signal });
+    // a photo without a face: a plain wall
+    const blank = { width: 256, height: 320, data: new Uint8Array(256 * 320 * 4).fill(200) } as RasterImage;
+    const t = await new BuiltinTwinRenderer(new SharpImageCodec(), analyzer).render({ kind: 'profile', profile, pose: 'girl_pose', face: blank }, { signal });
     expect(t.notes.some((n) => /^head: .*the face oval is used$/.test(n))).toBe(true);
     expect(t.image.width).toBeGreaterThan(0);
   });

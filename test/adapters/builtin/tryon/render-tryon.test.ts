@@ -8,6 +8,7 @@ import { BodyFrame } from '../../../../adapters/builtin/tryon/body-frame.ts';
 import { SRGB_TO_LINEAR, deltaE76, linearToSrgb, srgbToLab } from '../../../../adapters/builtin/tryon/color.ts';
 import { shadingMap } from '../../../../adapters/builtin/tryon/lighting.ts';
 import { renderTryOn } from '../../../../adapters/builtin/tryon/render-tryon.ts';
+import { fillHoles } from '../../../../adapters/builtin/raster/components.ts';
 import type { RasterImage } from '../../../../core/images.ts';
 import type { BodyRender } from '../../../../core/twins/body.ts';
 import { drawBottom, drawDress, drawShoes, drawTop } from '../../../support/garments.ts';
@@ -79,6 +80,39 @@ describe('renderTryOn', () => {
     expect(diff[head]).toBe(0);
     const shin = Math.round((L.leftKnee.y + L.leftAnkle.y) / 2) * male.image.width + Math.round((L.leftKnee.x + L.leftAnkle.x) / 2);
     expect(diff[shin]).toBe(0);
+  });
+
+  it('leaves no slivers of body or backdrop between the shirt\'s pieces (under the arms: 142 pixels before the gaps were closed, 0 now)', () => {
+    // pixels the shirt encloses (holes in the changed region) that show the body or the backdrop
+    const diff = changed(male, shirtOn);
+    const W = male.image.width;
+    const H = male.image.height;
+    const holes = fillHoles(diff, W, H);
+    let slivers = 0;
+    for (let i = 0; i < holes.length; i++) if (holes[i] && !diff[i]) slivers++;
+    expect(slivers).toBeLessThanOrEqual(5);
+  });
+
+  it('hangs an untucked shirt over the trousers: no waistband beside it (pixels of the trousers beside the shirt on its rows: 1,627 before, none now)', () => {
+    const outfit = renderTryOn({ body: female, garments: { top: shirt, bottom: drawBottom() }, quality: 'standard', preserveBackground: true });
+    const { width: W, height: H, data } = outfit;
+    // the generated shirt is red, the trousers blue
+    const red = (i: number) => data[i * 4] > data[i * 4 + 1] + 60 && data[i * 4] > data[i * 4 + 2] + 60;
+    const blue = (i: number) => data[i * 4 + 2] > data[i * 4] + 40 && data[i * 4 + 2] > data[i * 4 + 1] + 20;
+    let beside = 0;
+    let trousers = 0;
+    for (let y = 0; y < H; y++) {
+      let x0 = -1;
+      let x1 = -1;
+      for (let x = 0; x < W; x++) if (red(y * W + x)) { if (x0 < 0) x0 = x; x1 = x; }
+      for (let x = 0; x < W; x++) {
+        if (!blue(y * W + x)) continue;
+        trousers++;
+        if (x0 >= 0 && (x < x0 || x > x1)) beside++;
+      }
+    }
+    expect(trousers).toBeGreaterThan(20000);
+    expect(beside).toBeLessThanOrEqual(20);
   });
 
   it("keeps the shirt's colour (mean CIE76 colour difference under 5 once shading is divided out)", () => {

@@ -17,5 +17,8 @@ export async function twinBody(gender: Gender, pose: PoseId): Promise<BodyRender
     source: 'measurements',
   };
   const face = syntheticFace(256, 320).image;
-  return new BuiltinTwinRenderer(new SharpImageCodec()).render({ kind: 'profile', profile, pose, face }, { signal: new AbortController().signal });
+  const r = await new BuiltinTwinRenderer(new SharpImageCodec()).render({ kind: 'profile', profile, pose, face }, { signal: new AbortController().signal });
+  // as the service loads a stored twin (plugins/twins/twin-service.ts): its parts labels are the
+  // renderer's own and are not kept, so try-on draws on it as on a twin, not as on a parsed photo
+  return { image: r.image, mask: r.mask, depth: r.depth, landmarks: r.landmarks, pixelsPerCm: r.pixelsPerCm, pose: r.pose };
 }
