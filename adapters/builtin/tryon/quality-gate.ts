@@ -87,7 +87,7 @@ export const GATE_BOUNDS: GateBounds = {
   limbSynthesised: 0.45,
   garmentKept: 0.75,
   fragments: 0.01,
-  neckFill: 0.35,
+  neckFill: 0.285,
 };
 
 export type GateCheckName =
