@@ -145,6 +145,7 @@ export function insideBackOfNeck(img: RasterImage, mask: Uint8Array, box: [numbe
   for (let x = wx0; x <= wx1; x++) {
     for (let y = wy1; y >= 0; y--) if (filled[y * w + x]) { lowest[x - wx0] = y; break; }
   }
+  trimRib(lowest, wx0, cx, half, H, (x, y) => (y >= 0 && mask[y * w + x] ? labAt(y * w + x) : -1), lab, topOf);
   const reach = Math.max(2, Math.round(0.08 * half));
   // a neckline is deepest at the middle: no column ends much below the middle columns' median
   const middle: number[] = [];
@@ -168,4 +169,58 @@ export function insideBackOfNeck(img: RasterImage, mask: Uint8Array, box: [numbe
   // an opening spans a fair part of the middle (not a neck label alone) and not most of the chest
   if (span < 0.6 * half || area > 0.08 * W * H) return null;
   return out;
+}
+
+/**
+ * A rib (binding) along the front neckline in the inside's colour family (a dark purple rib on a
+ * lilac tee with a dark inside) grows into the region with the inside back, and a worn top would
+ * lose it. It shows as a step in colour a little above the region's lower edge, at about the same
+ * height in most of the middle columns: then a band of that width is given back to the front (the
+ * region's lowest row per column raised by it, in place). Only a thin band (at most 2.5 % of the
+ * garment's height and under a third of the opening's depth in the middle) counts as a rib.
+ */
+function trimRib(lowest: Int32Array, wx0: number, cx: number, half: number, H: number, labIndex: (x: number, y: number) => number, lab: Float32Array, topOf: (x: number) => number): void {
+  const band = Math.max(4, Math.round(0.04 * H));
+  const meanLab = (x: number, ya: number, yb: number) => {
+    const m = [0, 0, 0];
+    let c = 0;
+    for (let y = ya; y <= yb; y++) {
+      const k = labIndex(x, y);
+      if (k < 0) continue;
+      m[0] += lab[k];
+      m[1] += lab[k + 1];
+      m[2] += lab[k + 2];
+      c++;
+    }
+    return c ? m.map((v) => v / c) : null;
+  };
+  const ribs: number[] = [];
+  const depths: number[] = [];
+  let middleCols = 0;
+  for (let x = Math.round(cx - 0.4 * half); x <= cx + 0.4 * half; x++) {
+    const lo = lowest[x - wx0];
+    if (lo === undefined || lo < 0) continue;
+    middleCols++;
+    depths.push(lo - topOf(x));
+    let best = 0;
+    let at = -1;
+    for (let y = lo - 2; y >= lo - band; y--) {
+      const below = meanLab(x, y, y + 2);
+      const above = meanLab(x, y - 3, y - 1);
+      if (!below || !above) continue;
+      const d = Math.hypot(below[0] - above[0], below[1] - above[1], below[2] - above[2]);
+      if (d > best) {
+        best = d;
+        at = y;
+      }
+    }
+    if (best > 4 && at >= 0) ribs.push(lo - at + 1);
+  }
+  if (!middleCols || ribs.length < 0.5 * middleCols) return;
+  const sorted = (v: number[]) => v.slice().sort((a, b) => a - b);
+  const rib = sorted(ribs)[ribs.length >> 1];
+  const depth = sorted(depths)[depths.length >> 1];
+  const agree = ribs.filter((r) => Math.abs(r - rib) <= 2).length;
+  if (agree < 0.6 * ribs.length || rib < 3 || rib > 0.025 * H || rib > 0.3 * depth) return;
+  for (let k = 0; k < lowest.length; k++) if (lowest[k] >= 0) lowest[k] -= rib;
 }

@@ -100,6 +100,17 @@ export function skinLike(lab: ArrayLike<number>, skin: ArrayLike<number>): boole
   return dh < 0.3;
 }
 
+/**
+ * Distance of a Lab colour from the skin's with its lightness at half weight: the same skin lit or
+ * in shade stays near, cloth of another hue or chroma does not.
+ */
+export function shadedSkinDistance(lab: ArrayLike<number>, skin: ArrayLike<number>): number {
+  return Math.hypot(0.5 * (lab[0] - skin[0]), lab[1] - skin[1], lab[2] - skin[2]);
+}
+
+/** Within this shadedSkinDistance a neck pixel is the neck's own skin (in shade), not a collar. */
+const SHADED_SKIN = 20;
+
 /** A small palette (k-means in Lab) of the Lab colours given. */
 export function palette(pts: number[][], k: number): number[][] {
   if (!pts.length) return [];
@@ -240,6 +251,9 @@ export function findOldTop(body: PersonBody & { parts: Uint8Array }): OldTop {
   // (and a pixel nearer the face's skin than the cloth is skin: a hand, a bare arm)
   const isOld = (i: number, c: ArrayLike<number>) => {
     const near = nearest(c);
+    // on the neck, the skin's own shadows (under the chin, beside the throat) are told by hue and
+    // chroma, their lightness counting at half weight: a pale neck in shade is not a white top
+    if (skin && parts[i] === PERSON_PART.neck && shadedSkinDistance(c, skin) <= near) return false;
     return near < 16 && (nearestSkinCloth || !isSkinAt[i]) && !(skin && deltaE76(c, skin) <= near) && !(trousers && i >= chestRow * w && parts[i] === PERSON_PART.arm && deltaE76(c, trousers) < 0.5 * near);
   };
   const c = [0, 0, 0];
@@ -300,7 +314,7 @@ export function findOldTop(body: PersonBody & { parts: Uint8Array }): OldTop {
   const other = new Uint8Array(n);
   for (let i = 0; i < Math.min(n, (hem + 1) * w); i++) {
     if (oldTop[i]) other[i] = 1;
-    else if (clothy(parts[i]) && !isSkinAt[i] && body.mask[i] && !backdropAt(i)) other[i] = 2;
+    else if (clothy(parts[i]) && !isSkinAt[i] && body.mask[i] && !backdropAt(i) && !(skin && parts[i] === PERSON_PART.neck && shadedSkinDistance(labAt(i), skin) <= SHADED_SKIN)) other[i] = 2;
   }
   // (joined across a few pixels: a strap's metal ring or buckle between it and the cup)
   const { labels, components } = labelComponents(other, w, h, { connectivity: 8 });
@@ -519,7 +533,7 @@ function depthInside(region: Uint8Array, w: number, box: Box) {
  * person's own skin tone (the median of face, neck and arms, linear RGB, de-shaded like the
  * membrane), fully from about 4 px in, so the border still joins the skin around it.
  */
-function towardsTone(values: Float32Array, region: Uint8Array, w: number, box: Box, tone: readonly number[]): void {
+function towardsTone(values: Float32Array, region: Uint8Array, w: number, box: Box, toneAt: (i: number) => readonly number[]): void {
   const [bx0, by0] = box;
   const { crop, depth, bw, bh } = depthInside(region, w, box);
   for (let y = 0; y < bh; y++) {
@@ -528,6 +542,7 @@ function towardsTone(values: Float32Array, region: Uint8Array, w: number, box: B
       if (!crop[j]) continue;
       const t = 0.85 * Math.min(1, depth[j] / 4);
       const i = (y + by0) * w + x + bx0;
+      const tone = toneAt(i);
       for (let c = 0; c < 3; c++) values[i * 3 + c] = values[i * 3 + c] * (1 - t) + tone[c] * t;
     }
   }
@@ -589,7 +604,7 @@ function softenOutline(canvas: Float32Array, fill: Uint8Array, isBackdrop: (i: n
  * levels). Background: a membrane of the backdrop around (`backdropSource`, else what lies outside
  * the person's mask: its gradient) with the backdrop's own grain. Seeded: the same inputs give the same pixels.
  */
-export function synthesiseFill(canvas: Float32Array, fill: Uint8Array, body: PersonBody, skinSource: Uint8Array, edgeDistance: Float32Array, limbRadius: (i: number) => number, skinTone?: readonly number[], skinStd?: number, backdropSource?: Uint8Array): void {
+export function synthesiseFill(canvas: Float32Array, fill: Uint8Array, body: PersonBody, skinSource: Uint8Array, edgeDistance: Float32Array, limbRadius: (i: number) => number, skinTone?: readonly number[], skinStd?: number, backdropSource?: Uint8Array, neck?: NeckSkin): void {
   const { width: w, height: h } = body.image;
   const img = body.image.data;
   const n = w * h;
@@ -649,7 +664,7 @@ export function synthesiseFill(canvas: Float32Array, fill: Uint8Array, body: Per
       for (let i = 0; i < n; i++) if (region[i]) for (let c = 0; c < 3; c++) values[i * 3 + c] = med[c];
     } else {
       pullPush(values, weight, w, 3, box);
-      if (kind === 1 && skinTone) towardsTone(values, region, w, box, skinTone);
+      if (kind === 1 && skinTone) towardsTone(values, region, w, box, (i) => (neck?.tone && i < neck.below * w ? neck.tone : skinTone));
     }
     // the grain's strength: the person's skin texture, or the backdrop's own around the fill
     let std = kind === 1 ? (skinStd ?? NaN) : NaN;
@@ -666,7 +681,9 @@ export function synthesiseFill(canvas: Float32Array, fill: Uint8Array, body: Per
         for (let c = 0; c < 3; c++) lum += values[i * 3 + c] * sh * [0.2126, 0.7152, 0.0722][c];
         // the grain is in sRGB levels: converted to a relative change of linear light (gamma ~2.2)
         const srgbLum = 255 * Math.max(1e-4, lum) ** (1 / 2.2);
-        const gain = (Math.max(0, srgbLum + amp * grain(x, y, seed)) / srgbLum) ** 2.2;
+        // the person's own skin texture where the caller has it (the neck's, mirrored), else grain
+        const own = kind === 1 && neck ? neck.detail(x, y) : NaN;
+        const gain = (Math.max(0, srgbLum + (Number.isFinite(own) ? own : amp * grain(x, y, seed))) / srgbLum) ** 2.2;
         for (let c = 0; c < 3; c++) canvas[i * 3 + c] = Math.max(0, values[i * 3 + c] * sh * gain);
       }
     }
@@ -737,6 +754,54 @@ function armOutline(fill: Uint8Array, oldTop: Uint8Array, body: PersonBody & { p
       }
     }
   }
+}
+
+/** The neck's own skin for skin filled below it, above the chest line (`below`, a row). */
+export interface NeckSkin {
+  /** Fine detail (sRGB levels) for a fill pixel, NaN where none is known. */
+  detail: (x: number, y: number) => number;
+  /** The visible neck skin's median colour (linear RGB), the tone a fill above `below` moves to. */
+  tone: number[] | null;
+  below: number;
+}
+
+/**
+ * Skin filled where a new neckline uncovers the old one takes the neck's own colour (its median,
+ * not the face's, which is lit and redder) and texture: per column, a fill pixel above the chest
+ * line takes the fine detail (luminance less its 7x7 mean, sRGB levels) of the visible neck skin
+ * mirrored about the fill's top edge in that column, so the texture runs on across the edge as
+ * the neck's own (pores, stubble, a fine chain), not as a synthetic grain.
+ */
+function neckSkin(canvas: Float32Array, fill: Uint8Array, skinSource: Uint8Array, body: PersonBody & { parts: Uint8Array }, chestY: number): NeckSkin | undefined {
+  const { width: w, height: h } = body.image;
+  const img = body.image.data;
+  const y1 = Math.min(h, Math.ceil(chestY));
+  if (y1 <= 0) return undefined;
+  const on = new Float32Array(w * y1);
+  const lum = new Float32Array(w * y1);
+  const tones: number[][] = [[], [], []];
+  for (let i = 0; i < w * y1; i++) {
+    if (!skinSource[i] || body.parts[i] !== PERSON_PART.neck) continue;
+    on[i] = 1;
+    lum[i] = lumOf(img, i);
+    if (i % 3 === 0) for (let c = 0; c < 3; c++) tones[c].push(canvas[i * 3 + c]);
+  }
+  const m = boxBlur(on, w, y1, 3);
+  const s = boxBlur(lum, w, y1, 3);
+  return {
+    below: y1,
+    tone: tones[0].length >= 50 ? tones.map(median) : null,
+    detail: (x, y) => {
+      if (y >= y1) return NaN;
+      let top = y;
+      while (top > 0 && fill[(top - 1) * w + x] === 1) top--;
+      const ys = 2 * top - 1 - y;
+      if (ys < 0) return NaN;
+      const i = ys * w + x;
+      if (!on[i] || m[i] < 0.5) return NaN;
+      return lum[i] - s[i] / m[i];
+    },
+  };
 }
 
 /**
@@ -892,7 +957,7 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
   // everything but the forearms first (their backdrop too), then each forearm from its hand
   const general = forearms.length ? fill.slice() : fill;
   for (const f of forearms) for (let i = 0; i < n; i++) if (f.skin[i]) general[i] = 0;
-  synthesiseFill(canvas, general, body, skinSource, depth, radius, skin?.linear, skinStd, backdropSource);
+  synthesiseFill(canvas, general, body, skinSource, depth, radius, skin?.linear, skinStd, backdropSource, neckSkin(canvas, general, skinSource, body, chestY));
   if (forearms.length) {
     // unshaded here (depth = radius): finishForearms shades them across the arm
     const flat = new Float32Array(n).fill(1);

@@ -461,6 +461,32 @@ function innerBack(cut: GarmentCutout, packshot: RasterImage, shape: TopShape): 
   // a neck opening spans a good part of the middle; when none is told by colour (the inside of a
   // dark top is as dark as its front), a crew neckline's opening is cut: half an ellipse below the
   // collar's top, a third of the panel wide and a tenth of its length deep
+  // a collar ring of its own colour (a yellow rib on a striped tee): down the middle columns the
+  // back collar's rib at the top, the inside back (stripes, a label, read as front by colour), then
+  // the same rib again at the front neckline; the inside back ends where the rib comes back. Used
+  // when most middle columns show it and it ends lower than the colour's estimate
+  const ring = xs.map((x) => {
+    let y = 0;
+    while (y < limit && cut.labels[y * w + x] !== 0) y++;
+    // the rib's colour a few rows in (its top edge is mixed with the backdrop); lit at the front and
+    // shaded at the back, it is told by hue and chroma, lightness at a third of the weight
+    const rib = Array.from(labAt(Math.min(h - 1, y + 3) * w + x));
+    if (deltaE76(rib, centres) <= 25) return -1;
+    const ribLike = (yy: number) => {
+      if (cut.labels[yy * w + x] !== 0) return false;
+      const c = labAt(yy * w + x);
+      return Math.hypot(0.3 * (c[0] - rib[0]), c[1] - rib[1], c[2] - rib[2]) < 20;
+    };
+    const rimTo = y + 4;
+    while (y < rimTo && !ribLike(y)) y++;
+    while (y < limit && ribLike(y)) y++;
+    const insideFrom = y;
+    while (y + 1 < limit && !(ribLike(y) && ribLike(y + 1))) y++;
+    return y + 1 < limit && y - insideFrom >= 3 ? y - 1 : -1;
+  });
+  const ringFound = ring.filter((d) => d >= 0);
+  const colourFound = depth.filter((d) => d >= 0);
+  if (ringFound.length >= 0.5 * ring.length && (colourFound.length < 0.3 * depth.length || median(ringFound) > median(colourFound) + 3)) depth.splice(0, depth.length, ...ring);
   const found = depth.filter((d) => d >= 0).length;
   if (found < 0.3 * depth.length) {
     const half = 0.3 * shape.halfWidth;
@@ -524,6 +550,142 @@ function waistLine(parts: Uint8Array, w: number, x0: number, x1: number, from: n
   const kept = xs.filter((_, k) => keep[k]);
   const c = kept.length ? xs.reduce((acc, x, k) => acc + (keep[k] ? ys[k] - slope * x : 0), 0) / kept.length : line.c;
   return { at: (x: number) => c + slope * x };
+}
+
+/**
+ * The person's neck at its base: its middle and half width (the run of neck and torso pixels
+ * through the neck's middle, median over the rows between a fifth and a half of the way from
+ * the chin to the shoulder line) and the row where the body widens into the shoulders (the run
+ * half as wide again as the neck): where a crew neck's collar meets the shoulders. Null when the
+ * parsing shows too little neck (hair over it, a high collar).
+ */
+export function neckBase(body: PersonBody & { parts: Uint8Array }, topY: number): { x: number; half: number; base: number } | null {
+  const { width: w, height: h } = body.image;
+  const { parts, mask } = body;
+  const chin = body.landmarks.chin;
+  const d = topY - chin.y;
+  if (!(d > 4)) return null;
+  const ok = (x: number, y: number) => {
+    const i = y * w + x;
+    return !!mask[i] && (parts[i] === PERSON_PART.neck || parts[i] === PERSON_PART.torso);
+  };
+  let cx = Math.round(chin.x);
+  const runAt = (y: number): [number, number] | null => {
+    if (y < 0 || y >= h) return null;
+    let x = cx;
+    for (let k = 0; k <= 6 && !ok(x, y); k++) x = cx + (k % 2 ? k : -k);
+    if (x < 0 || x >= w || !ok(x, y)) return null;
+    let a = x;
+    let b = x;
+    while (a > 0 && ok(a - 1, y)) a--;
+    while (b < w - 1 && ok(b + 1, y)) b++;
+    return [a, b];
+  };
+  const widths: number[] = [];
+  const mids: number[] = [];
+  for (let y = Math.round(chin.y + 0.2 * d); y <= chin.y + 0.5 * d; y++) {
+    const r = runAt(y);
+    if (!r) continue;
+    widths.push(r[1] - r[0] + 1);
+    mids.push((r[0] + r[1]) / 2);
+  }
+  if (widths.length < Math.max(3, 0.15 * d)) return null;
+  const nw = median(widths);
+  cx = Math.round(median(mids));
+  let base = Math.round(topY);
+  for (let y = Math.round(chin.y + 0.3 * d); y < topY; y++) {
+    const r = runAt(y);
+    if (r && r[1] - r[0] + 1 > 1.5 * nw) { base = y; break; }
+  }
+  return { x: cx, half: nw / 2, base };
+}
+
+/**
+ * The packshot's neck opening as the renderer leaves it out (`dropped`): its middle's lowest row
+ * (the front neckline), the collar's top beside it and its half width a third of the way down.
+ */
+function openingOf(dropped: Uint8Array, labels: ArrayLike<number>, pw: number, ph: number, shape: TopShape): { depth: number; top: number; half: number } | null {
+  const c = Math.round(shape.centre);
+  const x0 = Math.max(0, Math.round(shape.centre - shape.halfWidth));
+  const x1 = Math.min(pw - 1, Math.round(shape.centre + shape.halfWidth));
+  const low = new Int32Array(x1 - x0 + 1).fill(-1);
+  const top = new Int32Array(x1 - x0 + 1).fill(-1);
+  for (let x = x0; x <= x1; x++) {
+    for (let y = 0; y < ph; y++) if (labels[y * pw + x] === 0) { top[x - x0] = y; break; }
+    for (let y = ph - 1; y >= 0; y--) if (dropped[y * pw + x]) { low[x - x0] = y; break; }
+  }
+  const at = (x: number) => x - x0;
+  const depth = median([-2, -1, 0, 1, 2].map((d) => low[at(c + d)]));
+  if (depth < 0) return null;
+  // the collar's top: the highest garment row within the shoulders' inner half
+  const tops: number[] = [];
+  for (let x = Math.round(c - 0.6 * shape.halfWidth); x <= c + 0.6 * shape.halfWidth; x++) if (top[at(x)] >= 0) tops.push(top[at(x)]);
+  if (!tops.length) return null;
+  const collar = Math.min(...tops);
+  if (depth <= collar) return null;
+  const level = collar + 0.33 * (depth - collar);
+  let a = c;
+  let b = c;
+  while (a > x0 && low[at(a - 1)] >= level) a--;
+  while (b < x1 && low[at(b + 1)] >= level) b++;
+  return { depth, top: collar, half: (b - a + 1) / 2 };
+}
+
+const smoothstep = (t: number) => (t <= 0 ? 0 : t >= 1 ? 1 : t * t * (3 - 2 * t));
+
+/** A crew neck's opening across the neck's base, in neck half widths (the neck plus a little). */
+const COLLAR_OVER_NECK = 1.4;
+
+/**
+ * The collar fitted to the neck. A packshot lies flat with its shoulder line straight; on a body
+ * the shoulders slope up to the neck, and the neck opening of a flat tee spans more than a neck.
+ * Laid at the torso's scale, a crew neck then sits low on the chest and too wide. The fit moves
+ * the packshot's collar, in the rows above the armpits, so that the collar's top beside the
+ * opening meets the neck's base (a lift that fades out towards the shoulder tips and down to the
+ * armpits) and the opening's half width is at most COLLAR_OVER_NECK neck half widths (a narrowing
+ * about the middle that fades out across a Gaussian window, monotonic for every strength used:
+ * no fold), its middle on the neck's. `map` turns the mesh's packshot coordinates (at output x, y)
+ * into the fitted ones, in place. Null when the neck or the opening is not found.
+ */
+function fitNeck(body: PersonBody & { parts: Uint8Array }, topY: number, dropped: Uint8Array, labels: ArrayLike<number>, pw: number, ph: number, shape: TopShape, s: number, scaleAcross: (y: number) => number, at: { sw: number; armpitY: number; tipL: number; tipR: number; centre: number }): { lift: number; base: number; x: number; reach: number; map: (x: number, y: number, g: Float32Array) => void } | null {
+  const { sw } = at;
+  // a neck hidden in part (hair over one side) measures too narrow or off the chin: no fit
+  const neck = neckBase(body, topY);
+  const chin = body.landmarks.chin;
+  if (!neck || neck.half < 0.07 * sw || neck.half > 0.3 * sw || Math.abs(neck.x - chin.x) > 0.12 * sw) return null;
+  const opening = openingOf(dropped, labels, pw, ph, shape);
+  if (!opening) return null;
+  const collarY = topY + (opening.top - shape.shoulderY) * s;
+  const lift = Math.max(-0.06 * sw, Math.min(0.1 * sw, collarY - neck.base));
+  const sx = scaleAcross(neck.base);
+  // what was left out is no neck opening a neck passes through (a keyhole, a label): no fit
+  if (opening.half * sx < 0.8 * neck.half) return null;
+  // the opening's half width wanted, in packshot pixels at the collar's scale
+  const want = (COLLAR_OVER_NECK * neck.half) / sx;
+  const sigma = 1.6 * want;
+  const narrow = opening.half > want ? Math.min(1.6, (opening.half / want - 1) / Math.exp(-1 / (2 * 1.6 * 1.6))) : 0;
+  // the front neckline once lifted; the fit fades out below it, over at least twice the lift
+  const bottom = collarY - lift + (opening.depth - opening.top) * s;
+  const fade = Math.max(at.armpitY - bottom, 2.5 * Math.abs(lift), 0.1 * sw);
+  const inner = COLLAR_OVER_NECK * neck.half * 1.3;
+  const outer = Math.max(inner + 0.1 * sw, 0.95 * Math.min(neck.x - at.tipL, at.tipR - neck.x));
+  const shift = (neck.x - at.centre) / sx;
+  if (Math.abs(lift) < 1 && narrow === 0 && Math.abs(shift * sx) < 1) return null;
+  return {
+    lift,
+    base: neck.base,
+    x: neck.x,
+    reach: outer,
+    map: (x, y, g) => {
+      const wy = 1 - smoothstep((y - bottom) / fade);
+      if (wy <= 0) return;
+      const wx = 1 - smoothstep((Math.abs(x - neck.x) - inner) / (outer - inner));
+      const gx = g[0] - shift * wx * wy;
+      const dx = gx - shape.centre;
+      g[0] = gx + narrow * dx * Math.exp(-(dx * dx) / (2 * sigma * sigma)) * wy;
+      g[1] += (lift / s) * wx * wy;
+    },
+  };
 }
 
 /**
@@ -694,10 +856,10 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
   const blocked = (i: number) => {
     if (front[i] || !near[i]) return true;
     // hair-labelled skin the strands' colour released is neck above the shoulder line, beside
-    // the neck's columns: the panel's collar does not climb onto it
+    // the neck's columns: the panel's collar does not climb onto it (above the fitted collar's top, neckTop)
     const y = (i / w) | 0;
     const x = i - y * w;
-    return parts[i] === PERSON_PART.hair && y < topY && x >= neckSpan[0] && x <= neckSpan[1];
+    return parts[i] === PERSON_PART.hair && y < neckTop && x >= neckSpan[0] && x <= neckSpan[1];
   };
   // the jeans' waistband stays in front below the old top's hem
   const waist = oldHem + 0.02 * trunk;
@@ -715,11 +877,49 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
   // torso's outline is not drawn (a loose top's sides go behind the body's edge).
   const hw = shape.halfWidth * 0.97;
   const gy0 = cut.components[0].box[1];
-  const meshTop = Math.max(0, Math.floor(topY + (gy0 - shape.shoulderY) * s));
   const edgeAt = (y: number, e: 0 | 1) => {
     const k = Math.max(0, Math.min(rows - 1, Math.round(y) - y0));
     return e ? xr[k] + ease : xl[k] - ease;
   };
+  // the row's scale across: the torso's half width over the panel's, within the print's slack
+  // (above the armpits the cloth spans the shoulders, wider than the chest below them: there the
+  // slack grows to SHOULDER_SLACK at the collar)
+  const scaleAcross = (y: number) => {
+    const half = Math.max(1, (edgeAt(y, 1) - edgeAt(y, 0)) / 2);
+    const up = Math.max(0, Math.min(1, (armpitY - y) / Math.max(1, armpitY - topY)));
+    const slack = ASPECT_SLACK + (SHOULDER_SLACK - ASPECT_SLACK) * up;
+    return Math.max(s / slack, Math.min(s * slack, half / hw));
+  };
+  const neckFit = fitNeck(body, topY, dropped, cut.labels, pw, ph, shape, s, scaleAcross, { sw, armpitY, tipL, tipR, centre: midLine[0] });
+  const meshTop = Math.max(0, Math.floor(topY + (gy0 - shape.shoulderY) * s - Math.max(0, neckFit?.lift ?? 0)));
+  if (neckFit) {
+    // where the collar now lies on the shoulders' slope, only the parsing's own hair (and the face)
+    // stays in front, in patches: skin beside a light-brown strand, and the rim of the hair label
+    // left where skin under it was released (hairStrands), are not taken for hair there (a dotted
+    // line of skin across the collar)
+    const zx0 = Math.max(0, Math.ceil(neckFit.x - neckFit.reach));
+    const zx1 = Math.min(w - 1, Math.floor(neckFit.x + neckFit.reach));
+    const zy0 = Math.max(0, Math.floor(neckFit.base - 0.02 * sw));
+    const zy1 = Math.min(h - 1, Math.ceil(topY + 0.03 * sw));
+    const zw = zx1 - zx0 + 1;
+    const zh = zy1 - zy0 + 1;
+    if (zw > 0 && zh > 0) {
+      const zone = new Uint8Array(zw * zh);
+      for (let y = zy0; y <= zy1; y++) {
+        for (let x = zx0; x <= zx1; x++) {
+          const i = y * w + x;
+          if (front[i] && (parts[i] === PERSON_PART.hair || parts[i] === PERSON_PART.face)) zone[(y - zy0) * zw + x - zx0] = 1;
+        }
+      }
+      const kept = open(zone, zw, zh, 1);
+      for (let y = zy0; y <= zy1; y++) {
+        for (let x = zx0; x <= zx1; x++) {
+          const i = y * w + x;
+          if (parts[i] !== PERSON_PART.face) front[i] = kept[(y - zy0) * zw + x - zx0];
+        }
+      }
+    }
+  }
   const nRows = Math.max(2, Math.ceil((y1 - meshTop) / PANEL_STEP) + 1);
   const mesh = createQuadMesh(PANEL_COLS, nRows);
   for (let j = 0; j < nRows; j++) {
@@ -727,12 +927,7 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
     const k = Math.max(0, Math.min(rows - 1, Math.round(y) - y0));
     const l = edgeAt(y, 0);
     const r = edgeAt(y, 1);
-    const half = Math.max(1, (r - l) / 2);
-    // above the armpits the cloth spans the shoulders (wider than the chest below them): there
-    // the slack grows to twice as much at the collar
-    const up = Math.max(0, Math.min(1, (armpitY - y) / Math.max(1, armpitY - topY)));
-    const slack = ASPECT_SLACK + (SHOULDER_SLACK - ASPECT_SLACK) * up;
-    const sx = Math.max(s / slack, Math.min(s * slack, half / hw));
+    const sx = scaleAcross(y);
     const c = midLine[k];
     const gy = shape.shoulderY + (y - topY) / s;
     for (let q = 0; q < PANEL_COLS; q++) {
@@ -750,14 +945,21 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
       mesh.b[node] = y;
     }
   }
-  rasteriseMesh(mesh, w, h, (i, gx, gy) => {
+  const neckTop = Math.min(topY, neckFit?.base ?? topY);
+  const g = new Float32Array(2);
+  rasteriseMesh(mesh, w, h, (i, mx, my) => {
     const y = (i / w) | 0;
     const x = i - y * w;
     if (y > y1 || x < edgeAt(y, 0) || x > edgeAt(y, 1)) return;
     if (y >= topY && mask[i] && !arm[i] && !front[i] && parts[i] !== PERSON_PART.neck) target[i] = 1;
     if (blocked(i) || arm[i]) return;
     // the neck shows above the collar: the panel does not climb onto it
-    if (parts[i] === PERSON_PART.neck && y < topY) return;
+    if (parts[i] === PERSON_PART.neck && y < neckTop) return;
+    g[0] = mx;
+    g[1] = my;
+    neckFit?.map(x, y, g);
+    const gx = g[0];
+    const gy = g[1];
     if (waistband ? y > waistband.at(x) : parts[i] === PERSON_PART.legs && y > waist) return;
     const gxi = Math.round(gx);
     const gyi = Math.round(gy);

@@ -59,6 +59,12 @@ export interface GateBounds {
    * skin nor backdrop (shreds of another garment), or that lie on the legs away from the old top.
    */
   fragments: number;
+  /**
+   * Largest area, relative to the neck's, of skin synthesised in a block between the chin and the
+   * chest line (where a new neckline left the old one uncovered): the fill has the skin's grain but
+   * not the neck's shading, collarbones and tendons, so a block of it reads as a flat patch.
+   */
+  neckFill: number;
 }
 
 /**
@@ -81,6 +87,7 @@ export const GATE_BOUNDS: GateBounds = {
   limbSynthesised: 0.45,
   garmentKept: 0.75,
   fragments: 0.01,
+  neckFill: 0.285,
 };
 
 export type GateCheckName =
@@ -96,7 +103,8 @@ export type GateCheckName =
   | 'limb-repainted'
   | 'limb-synthesised'
   | 'garment-lost'
-  | 'foreign-fragments';
+  | 'foreign-fragments'
+  | 'neck-fill';
 
 export interface GateCheck {
   layer: GarmentCategory;
@@ -208,6 +216,8 @@ function describe(c: GateCheck, target: string): string {
       return `the ${g} could be cut from its packshot only in part: ${pct(v)} of its outline kept (bound ${pctBound(c.bound)}); a light garment on a light backdrop needs a packshot on a contrasting one`;
     case 'foreign-fragments':
       return `fragments of other clothes or of the backdrop pasted outside the new ${g}, over ${pct(v)} of the torso's area (bound ${pctBound(c.bound)})`;
+    case 'neck-fill':
+      return `skin had to be painted in a block at the neck where the old neckline was, over ${pct(v)} of the neck's area (a flat patch without the neck's shading; bound ${pctBound(c.bound)})`;
   }
 }
 
@@ -352,6 +362,8 @@ function checkLayer(layer: LayerDiagnostics, view: PhotoView, packshot: RasterIm
   out.push(check(cat, 'foreign-fragments', around?.fragments ?? null, b.fragments, 'max', by));
   const kept = onTorso && packshot ? garmentKept(packshot, cut ?? cutOut(packshot, cat)) : null;
   out.push(check(cat, 'garment-lost', kept, b.garmentKept, 'min', kept === null ? null : 'gate'));
+  const neck = onTorso && targetArea ? view.neckFill(garmentAt, fill) : null;
+  out.push(check(cat, 'neck-fill', neck, b.neckFill, 'max', neck === null ? null : 'gate'));
   return out;
 }
 
@@ -375,6 +387,8 @@ const MIN_REGION = 0.01;
 const PAINTED = 18;
 /** A changed pixel within this CIE76 distance of the backdrop's colour on its rows is backdrop. */
 const BACKDROP_NEAR = 12;
+/** Synthesised neck skin within this many pixels of the fill's edge is a rim that blends in, not a block. */
+const NECK_RIM = 3;
 
 /**
  * Distance of a Lab colour from the skin's, its lightness counted at half weight: the same skin
@@ -758,6 +772,46 @@ class PhotoView {
       if (sp >= FLAT_NOISE && sr < FLAT_SHARE * sp) out[j] = 1;
     }
     return out;
+  }
+
+  /**
+   * Skin synthesised at the neck (`fill` 1, or without a fill record the changed pixels outside the
+   * garment on the neck and torso) between the chin and the chest line, within the shoulders, in
+   * a block: more than NECK_RIM pixels from its edge (a rim along the new neckline blends into the
+   * skin beside it; a block carries the skin's grain but none of the neck's shading, collarbones
+   * and tendons, and reads as a patch). As an area relative to the neck's (the parsing's neck
+   * label); null without parsing or a neck.
+   */
+  neckFill(garmentAt: (i: number) => boolean, fill: Uint8Array | undefined): number | null {
+    const parts = this.#person.parts;
+    if (!parts) return null;
+    const { width: W, height: H } = this;
+    const src = this.#src;
+    const L = this.#person.landmarks;
+    const kx = W / this.#person.image.width;
+    const ky = H / this.#person.image.height;
+    const { chest } = this.trunkRows();
+    const y0 = Math.max(0, Math.floor(L.chin.y * ky));
+    const y1 = Math.min(H - 1, Math.ceil(chest));
+    const x0 = Math.max(0, Math.floor(Math.min(L.leftShoulder.x, L.rightShoulder.x) * kx));
+    const x1 = Math.min(W - 1, Math.ceil(Math.max(L.leftShoulder.x, L.rightShoulder.x) * kx));
+    if (y1 - y0 < 5 || x1 - x0 < 5) return null;
+    const w = x1 - x0 + 1;
+    const h = y1 - y0 + 1;
+    const n = w * h;
+    const painted = new Uint8Array(n);
+    let neckArea = 0;
+    for (let j = 0; j < n; j++) {
+      const i = (y0 + ((j / w) | 0)) * W + x0 + (j % w);
+      const p = parts[src[i]];
+      if (p === PERSON_PART.neck) neckArea++;
+      if (fill ? fill[i] === 1 : (p === PERSON_PART.neck || p === PERSON_PART.torso) && this.changed(i) && !garmentAt(i)) painted[j] = 1;
+    }
+    if (neckArea < 30) return null;
+    const block = erode(painted, w, h, NECK_RIM);
+    let area = 0;
+    for (let j = 0; j < n; j++) if (block[j]) area++;
+    return area / neckArea;
   }
 
   /** The colours of one part of the parsing in the photo (the trousers or skirt, the hair): k-means, k = 3. */

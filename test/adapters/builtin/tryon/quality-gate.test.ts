@@ -348,6 +348,49 @@ describe('checkTryOnResult', () => {
     expect(value(gate(patched, layer()), 'foreign-fragments')).toBeGreaterThan(GATE_BOUNDS.fragments);
   });
 
+  it('refuses skin painted in a block at the neck where a lower old neckline was, passes a thin rim along the new one', () => {
+    // the person's neck (its label x 52..68 under the chin, y 36..40) over a scoop-necked red top;
+    // the new top's neckline sits higher, and what it leaves of the old scoop is painted with skin
+    const neckParts = Uint8Array.from(person.parts!);
+    const neckMask = Uint8Array.from(person.mask);
+    const neckPhoto = { ...person.image, data: Uint8Array.from(person.image.data) };
+    for (let y = 36; y < 40; y++) {
+      for (let x = 52; x < 68; x++) {
+        neckParts[y * W + x] = PERSON_PART.neck;
+        neckMask[y * W + x] = 255;
+        neckPhoto.data.set(SKIN, (y * W + x) * 4);
+      }
+    }
+    const withNeck: PersonBody = { ...person, image: neckPhoto, mask: neckMask, parts: neckParts, landmarks: { ...person.landmarks, chin: { x: 60, y: 36 } } };
+    const painted = (rows: number) => {
+      const alpha = torsoAlpha();
+      const fill = new Uint8Array(W * H);
+      const result = dressed([{ y0: 40, y1: 110, colour: GREEN }]);
+      for (let y = 36; y < 40; y++) for (let x = 52; x < 68; x++) result.data.set(SKIN, (y * W + x) * 4);
+      for (let y = 40; y < 40 + rows; y++) {
+        for (let x = 48; x < 72; x++) {
+          alpha[y * W + x] = 0;
+          fill[y * W + x] = 1;
+          result.data.set(SKIN, (y * W + x) * 4);
+        }
+      }
+      return checkTryOnResult({ person: withNeck, result, garments: { top: packshot }, diagnostics: { layers: [{ category: 'top', width: W, height: H, alpha, fill }] } });
+    };
+    // a block 24 x 12 px (the old scoop's depth): its inside is 2.6x the neck's area
+    const block = painted(12);
+    expect(block.passed).toBe(false);
+    expect(block.checks.find((c) => !c.passed)).toMatchObject({ check: 'neck-fill', source: 'gate', kind: 'max', bound: GATE_BOUNDS.neckFill });
+    expect(value(block, 'neck-fill')).toBeGreaterThan(1);
+    expect(block.reason).toMatch(/^skin had to be painted in a block at the neck where the old neckline was, over \d+\.\d % of the neck's area \(a flat patch without the neck's shading; bound 28\.5 %\)$/);
+    // a rim 3 px deep along the new neckline blends into the skin beside it
+    const rim = painted(3);
+    expect(rim.passed, rim.reason).toBe(true);
+    expect(value(rim, 'neck-fill')).toBe(0);
+    // no neck in the parsing: not measured
+    expect(block.checks.find((c) => c.check === 'neck-fill')?.value).not.toBeNull();
+    expect(gate(dressed([{ y0: 40, y1: 110, colour: GREEN }]), [{ category: 'top', width: W, height: H, alpha: torsoAlpha(), fill: new Uint8Array(W * H) }]).checks.find((c) => c.check === 'neck-fill')).toMatchObject({ value: null, passed: true, source: null });
+  });
+
   it('reports what it cannot measure as not measured: no parsing, no diagnostics', () => {
     const { parts: _parts, ...classical } = person;
     const v = checkTryOnResult({ person: classical, result: dressed([{ y0: 40, y1: 100, colour: GREEN }]), garments: { top: packshot } });
