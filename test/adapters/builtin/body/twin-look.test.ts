@@ -52,8 +52,8 @@ describe('a twin from a real face photo', () => {
       const part = side === 'left' ? PART.leftHand : PART.rightHand;
       let top = Infinity;
       let bottom = -Infinity;
-      for (let i = 0; i < twin.parts.length; i++) {
-        if (twin.parts[i] !== part) continue;
+      for (let i = 0; i < twin.bodyParts.length; i++) {
+        if (twin.bodyParts[i] !== part) continue;
         const y = Math.floor(i / W);
         top = Math.min(top, y);
         bottom = Math.max(bottom, y);
@@ -65,7 +65,7 @@ describe('a twin from a real face photo', () => {
       let most = 0;
       for (let y = Math.round(wrist.y + 11 * twin.pixelsPerCm); y <= bottom; y++) {
         let runs = 0;
-        for (let x = 1; x < W; x++) if (twin.parts[y * W + x] === part && twin.parts[y * W + x - 1] !== part) runs++;
+        for (let x = 1; x < W; x++) if (twin.bodyParts[y * W + x] === part && twin.bodyParts[y * W + x - 1] !== part) runs++;
         most = Math.max(most, runs);
       }
       expect(most, side).toBeGreaterThanOrEqual(3);
@@ -114,7 +114,7 @@ describe('a twin from a real face photo', () => {
     for (let i = 0; i < parts!.length; i++) if (parts![i] === PERSON_PART.face && isSkin(image.data[i * 4], image.data[i * 4 + 1], image.data[i * 4 + 2])) skin.push(lab(image, i));
     for (const part of [PART.leftArm, PART.rightArm]) {
       const arm: number[][] = [];
-      for (let i = 0; i < twin.parts.length; i++) if (twin.parts[i] === part) arm.push(lab(twin.image, i));
+      for (let i = 0; i < twin.bodyParts.length; i++) if (twin.bodyParts[i] === part) arm.push(lab(twin.image, i));
       expect(arm.length).toBeGreaterThan(500);
       expect(deltaE76(median(arm), median(skin)), `part ${part}`).toBeLessThan(10);
     }
@@ -130,8 +130,8 @@ describe('a twin from a real face photo', () => {
       let bottom = -1;
       let xs = 0;
       let n = 0;
-      for (let i = 0; i < twin.parts.length; i++) {
-        if (twin.parts[i] !== part) continue;
+      for (let i = 0; i < twin.bodyParts.length; i++) {
+        if (twin.bodyParts[i] !== part) continue;
         bottom = Math.max(bottom, Math.floor(i / W));
         xs += i % W;
         n++;
