@@ -124,7 +124,7 @@ function shoulderPoint(on: (x: number, y: number) => boolean, bx0: number, bx1: 
   return null;
 }
 
-export function topShape(cut: GarmentCutout, packshot?: RasterImage): TopShape | null {
+function topShape(cut: GarmentCutout, packshot?: RasterImage): TopShape | null {
   const w = cut.image.width;
   const on = (x: number, y: number) => cut.labels[y * w + x] === 0;
   const [bx0, by0, bx1, by1] = cut.components[0]?.box ?? [0, 0, 0, 0];
