@@ -47,8 +47,9 @@ const GATED: Record<string, GateCheckName> = {
   '01008_00.jpg + 07764_00.jpg': 'limb-synthesised',
   // long navy sleeves -> a sheer blouse: the arms painted flat under it
   '00035_00.jpg + 09290_00.jpg': 'limb-synthesised',
-  // the right hand repainted flat
-  'model_4.jpg + 00470_00.jpg': 'limb-repainted',
+  // the ruffle collar's place painted as a flat brown notched block at the neck (the arms clean
+  // since the cut-out opens the gap beside the left sleeve)
+  'model_4.jpg + 00470_00.jpg': 'neck-fill',
   // the cardigan's inside back and label in its V, a flat red-brown block painted at the neck's base
   '00121_00.jpg + 21514384_52353349.jpg': 'neck-fill',
   // the shirt's open collar over an old crew neck: a flat orange block of painted skin in the V
