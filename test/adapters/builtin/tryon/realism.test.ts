@@ -37,7 +37,8 @@ const SHORT: Record<string, Partial<Record<keyof RealismFigures, number>>> = {};
 const GATED: Record<string, GateCheckName> = {
   // seated side pose: the panel torn open at the belly where the arm crosses the torso
   'fashn-model.jpg + 09263_00.jpg': 'garment-gap',
-  // the sleeves' lettering, diagonal on the flat packshot, turns upright down the hanging arms
+  // the chest's halftone portrait laid squat on the short torso (the body panel alone measures 1.83x
+  // the packshot panel's balance; the sleeves, their lettering along the arms, bring it down to 1.60x)
   'model_8.jpg + 049805_1.jpg': 'print-structure',
   // a dark rib at the neckline and the old cami's black left at the neck
   '05997_00.jpg + 00055_00.jpg': 'old-cloth',
