@@ -71,12 +71,13 @@ describe('the quality gate on the real top pairs', () => {
     // issue allows at most 1 in 10 refused; honest gating refuses 9 of 22 today, and any other
     // refusal, or any of these shown, is a change to look at):
     // - the seated side pose: the panel torn open at the belly where the arm crosses the torso;
-    // - the long-sleeved top whose lettering lies diagonally on the flat sleeves: laid down the
-    //   hanging arms it turns upright, and the print's structure leaves the packshot's bound;
+    // - the long-sleeved top whose chest portrait is laid squat on a short torso: the print's
+    //   structure leaves the packshot's bound (the panel's, not the sleeves' lettering);
     // - the old top's cloth left outside the new one: black at the neckline (05997);
     // - long sleeves replaced by painted arms (01861, 01008);
     // - skin painted in a block at the neck where the new neckline left the old one uncovered: a
-    //   flat brown V under the floral top's collar (model_4), a
+    //   flat brown notched block where the floral top's ruffle collar was (model_4; its arms are
+    //   clean since the cut-out opens the sleeve's gap), a
     //   flat red-brown patch under a cardigan whose inside back shows (00121), a flat orange block
     //   in an open shirt's V (051918_0), a flat orange block under a striped boat neck and a
     //   jagged patch cut into the hair (00034_00).

@@ -37,7 +37,8 @@ const SHORT: Record<string, Partial<Record<keyof RealismFigures, number>>> = {};
 const GATED: Record<string, GateCheckName> = {
   // seated side pose: the panel torn open at the belly where the arm crosses the torso
   'fashn-model.jpg + 09263_00.jpg': 'garment-gap',
-  // the sleeves' lettering, diagonal on the flat packshot, turns upright down the hanging arms
+  // the chest's halftone portrait laid squat on the short torso (the body panel alone measures 1.83x
+  // the packshot panel's balance; the sleeves, their lettering along the arms, bring it down to 1.60x)
   'model_8.jpg + 049805_1.jpg': 'print-structure',
   // a dark rib at the neckline and the old cami's black left at the neck
   '05997_00.jpg + 00055_00.jpg': 'old-cloth',
@@ -46,7 +47,8 @@ const GATED: Record<string, GateCheckName> = {
   // sheer black long sleeves -> a tee: both forearms painted plain tan
   '01008_00.jpg + 07764_00.jpg': 'limb-synthesised',
   // (00035_00 + 09290_00 shown since the blouse's long sleeves reach the wrists over the old ones)
-  // the floral top's collar fitted low: a flat brown block of painted skin in a V at the neck
+  // the ruffle collar's place painted as a flat brown notched block at the neck (the arms clean
+  // since the cut-out opens the gap beside the left sleeve)
   'model_4.jpg + 00470_00.jpg': 'neck-fill',
   // the cardigan's inside back and label in its V, a flat red-brown block painted at the neck's base
   '00121_00.jpg + 21514384_52353349.jpg': 'neck-fill',
