@@ -11,6 +11,7 @@ import type { RasterImage } from '../../../core/images.ts';
 import { PERSON_PART, type PersonBody } from '../../../core/ports/person-analyzer.ts';
 import { isSkin } from '../body/face.ts';
 import { boxBlur } from './box-blur.ts';
+import { hipsMiddle } from './body-frame.ts';
 import { deltaE76, SRGB_TO_LINEAR, srgbToLab } from './color.ts';
 import type { Layer } from './warp-piece.ts';
 import { finishForearms, planForearms } from './limb-fill.ts';
@@ -175,7 +176,7 @@ export function findOldTop(body: PersonBody & { parts: Uint8Array }): OldTop {
   const L = body.landmarks;
   const n = w * h;
   const shoulderMid = { x: (L.leftShoulder.x + L.rightShoulder.x) / 2, y: (L.leftShoulder.y + L.rightShoulder.y) / 2 };
-  const hipMid = { x: (L.hipLeft.x + L.hipRight.x) / 2, y: L.hipLeft.y };
+  const hipMid = hipsMiddle(L);
   const sw = Math.hypot(L.leftShoulder.x - L.rightShoulder.x, L.leftShoulder.y - L.rightShoulder.y);
   const trunk = Math.max(1, hipMid.y - shoulderMid.y);
   const skin = faceSkinLab(body);

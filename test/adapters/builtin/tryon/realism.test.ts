@@ -35,8 +35,9 @@ const SHORT: Record<string, Partial<Record<keyof RealismFigures, number>>> = {};
  * a count that would let such results through.
  */
 const GATED: Record<string, GateCheckName> = {
-  // seated side pose: the panel torn open at the belly where the arm crosses the torso
-  'fashn-model.jpg + 09263_00.jpg': 'garment-gap',
+  // seated side pose, panel whole (straight-sided fit): a flat brown block painted from the neck
+  // into the blouse's deep V and over the higher shoulder above the collar
+  'fashn-model.jpg + 09263_00.jpg': 'neck-fill',
   // the sleeves' lettering, diagonal on the flat packshot, turns upright down the hanging arms
   'model_8.jpg + 049805_1.jpg': 'print-structure',
   // a dark rib at the neckline and the old cami's black left at the neck
