@@ -844,6 +844,7 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
   const la = [0, 0, 0];
   const lb = [0, 0, 0];
   const skin = skinColour(body, SRGB_TO_LINEAR, oldTop);
+  const faceLab = faceSkinLab(body);
   const backdropAt = backdropRows(body.image, body.mask);
   // pixels of the person that show the backdrop (only the old top's rim is asked)
   const backdrop = new Uint8Array(n);
@@ -859,6 +860,9 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
       if (!oldTop[i]) {
         srgbToLab(img[i * 4], img[i * 4 + 1], img[i * 4 + 2], la);
         if (skin ? deltaE76(la, skin.lab) < 12 : isSkin(img[i * 4], img[i * 4 + 1], img[i * 4 + 2])) continue;
+        // an arm's own skin in shade against the old top's side (its inner edge) stays the photo's:
+        // repainted, it turned a lit strip between the arm and the new top
+        if (p === PERSON_PART.arm && faceLab && skinLike(la, faceLab)) continue;
         if (backdropAt(i)) {
           if (body.mask[i]) backdrop[i] = 1;
           continue;
