@@ -178,7 +178,14 @@ export function checkTryOnResult(input: GateInput): GateVerdict {
   const checks: GateCheck[] = [];
   let reason: string | undefined;
   for (const layer of layers) {
-    for (const c of checkLayer(layer, view, input.garments?.[layer.category], bounds)) {
+    // what the other garments cover (trousers under a top) is theirs, not shreds around this one
+    let others: Uint8Array | undefined;
+    for (const o of layers) {
+      if (o === layer || !o.alpha || o.alpha.length !== view.width * view.height) continue;
+      others ??= new Uint8Array(o.alpha.length);
+      for (let i = 0; i < others.length; i++) if (o.alpha[i] >= 0.5) others[i] = 1;
+    }
+    for (const c of checkLayer(layer, view, input.garments?.[layer.category], bounds, others)) {
       checks.push(c);
       if (!c.passed && !reason) reason = describe(c, input.person.parts ? 'torso' : 'target');
     }
@@ -228,7 +235,7 @@ function check(layer: GarmentCategory, name: GateCheckName, value: number | null
   return { layer, check: name, value: Math.min(value, 1e6), bound, kind, passed, source };
 }
 
-function checkLayer(layer: LayerDiagnostics, view: PhotoView, packshot: RasterImage | undefined, b: GateBounds): GateCheck[] {
+function checkLayer(layer: LayerDiagnostics, view: PhotoView, packshot: RasterImage | undefined, b: GateBounds, others?: Uint8Array): GateCheck[] {
   const cat = layer.category;
   const warp = layer.warp;
   const out = [
@@ -352,7 +359,7 @@ function checkLayer(layer: LayerDiagnostics, view: PhotoView, packshot: RasterIm
   let around: Around | null = null;
   if (onTorso && targetArea) {
     const garment = new Uint8Array(n);
-    for (let i = 0; i < n; i++) if (garmentAt(i)) garment[i] = 1;
+    for (let i = 0; i < n; i++) if (garmentAt(i) || others?.[i]) garment[i] = 1;
     around = view.around(garment, old, fill, targetArea);
   }
   const by = around ? 'gate' : null;
@@ -877,6 +884,8 @@ class PhotoView {
    * as the renderer tells it; arms are left out, since a skin-coloured top would take bare arms for it.
    */
   oldTop(): Uint8Array | undefined {
+    // a twin wears nothing that a garment replaces
+    if (this.#person.pose !== 'photo') return undefined;
     const torso = this.torso();
     if (!torso) return undefined;
     const L = this.#person.landmarks;
