@@ -50,6 +50,11 @@ export interface GateBounds {
    * Largest share of the arms showing outside the new garment that had to be synthesised (old
    * sleeves replaced by painted skin): a classical fill carries the skin's grain but not a real
    * forearm's shading, tendons and hands' joins, so a whole painted limb reads as a mannequin's.
+   * Held where it is with the forearms drawn from the hands (limb-fill.ts): the two real pairs
+   * beyond it (66 % and 74 %) still read as painted (an even tone lighter than the hands, a step
+   * at the elbow, washed-out on a sheer sleeve's arms), while their skin figures (5x5 std 0.88 and
+   * 0.78 of the person's own, ΔE76 4.5 and 2.1) are well within the realism bounds: those figures
+   * do not tell a convincing painted forearm from these, so they cannot lift the bound either.
    */
   limbSynthesised: number;
   /** Smallest share of the packshot's garment silhouette (faint edges included, holes filled) that its cut-out keeps. */

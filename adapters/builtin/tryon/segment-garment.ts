@@ -306,7 +306,9 @@ export function segmentGarment(img: RasterImage, opts: SegmentOptions = {}): Gar
       const r = Math.max(3, Math.round(Math.hypot(w, h) * 0.005));
       const thick = dilate(open(extra, w, h, r, { shape: 'disk' }), w, h, r + 1, { shape: 'disk' });
       const ground = printGround(extra, thick, photo, w, h);
-      for (let p = 0; p < n; p++) photo[p] = photo[p] || (extra[p] && (thick[p] || ground[p])) ? 255 : 0;
+      // (beside coloured cloth the thick parts are the JPEG fringe, blocks of ringing along a dark
+      // diagonal edge a few levels off the backdrop: a white band along a navy tee's sleeve)
+      for (let p = 0; p < n; p++) photo[p] = photo[p] || (extra[p] && ((thick[p] && !coloured) || ground[p])) ? 255 : 0;
       raw = photo;
     }
   }

@@ -34,7 +34,7 @@ const SHORT: Record<string, Partial<Record<keyof RealismFigures, number>>> = {
 /**
  * Pairs the gate refuses, with the first check that refuses them (as real-photos-poses.test.ts names
  * them). Each result was opened and judged by eye not fit to show a shopper (the line says why).
- * The issue's acceptance allows at most 1 in 10 refused; honest gating refuses 9 of these 22 today:
+ * The issue's acceptance allows at most 1 in 10 refused; honest gating refuses 8 of these 22 today:
  * the test holds the gate to refusing exactly these, each one a result judged unfit, rather than to
  * a count that would let such results through.
  */
@@ -48,10 +48,9 @@ const GATED: Record<string, GateCheckName> = {
   '01861_00.jpg + 050181_1.jpg': 'limb-synthesised',
   // sheer black long sleeves -> a tee: both forearms painted plain tan
   '01008_00.jpg + 07764_00.jpg': 'limb-synthesised',
-  // long navy sleeves -> a sheer blouse: the arms painted flat under it
-  '00035_00.jpg + 09290_00.jpg': 'limb-synthesised',
-  // the right hand repainted flat
-  'model_4.jpg + 00470_00.jpg': 'limb-repainted',
+  // (00035_00 + 09290_00 shown since the blouse's long sleeves reach the wrists over the old ones)
+  // the floral top's collar fitted low: a flat brown block of painted skin in a V at the neck
+  'model_4.jpg + 00470_00.jpg': 'neck-fill',
   // the cardigan's inside back and label in its V, a flat red-brown block painted at the neck's base
   '00121_00.jpg + 21514384_52353349.jpg': 'neck-fill',
   // the shirt's open collar over an old crew neck: a flat orange block of painted skin in the V

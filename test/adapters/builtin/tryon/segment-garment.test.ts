@@ -107,9 +107,10 @@ describe('segmentGarment on the real packshots', () => {
       const truthMask = new Uint8Array(data.length);
       for (let i = 0; i < data.length; i++) truthMask[i] = data[i] >= 128 ? 255 : 0;
       // the hand masks of 049805_1 and 050191_1 take in the pasted packshot's soft drop shadow along
-      // the sleeves and hem (a fringe of up to 16 px, seen by eye), which the cut leaves out: IoU
-      // 0.959 and 0.956 there
-      expect(iou(cuts.get(file)!.mask, truthMask), file).toBeGreaterThanOrEqual(file === '049805_1.jpg' || file === '050191_1.jpg' ? 0.955 : 0.96);
+      // the sleeves and hem (a fringe of up to 16 px, seen by eye), and 050191_1's the near-white
+      // JPEG ringing along its sleeves' diagonal top edges, which the cut leaves out: IoU 0.959 and
+      // 0.949 there
+      expect(iou(cuts.get(file)!.mask, truthMask), file).toBeGreaterThanOrEqual(file === '049805_1.jpg' ? 0.955 : file === '050191_1.jpg' ? 0.945 : 0.96);
     }
   });
 
@@ -194,6 +195,22 @@ describe('segmentGarment: white on white', () => {
     expect(hit / total).toBeGreaterThan(0.95);
     // only the collar's rim above it besides
     expect(extra / total).toBeLessThan(0.25);
+  });
+});
+
+describe('segmentGarment: the JPEG fringe along coloured cloth', () => {
+  it('keeps the near-white blocks of ringing along dark diagonal edges out of the cloth', async () => {
+    // packshot pixels of the cut at least 240 in every channel: the fringe along the sleeves' top
+    // edges of a navy and a green tee, between the floral top's sleeve and body (none is white cloth)
+    const was: Record<string, number> = { '050181_1.jpg': 2233, '050191_1.jpg': 2067, '00470_00.jpg': 7011 };
+    const bound: Record<string, number> = { '050181_1.jpg': 300, '050191_1.jpg': 1000, '00470_00.jpg': 2500 };
+    for (const file of Object.keys(was)) {
+      const img = await loadPhoto(path.join(REAL_PHOTOS, 'garments', file));
+      const cut = segmentGarment(img, { keepRatio: 0.2, insideBack: true, flatBackdrop: true });
+      let white = 0;
+      for (let i = 0; i < cut.mask.length; i++) if (cut.mask[i] && Math.min(img.data[i * 4], img.data[i * 4 + 1], img.data[i * 4 + 2]) >= 240) white++;
+      expect(white, `${file} (was ${was[file]})`).toBeLessThan(bound[file]);
+    }
   });
 });
 
