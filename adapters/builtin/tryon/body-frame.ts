@@ -49,6 +49,21 @@ export function polylineLength(pts: Point[]): number {
   return s;
 }
 
+/** Beyond this many shoulder widths apart, the hips' outline and their joints disagree. */
+const HIPS_DISAGREE = 0.2;
+
+/**
+ * The middle of the hips at their row: their outline's, unless it lies far off the hip joints'
+ * middle (the crotch's x): a seated pose's thigh reaching sideways (or a side pose) widens the
+ * outline at that row, and its middle leaves the trunk. `unsure` is set then.
+ */
+export function hipsMiddle(L: BodyRender['landmarks']): { x: number; y: number; unsure: boolean } {
+  const sw = Math.hypot(L.leftShoulder.x - L.rightShoulder.x, L.leftShoulder.y - L.rightShoulder.y);
+  const outline = (L.hipLeft.x + L.hipRight.x) / 2;
+  const unsure = Math.abs(outline - L.crotch.x) > HIPS_DISAGREE * sw;
+  return { x: unsure ? L.crotch.x : outline, y: L.hipLeft.y, unsure };
+}
+
 export class BodyFrame {
   readonly body: BodyRender;
   readonly width: number;

@@ -11,6 +11,7 @@ import type { RasterImage } from '../../../core/images.ts';
 import { PERSON_PART, type PersonBody } from '../../../core/ports/person-analyzer.ts';
 import { isSkin } from '../body/face.ts';
 import { boxBlur } from './box-blur.ts';
+import { hipsMiddle } from './body-frame.ts';
 import { deltaE76, SRGB_TO_LINEAR, srgbToLab } from './color.ts';
 import type { Layer } from './warp-piece.ts';
 import { finishForearms, planForearms } from './limb-fill.ts';
@@ -175,7 +176,7 @@ export function findOldTop(body: PersonBody & { parts: Uint8Array }): OldTop {
   const L = body.landmarks;
   const n = w * h;
   const shoulderMid = { x: (L.leftShoulder.x + L.rightShoulder.x) / 2, y: (L.leftShoulder.y + L.rightShoulder.y) / 2 };
-  const hipMid = { x: (L.hipLeft.x + L.hipRight.x) / 2, y: L.hipLeft.y };
+  const hipMid = hipsMiddle(L);
   const sw = Math.hypot(L.leftShoulder.x - L.rightShoulder.x, L.leftShoulder.y - L.rightShoulder.y);
   const trunk = Math.max(1, hipMid.y - shoulderMid.y);
   // a twin wears nothing for a new top to cover or repaint (its skin only differs from the face's
@@ -846,6 +847,7 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
   const la = [0, 0, 0];
   const lb = [0, 0, 0];
   const skin = skinColour(body, SRGB_TO_LINEAR, oldTop);
+  const faceLab = faceSkinLab(body);
   const backdropAt = backdropRows(body.image, body.mask);
   // pixels of the person that show the backdrop (only the old top's rim is asked)
   const backdrop = new Uint8Array(n);
@@ -861,6 +863,9 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
       if (!oldTop[i]) {
         srgbToLab(img[i * 4], img[i * 4 + 1], img[i * 4 + 2], la);
         if (skin ? deltaE76(la, skin.lab) < 12 : isSkin(img[i * 4], img[i * 4 + 1], img[i * 4 + 2])) continue;
+        // an arm's own skin in shade against the old top's side (its inner edge) stays the photo's:
+        // repainted, it turned a lit strip between the arm and the new top
+        if (p === PERSON_PART.arm && faceLab && skinLike(la, faceLab)) continue;
         if (backdropAt(i)) {
           if (body.mask[i]) backdrop[i] = 1;
           continue;

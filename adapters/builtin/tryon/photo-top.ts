@@ -15,6 +15,7 @@ import { distanceTransform } from '../raster/distance-transform.ts';
 import { dilate, open } from '../raster/morphology.ts';
 import { maskBounds } from '../raster/mask.ts';
 import { boxBlur } from './box-blur.ts';
+import { hipsMiddle } from './body-frame.ts';
 import { deltaE76, SRGB_TO_LINEAR, srgbToLab } from './color.ts';
 import { matteLayer } from './matte.ts';
 import { createWarpMaps, type WarpMaps } from './warp-quality.ts';
@@ -813,7 +814,7 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
   if (!shape) throw new Error('the top packshot holds no garment shape to fit');
 
   const shoulderMid = mid(L.leftShoulder, L.rightShoulder);
-  const hipMid = { x: (L.hipLeft.x + L.hipRight.x) / 2, y: L.hipLeft.y };
+  const hipMid = hipsMiddle(L);
   const sw = Math.hypot(L.leftShoulder.x - L.rightShoulder.x, L.leftShoulder.y - L.rightShoulder.y);
   const trunk = Math.max(1, hipMid.y - shoulderMid.y);
   const n = w * h;
@@ -867,6 +868,7 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
   let fallback: string | undefined;
   if (Math.min(scoreOf(L.leftShoulder), scoreOf(L.rightShoulder)) < 0.3) fallback = 'shoulders uncertain';
   else if (sw < 0.5 * trunk) fallback = 'side view (shoulders foreshortened)';
+  else if (hipMid.unsure) fallback = 'hips uncertain (a thigh reaching sideways: seated or side pose)';
   else {
     const inset = 0.15 * sw;
     const xa = Math.min(L.leftShoulder.x, L.rightShoulder.x) + inset;
@@ -887,11 +889,13 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
   const tipL = Math.min(L.rightShoulder.x, L.leftShoulder.x) - 0.12 * sw;
   const tipR = Math.max(L.rightShoulder.x, L.leftShoulder.x) + 0.12 * sw;
   if (fallback) {
-    // straight sides: a line through the armpit's and the hem's edges
-    const hem = rows - 1;
+    // straight sides: a line through the armpit's and the hem's edges; through the old top's hem
+    // when the new one lies lower (below it the parsing's torso takes in a seated pose's lap and
+    // thighs), and on along that line
+    const hem = Math.max(ap, Math.min(rows - 1, Math.round(oldHem) - y0) - 6);
     for (const [arr, e] of [[xl, 0], [xr, 1]] as const) {
       const a = medEdge(ap, e);
-      const b = medEdge(Math.max(ap, hem - 6), e);
+      const b = medEdge(hem, e);
       for (let k = 0; k < rows; k++) arr[k] = k < ap ? (e ? tipR : tipL) + (a - (e ? tipR : tipL)) * (k / Math.max(1, ap)) : a + ((b - a) * (k - ap)) / Math.max(1, hem - ap);
     }
   } else {

@@ -399,6 +399,8 @@ const MIN_REGION = 0.01;
 const PAINTED = 18;
 /** A changed pixel within this CIE76 distance of the backdrop's colour on its rows is backdrop. */
 const BACKDROP_NEAR = 12;
+/** Cloth patches wholly above the shoulders' line by this share of their width, touching the hair, are hair in shade. */
+const HAIR_SHADE = 0.15;
 /** Synthesised neck skin within this many pixels of the fill's edge is a rim that blends in, not a block. */
 const NECK_RIM = 3;
 
@@ -695,6 +697,7 @@ class PhotoView {
       if (y < chest && this.near(i, hair, 12, true)) continue;
       cloth[j] = 1;
     }
+    this.#dropHairShade(cloth, x0, y0, w, h, sw);
     const near = dilate(near0, w, h, Math.max(2, Math.round(0.03 * sw)));
     // off each region's edge by 2 px: the parsing's border and anti-aliasing are not evidence
     const clothCore = erode(cloth, w, h, 2);
@@ -751,6 +754,42 @@ class PhotoView {
     // too few pixels to judge (a top that covers the arms): not measured
     const share = (a: number, b: number) => (b >= MIN_REGION * torsoArea ? a / b : null);
     return { oldCloth: share(clothLeft, clothArea), limbRepainted: share(armChanged, armArea), limbSynthesised: share(sleevePainted, armArea + sleeveArea), fragments: shreds / torsoArea };
+  }
+
+  /**
+   * Clears from `cloth` (a crop at x0, y0 of w x h) the hair in shade: the inside of a bob beside
+   * the neck is darker than any colour the hair label holds, and the parsing labels it torso or
+   * neck. A patch of it touches the hair and lies wholly above the shoulders' line by HAIR_SHADE
+   * of their width, where no top's cloth reaches but as part of a piece that comes down to the
+   * shoulders (a collar, a strap over the shoulder's round).
+   */
+  #dropHairShade(cloth: Uint8Array, x0: number, y0: number, w: number, h: number, sw: number): void {
+    const parts = this.#person.parts!;
+    const src = this.#src;
+    const W = this.width;
+    const L = this.#person.landmarks;
+    const kx = W / this.#person.image.width;
+    const ax = L.rightShoulder.x * kx;
+    const ay = L.rightShoulder.y * kx;
+    const slope = (L.leftShoulder.y - L.rightShoulder.y) / (L.leftShoulder.x - L.rightShoulder.x || 1);
+    const margin = HAIR_SHADE * sw;
+    const { labels, components } = labelComponents(cloth, w, h, { connectivity: 8 });
+    const low = new Uint8Array(components.length + 1);
+    const touches = new Uint8Array(components.length + 1);
+    for (let j = 0; j < w * h; j++) {
+      const l = labels[j];
+      if (!l) continue;
+      const x = x0 + (j % w);
+      const y = y0 + ((j / w) | 0);
+      if (y >= ay + slope * (x - ax) - margin) low[l] = 1;
+      if (touches[l]) continue;
+      for (const [dx, dy] of [[1, 0], [-1, 0], [0, 1], [0, -1]]) {
+        const xx = x + dx;
+        const yy = y + dy;
+        if (xx >= 0 && yy >= 0 && xx < W && yy < this.height && parts[src[yy * W + xx]] === PERSON_PART.hair) touches[l] = 1;
+      }
+    }
+    for (let j = 0; j < w * h; j++) if (labels[j] && touches[labels[j]] && !low[labels[j]]) cloth[j] = 0;
   }
 
   /**

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { localStd, synthesiseFill } from '../../../../adapters/builtin/tryon/photo-fill.ts';
+import { faceSkinLab, localStd, skinLike, synthesiseFill } from '../../../../adapters/builtin/tryon/photo-fill.ts';
 import { deltaE76, linearToSrgb, SRGB_TO_LINEAR, srgbToLab } from '../../../../adapters/builtin/tryon/color.ts';
 import { distanceTransform } from '../../../../adapters/builtin/raster/distance-transform.ts';
 import { renderTryOn } from '../../../../adapters/builtin/tryon/render-tryon.ts';
@@ -138,6 +138,7 @@ describe('uncoverOldTop on real photos', () => {
       ['14627_00.jpg', '09263_00.jpg'],
       ['00055_00.jpg', '09256_00.jpg'],
       ['02849_00.jpg', '050191_1.jpg'],
+      ['05997_00.jpg', '00055_00.jpg'],
     ]) {
       const photo = await loadPhoto(path.join(REAL_PHOTOS, 'persons', person));
       const top = await loadPhoto(path.join(REAL_PHOTOS, 'garments', garment));
@@ -195,6 +196,25 @@ describe('uncoverOldTop on real photos', () => {
     }
     expect(photoSleeve).toBeGreaterThan(3000);
     expect(left / photoSleeve).toBeLessThan(0.03);
+  });
+
+  it('leaves the arm\'s own skin in shade against the old top\'s side as the photo shows it (black cami -> tee)', () => {
+    // the inner edge of a hanging arm, darker than the face, beside the cami: repainted as part of
+    // the old top's rim it was a lit strip between the arm and the new top (494 of 6448 pixels)
+    const { body, result, alpha } = runs.get('05997_00.jpg')!;
+    const { data } = body.image;
+    const skin = faceSkinLab(body as PersonBody & { parts: Uint8Array })!;
+    let shaded = 0;
+    let changed = 0;
+    for (let i = 0; i < alpha.length; i++) {
+      if (body.parts![i] !== PERSON_PART.arm || alpha[i] >= 0.05) continue;
+      const c = lab(data, i);
+      if (!skinLike(c, skin) || c[0] > skin[0] - 25) continue;
+      shaded++;
+      if (differs(data, result.data, i)) changed++;
+    }
+    expect(shaded).toBeGreaterThan(3000);
+    expect(changed / shaded).toBeLessThan(0.02);
   });
 
   it('repaints nothing below the new top beside the trousers or a skirt of the old top colours', () => {

@@ -10,12 +10,14 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LearnedPersonAnalyzer } from '../../../../adapters/human/person-analyzer.ts';
 import { cutOut } from '../../../../adapters/builtin/tryon/garment-pieces.ts';
+import { hipsMiddle } from '../../../../adapters/builtin/tryon/body-frame.ts';
 import { drawPhotoTop, hairStrands } from '../../../../adapters/builtin/tryon/photo-top.ts';
 import { scaleBody } from '../../../../adapters/builtin/tryon/scale-body.ts';
 import { createLayer } from '../../../../adapters/builtin/tryon/warp-piece.ts';
 import { PERSON_PART, type PersonBody } from '../../../../core/ports/person-analyzer.ts';
 import { REAL_PHOTOS, loadPhoto } from '../../../support/tryon-metrics.ts';
 import { boxEdge, shoulderGap } from '../../../support/top-geometry.ts';
+import { LANDMARKS } from './fixture-body.ts';
 
 /**
  * Pairs the old fit notched at a shoulder's round (skin between the panel's side and a sleeve
@@ -174,5 +176,48 @@ describe('the top on a person photo: shoulders and sleeves', () => {
     // a hair label over the backdrop beside the shoulder stays (no garment is drawn there)
     for (let x = 0; x < 5; x++) for (let y = 32; y < 50; y++) put(x, y, BACK, PERSON_PART.hair);
     expect(hairStrands({ width: w, height: h, data }, parts, [[50, 0, 0]])[40 * w + 2]).toBe(1);
+  });
+});
+
+describe('the top on a seated pose', () => {
+  // fashn-model.jpg: seated, a thigh reaching sideways at the hips' row, so the hips' outline has
+  // its middle far off the hip joints'. Taken as the trunk's middle it drew the panel's sides
+  // inward below the chest and tore the panel open at the belly (79 % of the old tee there covered).
+  let fit: ReturnType<typeof drawPhotoTop>;
+  let seated: PersonBody;
+  let belly = 0;
+  beforeAll(async () => {
+    const person = await loadPhoto(path.join(REAL_PHOTOS, 'persons', 'fashn-model.jpg'));
+    const garment = await loadPhoto(path.join(REAL_PHOTOS, 'garments', '09263_00.jpg'));
+    const body = (await analyzer.analyze(person, new AbortController().signal)).body!;
+    seated = body;
+    const withParts = { ...body, parts: body.parts! };
+    const layer = createLayer(body.image.width, body.image.height);
+    fit = drawPhotoTop(layer, cutOut(garment, 'top'), garment, withParts);
+    // the old tee's torso pixels from the chest line down to its hem (the belt): the cloth's share over them
+    const { width: w } = body.image;
+    const y0 = Math.round(body.landmarks.chestLeft.y);
+    let area = 0;
+    let covered = 0;
+    for (let i = y0 * w; i < fit.oldTop.length; i++) {
+      if (!fit.oldTop[i] || body.parts![i] !== PERSON_PART.torso) continue;
+      area++;
+      if (layer.data[i * 4 + 3] >= 0.5) covered++;
+    }
+    belly = covered / area;
+  }, 300_000);
+
+  it('takes the hip joints for the trunk and falls back to the straight-sided fit', () => {
+    expect(hipsMiddle(seated.landmarks).unsure).toBe(true);
+    expect(hipsMiddle(seated.landmarks).x).toBe(seated.landmarks.crotch.x);
+    // standing: the outline's middle, as before
+    const standing = hipsMiddle(LANDMARKS);
+    expect(standing.unsure).toBe(false);
+    expect(standing.x).toBe((LANDMARKS.hipLeft.x + LANDMARKS.hipRight.x) / 2);
+    expect(fit.fallback).toMatch(/hips uncertain/);
+  });
+
+  it('covers the old top at the belly: no panel torn open', () => {
+    expect(belly).toBeGreaterThanOrEqual(0.97);
   });
 });

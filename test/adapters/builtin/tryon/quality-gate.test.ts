@@ -265,6 +265,42 @@ describe('checkTryOnResult', () => {
     expect(value(repainted, 'old-cloth')).toBe(0);
   });
 
+  it('takes hair in shade the parsing labels torso beside the neck for hair, not old cloth; a strap down to the shoulders stays cloth', () => {
+    // hair beside the face down to 6 px above the shoulders, with a pocket of it in deep shade
+    // (darker than any colour of the hair label) that the parsing calls torso; in the second
+    // photo the same dark run reaches down to the shoulders and the top: a strap left showing
+    const HAIR: Rgb = [120, 80, 50];
+    const SHADE: Rgb = [28, 20, 16];
+    const inHair = (x: number, y: number) => x >= 40 && x < 50 && y >= 8 && y < 34;
+    const pocket = (x: number, y: number) => x >= 41 && x < 49 && y >= 16 && y < 30;
+    const strap = (x: number, y: number) => x >= 41 && x < 49 && y >= 16 && y < 40;
+    const withHair = (dark: (x: number, y: number) => boolean): PersonBody => {
+      const body = personBody((x, y) => (dark(x, y) ? SHADE : inHair(x, y) ? HAIR : photo(x, y)));
+      for (let y = 0; y < H; y++) {
+        for (let x = 0; x < W; x++) {
+          const part = dark(x, y) ? PERSON_PART.torso : inHair(x, y) ? PERSON_PART.hair : null;
+          if (part === null) continue;
+          body.parts![y * W + x] = part;
+          body.mask[y * W + x] = 255;
+        }
+      }
+      return body;
+    };
+    for (const [dark, passes] of [[pocket, true], [strap, false]] as const) {
+      const body = withHair(dark);
+      // the new top over the torso, everything else as in the photo
+      const result = image(W, H, (x, y) => {
+        if (inTorso(x, y)) return GREEN;
+        const i = (y * W + x) * 4;
+        return [body.image.data[i], body.image.data[i + 1], body.image.data[i + 2]];
+      });
+      const v = checkTryOnResult({ person: body, result, garments: { top: packshot } });
+      expect(v.passed, `${passes ? 'pocket' : 'strap'}: ${v.reason}`).toBe(passes);
+      if (passes) expect(value(v, 'old-cloth')).toBe(0);
+      else expect(v.checks.find((c) => !c.passed)?.check).toBe('old-cloth');
+    }
+  });
+
   it('refuses whole arms painted where long sleeves were, passes short sleeves repainted', () => {
     // a long-sleeved top: dark purple down the whole arm (the parsing says arm); the new top is
     // sleeveless, so the result paints skin over the arm's length, or only over its top third

@@ -18,30 +18,36 @@ import { REALISM_TARGETS, edgeRatio, lightStrips, oldGarmentShowing, realismOfLa
 /**
  * Pairs and figures that miss their bound today, with the value measured when this was written
  * (the test holds them to no worse than that, so they can only improve) and why:
- * none today (every figure of every shown result is within its bound; the list stays for a pair
- * that has to be accepted short of one, with its reason).
+ * two today (every other figure of every shown result is within its bound).
  *
  * A pair the quality gate refuses is not shown to anyone: its figures are not held to the bounds
  * (the gate's print-structure check holds the streak bound itself), and the refused pairs are named
  * in GATED.
  */
-const SHORT: Record<string, Partial<Record<keyof RealismFigures, number>>> = {};
+const SHORT: Record<string, Partial<Record<keyof RealismFigures, number>>> = {
+  // the arm's own skin in shade beside the old tee's side is kept now rather than repainted (a
+  // flat peach strip before, std 1.48 over 2339 pixels); what is left repainted is a thin rim of
+  // 1205 pixels along the outline, whose 5x5 windows mix fill and edge
+  'model_1.jpg + 050181_1.jpg': { stdRatio: 2.37 },
+  // the same at the wrists under the blouse's cuffs: the wrists' own shaded skin kept instead of a
+  // flat peach band (std 1.99 with it); the fill left is small scraps beside the cuffs
+  '00035_00.jpg + 09290_00.jpg': { stdRatio: 2.45 },
+};
 
 /**
  * Pairs the gate refuses, with the first check that refuses them (as real-photos-poses.test.ts names
  * them). Each result was opened and judged by eye not fit to show a shopper (the line says why).
- * The issue's acceptance allows at most 1 in 10 refused; honest gating refuses 9 of these 22 today:
+ * The issue's acceptance allows at most 1 in 10 refused; honest gating refuses 8 of these 22 today:
  * the test holds the gate to refusing exactly these, each one a result judged unfit, rather than to
  * a count that would let such results through.
  */
 const GATED: Record<string, GateCheckName> = {
-  // seated side pose: the panel torn open at the belly where the arm crosses the torso
-  'fashn-model.jpg + 09263_00.jpg': 'garment-gap',
+  // seated side pose, panel whole (straight-sided fit): a flat brown block painted from the neck
+  // into the blouse's deep V and over the higher shoulder above the collar
+  'fashn-model.jpg + 09263_00.jpg': 'neck-fill',
   // the chest's halftone portrait laid squat on the short torso (the body panel alone measures 1.83x
   // the packshot panel's balance; the sleeves, their lettering along the arms, bring it down to 1.60x)
   'model_8.jpg + 049805_1.jpg': 'print-structure',
-  // a dark rib at the neckline and the old cami's black left at the neck
-  '05997_00.jpg + 00055_00.jpg': 'old-cloth',
   // long red sleeves -> short sleeves: both arms painted plain tan from sleeve to wrist
   '01861_00.jpg + 050181_1.jpg': 'limb-synthesised',
   // sheer black long sleeves -> a tee: both forearms painted plain tan
