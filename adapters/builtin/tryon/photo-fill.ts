@@ -810,9 +810,9 @@ function neckSkin(canvas: Float32Array, fill: Uint8Array, skinSource: Uint8Array
  * person's skin on the arms, neck, shoulders and within the new top's width below it, elsewhere
  * (an old top wider than the new one, the person's outline) with the backdrop. Pixels of the
  * old top's rim that show the backdrop or skin already are left as they are. Returns the fill map
- * (1 skin, 2 background).
+ * (1 skin, 2 background). `inFront`: pixels left as they are unless of the old top's colours (hair strands beside it).
  */
-export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8Array, body: PersonBody & { parts: Uint8Array }): Uint8Array {
+export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8Array, body: PersonBody & { parts: Uint8Array }, inFront?: Uint8Array): Uint8Array {
   const { width: w, height: h, data } = layer;
   const n = w * h;
   const parts = body.parts;
@@ -850,7 +850,7 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
     const row = left[y] >= 0 ? y : hemRow;
     for (let x = 0; x < w; x++) {
       const i = y * w + x;
-      if (!grown[i] || covered(i)) continue;
+      if (!grown[i] || covered(i) || (inFront?.[i] && !oldTop[i])) continue;
       const p = parts[i];
       if (p === PERSON_PART.face || p === PERSON_PART.hair || p === PERSON_PART.legs || p === PERSON_PART.feet) continue;
       // a rim pixel that is not the old top counts only where it is neither the person's skin nor

@@ -77,7 +77,7 @@ describe('the quality gate on the real top pairs', () => {
     // - long sleeves replaced by painted arms (01861, 01008, 00035);
     // - the person's own hand repainted (model_4);
     // - skin painted in a block at the neck where the new neckline left the old one uncovered: a
-    //   flat red-brown patch under a cardigan whose inside back shows (00121), a flat orange block
+    //   large block of synthesised skin in a cardigan's V down to the chest (00121), a flat orange block
     //   in an open shirt's V (051918_0), a flat orange block under a striped boat neck and a
     //   jagged patch cut into the hair (00034_00).
     expect(refused.map((r) => `${r.pair}: ${r.verdict.checks.find((c) => !c.passed)?.check}`).sort()).toEqual(
