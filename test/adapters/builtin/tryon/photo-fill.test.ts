@@ -217,6 +217,27 @@ describe('uncoverOldTop on real photos', () => {
     expect(filled / all).toBeGreaterThan(0.9);
   });
 
+  it('shades the skin in a V under the cardigan\'s bands (their contact shadow), not flat to its edges', () => {
+    const { body, result, alpha, fill } = runs.get('00121_00.jpg')!;
+    const { width: w } = body.image;
+    const L = body.landmarks;
+    const sw = Math.hypot(L.leftShoulder.x - L.rightShoulder.x, L.leftShoulder.y - L.rightShoulder.y);
+    const cx = Math.round(L.chin.x);
+    // across the V on one row: the skin beside the bands is darker than in the V's middle
+    const y = Math.round(L.chin.y + 0.45 * sw);
+    const open = (x: number) => fill[y * w + x] === 1 && alpha[y * w + x] < 0.5;
+    let a = cx;
+    let b = cx;
+    while (a > 0 && open(a - 1)) a--;
+    while (b < w - 1 && open(b + 1)) b++;
+    expect(b - a).toBeGreaterThan(0.2 * sw);
+    const mean = (xs: number[]) => xs.reduce((s, x) => s + lab(result.data, y * w + x)[0], 0) / xs.length;
+    const sides = mean([a, a + 1, a + 2, b - 2, b - 1, b]);
+    const middle: number[] = [];
+    for (let x = Math.round((a + b) / 2 - 0.1 * (b - a)); x <= (a + b) / 2 + 0.1 * (b - a); x++) middle.push(x);
+    expect(mean(middle) - sides).toBeGreaterThan(3);
+  });
+
   it('repaints nothing below the new top beside the trousers or a skirt of the old top colours', () => {
     for (const person of ['00055_00.jpg', '02849_00.jpg']) {
       const { body, result, alpha } = runs.get(person)!;
