@@ -25,11 +25,8 @@ export interface FaceBox {
   score: number;
 }
 
-/** A person photo as try-on draws on it: a BodyRender (pose 'photo') with its parsing when learned. */
-export interface PersonBody extends BodyRender {
-  /** PERSON_PART per pixel; absent from the classical engine. */
-  parts?: Uint8Array;
-}
+/** A person photo as try-on draws on it: a BodyRender (pose 'photo') with its parsing (`parts`) when learned. */
+export type PersonBody = BodyRender;
 
 /**
  * What a person photo holds. `engine` names what produced it: `learned` (pose, person mask and

@@ -41,7 +41,9 @@ export interface TwinRenderOptions {
 
 /**
  * A twin render: the body render plus facts worth recording in the job's trace
- * (fallbacks taken, assumptions made, e.g. "no face found, centre crop used").
+ * (fallbacks taken, assumptions made, e.g. "no face found, centre crop used"). A renderer that
+ * knows the body's parts gives them as `parts` (PERSON_PART labels): try-on then fits garments to
+ * the twin's torso and arms as on a parsed person photo.
  */
 export interface TwinRender extends BodyRender {
   notes: string[];

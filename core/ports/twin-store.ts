@@ -58,7 +58,7 @@ export const TWIN_STORE = token<TwinStore>('TwinStore');
 export interface TwinDirectory {
   /** The twin when it exists, has not expired and belongs to `scope` (twinScope of the caller). */
   find(id: string, scope: string): Promise<TwinRecord | null>;
-  /** The twin's full body render (image, mask, depth, landmarks) on the same terms as find. */
+  /** The twin's full body render (image, mask, depth, landmarks, parts when kept) on the same terms as find. */
   loadRender(id: string, scope: string): Promise<BodyRender | null>;
 }
 

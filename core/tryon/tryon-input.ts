@@ -41,6 +41,7 @@ export function isTryOnStructuredInput(v: unknown): v is TryOnStructuredInput {
   const b = s.body;
   if (!b || !isRaster(b.image) || !(b.mask instanceof Uint8Array) || !(b.depth instanceof Float32Array) || !b.landmarks) return false;
   if (b.mask.length !== b.image.width * b.image.height || b.depth.length !== b.mask.length) return false;
+  if (b.parts !== undefined && (!(b.parts instanceof Uint8Array) || b.parts.length !== b.mask.length)) return false;
   if (!s.garments || typeof s.garments !== 'object') return false;
   for (const [slot, images] of Object.entries(s.garments)) {
     if (!GARMENT_SLOTS.includes(slot as GarmentSlot)) return false;

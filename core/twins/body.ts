@@ -64,6 +64,8 @@ export interface BodyLandmarks {
  * A rendered body: what the twin renderer produces and what try-on engines draw garments onto.
  * mask: one byte per pixel, 255 inside the person. depth: one float per pixel, 0 outside the body,
  * growing towards the viewer (used for shading). pixelsPerCm relates the image to the profile.
+ * parts: PERSON_PART labels (core/ports/person-analyzer.ts) per pixel when known: a person photo's
+ * learned parsing, or a twin's own body parts; try-on fits garments to them.
  */
 export interface BodyRender {
   image: RasterImage;
@@ -72,4 +74,5 @@ export interface BodyRender {
   landmarks: BodyLandmarks;
   pixelsPerCm: number;
   pose: PoseId | 'photo' | 'silhouette';
+  parts?: Uint8Array;
 }

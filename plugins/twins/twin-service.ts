@@ -95,8 +95,8 @@ export class TwinService implements TwinDirectory {
     if (!png || !packed) return null;
     const { width, height } = rec.render;
     const image = await this.#d.codec.decode(png, { maxPixels: width * height });
-    const { mask, depth } = unpackBodyBuffers(packed, width * height);
-    const render: BodyRender = { image, mask, depth, landmarks: rec.render.landmarks, pixelsPerCm: rec.render.pixelsPerCm, pose: rec.render.pose };
+    const { mask, depth, parts } = unpackBodyBuffers(packed, width * height);
+    const render: BodyRender = { image, mask, depth, landmarks: rec.render.landmarks, pixelsPerCm: rec.render.pixelsPerCm, pose: rec.render.pose, ...(parts ? { parts } : {}) };
     this.#renders.delete(id);
     if (this.#renders.size >= KEPT_RENDERS) this.#renders.delete(this.#renders.keys().next().value!);
     this.#renders.set(id, { imageFileId: rec.imageFileId, render });
@@ -125,7 +125,7 @@ export class TwinService implements TwinDirectory {
     const ttl = this.#d.config.twinTtlSeconds;
     const png = await this.#d.codec.encode(render.image, 'png');
     const image = await this.#d.files.store(png.bytes, { ownerHash: twin.ownerHash, contentType: 'image/png', ttlSeconds: ttl, internal: true });
-    const buffers = await this.#d.files.store(packBodyBuffers(render.mask, render.depth), {
+    const buffers = await this.#d.files.store(packBodyBuffers(render.mask, render.depth, render.parts), {
       ownerHash: twin.ownerHash,
       contentType: 'application/gzip',
       ttlSeconds: ttl,
@@ -183,7 +183,7 @@ export class TwinService implements TwinDirectory {
 const KEPT_RENDERS = 8;
 
 function copyRender(r: BodyRender): BodyRender {
-  return { ...r, image: { ...r.image, data: r.image.data.slice() }, mask: r.mask.slice(), depth: r.depth.slice(), landmarks: structuredClone(r.landmarks) };
+  return { ...r, image: { ...r.image, data: r.image.data.slice() }, mask: r.mask.slice(), depth: r.depth.slice(), landmarks: structuredClone(r.landmarks), ...(r.parts ? { parts: r.parts.slice() } : {}) };
 }
 
 /** Request images wait this long for their job (a day covers queue backlogs and retries). */

@@ -11,6 +11,7 @@ import { largestComponent } from '../raster/components.ts';
 import { srgbToLab } from '../../builtin/tryon/color.ts';
 import { polygonMask } from '../../builtin/tryon/polygon-mask.ts';
 import { inflateDepth } from './inflate-depth.ts';
+import { isSkin } from './face.ts';
 
 /** Keypoints below this score are not visible (out of frame or hidden). */
 export const VISIBLE = 0.3;
@@ -151,13 +152,17 @@ export function parsePerson(img: RasterImage, likelihood: Uint8Array, keypoints:
     }
   }
   // hair that falls below the chin (over the shoulders, the chest): grown from the hair above the
-  // face by colour, down to the chest line at most
+  // face by colour, down to the chest line at most. Without a face found (a shop photo cut off at
+  // the nose) the person above the chin is mostly the face's own skin: neither hair to sample nor
+  // hair to grow into the neck and chest
+  const skinHead = !face;
+  const skinAt = (i: number) => skinHead && isSkin(data[i * 4], data[i * 4 + 1], data[i * 4 + 2]);
   const hairLab: number[][] = [];
   const lab = [0, 0, 0];
   for (let y = 0; y < Math.min(h, Math.ceil(chinY)); y += 2) {
     for (let x = 0; x < w; x += 2) {
       const i = y * w + x;
-      if (parts[i] === PERSON_PART.hair && !faceMask[i]) {
+      if (parts[i] === PERSON_PART.hair && !faceMask[i] && !skinAt(i)) {
         srgbToLab(data[i * 4], data[i * 4 + 1], data[i * 4 + 2], lab);
         hairLab.push([lab[0], lab[1], lab[2]]);
       }
@@ -177,7 +182,7 @@ export function parsePerson(img: RasterImage, likelihood: Uint8Array, keypoints:
     const queue: number[] = [];
     const seen = new Uint8Array(n);
     const yc = Math.max(0, Math.min(h - 1, Math.floor(chinY) - 1));
-    for (let x = 0; x < w; x++) if (parts[yc * w + x] === PERSON_PART.hair && !faceMask[yc * w + x]) { queue.push(yc * w + x); seen[yc * w + x] = 1; }
+    for (let x = 0; x < w; x++) if (parts[yc * w + x] === PERSON_PART.hair && !faceMask[yc * w + x] && !skinAt(yc * w + x)) { queue.push(yc * w + x); seen[yc * w + x] = 1; }
     while (queue.length) {
       const i = queue.pop()!;
       const x = i % w, y = (i - x) / w;
@@ -185,7 +190,7 @@ export function parsePerson(img: RasterImage, likelihood: Uint8Array, keypoints:
         const nx = x + dx, ny = y + dy;
         if (nx < 0 || ny < 0 || nx >= w || ny > stopY) continue;
         const k = ny * w + nx;
-        if (seen[k] || !inMask(k) || faceMask[k]) continue;
+        if (seen[k] || !inMask(k) || faceMask[k] || skinAt(k)) continue;
         seen[k] = 1;
         srgbToLab(data[k * 4], data[k * 4 + 1], data[k * 4 + 2], lab);
         if (Math.hypot(lab[0] - mean[0], lab[1] - mean[1], lab[2] - mean[2]) > limit) continue;

@@ -3,9 +3,9 @@ import type { BodyRender, PoseId } from '../../../core/twins/body.ts';
 import type { RenderSize, TwinInput, TwinRender, TwinRenderOptions, TwinRenderer } from '../../../core/ports/twin-renderer.ts';
 import { FitroomError } from '../../../core/errors.ts';
 import { buildBodyModel } from './body-model.ts';
-import { compositeFace, compositeHead, detectFace, type HeadSource } from './face.ts';
+import { compositeFace, compositeHead, detectFace, isSkin, type HeadSource } from './face.ts';
 import { PART } from './body-model.ts';
-import type { PersonAnalyzer } from '../../../core/ports/person-analyzer.ts';
+import { PERSON_PART, type PersonAnalyzer } from '../../../core/ports/person-analyzer.ts';
 import type { ImageCodec } from '../../../core/ports/image-codec.ts';
 import { VISIBLE } from './person-parsing.ts';
 import { ASSUMED_STATURE_CM, profileFromSilhouette, silhouetteFromPerson } from './fit-profile.ts';
@@ -24,8 +24,39 @@ export const STANDARD_SIZE: RenderSize = { width: 768, height: 1024 };
 /** A twin render with the parametric body's part labels when there is a parametric body. */
 export interface BuiltinTwinRender extends TwinRender {
   /** PART label per pixel; empty for direct-mode silhouettes. */
-  parts: Uint8Array;
+  bodyParts: Uint8Array;
 }
+
+/**
+ * The body's PART labels as PERSON_PART, what try-on reads on a twin as on a parsed person photo:
+ * the hands belong to the arms (as in a photo's parsing), and on the head, skin is face and the rest
+ * (the face photo's hair, brows, beard) hair, so both stay in front of a garment.
+ */
+export function personParts(raster: { image: RasterImage; parts: Uint8Array }): Uint8Array {
+  const { parts, image } = raster;
+  const out = new Uint8Array(parts.length);
+  const d = image.data;
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i];
+    if (p === PART.background) continue;
+    if (p === PART.head) out[i] = isSkin(d[i * 4], d[i * 4 + 1], d[i * 4 + 2]) ? PERSON_PART.face : PERSON_PART.hair;
+    else out[i] = TO_PERSON_PART[p] ?? PERSON_PART.torso;
+  }
+  return out;
+}
+
+const TO_PERSON_PART: Record<number, number> = {
+  [PART.neck]: PERSON_PART.neck,
+  [PART.torso]: PERSON_PART.torso,
+  [PART.leftArm]: PERSON_PART.arm,
+  [PART.rightArm]: PERSON_PART.arm,
+  [PART.leftHand]: PERSON_PART.arm,
+  [PART.rightHand]: PERSON_PART.arm,
+  [PART.leftLeg]: PERSON_PART.legs,
+  [PART.rightLeg]: PERSON_PART.legs,
+  [PART.leftFoot]: PERSON_PART.feet,
+  [PART.rightFoot]: PERSON_PART.feet,
+};
 
 function renderProfile(profile: BodyProfile, pose: PoseId, size: RenderSize): BodyRaster {
   const spec = POSES[pose];
@@ -108,7 +139,9 @@ export class BuiltinTwinRenderer implements TwinRenderer {
       await compositeFace(body, body.landmarks, input.face, face, this.#codec);
     }
     signal.throwIfAborted();
-    return { image: body.image, mask: body.mask, depth: body.depth, landmarks: body.landmarks, pixelsPerCm: body.pixelsPerCm, pose, parts: body.parts, notes };
+    const render: BuiltinTwinRender = { image: body.image, mask: body.mask, depth: body.depth, landmarks: body.landmarks, pixelsPerCm: body.pixelsPerCm, pose, bodyParts: body.parts, notes };
+    if (body.parts.length) render.parts = personParts(body);
+    return render;
   }
 
   readonly analyzePerson = analyzePerson;

@@ -370,6 +370,16 @@ export function planForearms(fill: Uint8Array, grown: Uint8Array, oldTop: Uint8A
       }
     }
     const ref = sleeveLab[0].length >= 20 ? sleeveLab.map((v) => quantile(v, 0.5)) : null;
+    // a coloured sleeve in the shade of the arm's side (against the hip): darker, less saturated,
+    // of the same hue (a red sleeve's dark maroon edge, far from its median by ΔE76 though it is it)
+    const refChroma = ref ? Math.hypot(ref[1], ref[2]) : 0;
+    const inShade = (c: number[]) => {
+      if (!ref || refChroma < 20 || c[0] > ref[0]) return false;
+      const chroma = Math.hypot(c[1], c[2]);
+      if (chroma < Math.max(8, 0.35 * refChroma)) return false;
+      const cos = (c[1] * ref[1] + c[2] * ref[2]) / (chroma * refChroma);
+      return cos > Math.cos((15 * Math.PI) / 180);
+    };
     // (not when the trousers or skirt share the sleeve's colours: they would be taken for it)
     if (ref && !(bottoms && deltaE76(bottoms, ref) < 25)) {
       const rx0 = Math.max(1, Math.floor(Math.min(E.x, wrist.x) - reachR));
@@ -384,7 +394,7 @@ export function planForearms(fill: Uint8Array, grown: Uint8Array, oldTop: Uint8A
         if (x < rx0 || x > rx1 || y < ry0 || y > ry1 || lineDist(E, wrist, x, y) > reachR) return false;
         if ((x - E.x) * ux + (y - E.y) * uy > axisLen - 2) return false;
         srgbToLab(img[i * 4], img[i * 4 + 1], img[i * 4 + 2], lab);
-        return deltaE76(lab, ref) < 22 && !skinAt(i);
+        return (deltaE76(lab, ref) < 22 || inShade(lab)) && !skinAt(i);
       };
       const queue: number[] = [];
       for (let y = ry0; y <= ry1; y++) {

@@ -178,6 +178,9 @@ export function findOldTop(body: PersonBody & { parts: Uint8Array }): OldTop {
   const hipMid = { x: (L.hipLeft.x + L.hipRight.x) / 2, y: L.hipLeft.y };
   const sw = Math.hypot(L.leftShoulder.x - L.rightShoulder.x, L.leftShoulder.y - L.rightShoulder.y);
   const trunk = Math.max(1, hipMid.y - shoulderMid.y);
+  // a twin wears nothing for a new top to cover or repaint (its skin only differs from the face's
+  // pasted skin by its shading)
+  if (body.pose !== 'photo') return { oldTop: new Uint8Array(n), hem: Math.round(shoulderMid.y + 0.5 * trunk), repaint: new Uint8Array(n), own: [] };
   const skin = faceSkinLab(body);
   // Lab of the pixels that can be the top (torso, arms, neck), once, through a table of colours
   // quantised to 6 bits a channel (within about 2 ΔE76, filled as colours are met)

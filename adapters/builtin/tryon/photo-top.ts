@@ -11,6 +11,7 @@ import type { RasterImage } from '../../../core/images.ts';
 import { PERSON_PART, type PersonBody } from '../../../core/ports/person-analyzer.ts';
 import type { Point } from '../../../core/twins/body.ts';
 import { largestComponent } from '../raster/components.ts';
+import { distanceTransform } from '../raster/distance-transform.ts';
 import { dilate, open } from '../raster/morphology.ts';
 import { maskBounds } from '../raster/mask.ts';
 import { boxBlur } from './box-blur.ts';
@@ -98,6 +99,29 @@ function printSpan(img: RasterImage, x0: number, x1: number, y0: number, y1: num
     }
   }
   return lefts.length ? { left: median(lefts), right: median(rights) } : null;
+}
+
+/**
+ * Where a top's outline, walking out along its upper edge from halfway between the middle and the
+ * panel's side (past the collar), turns down steeper than 45 degrees (a shoulder's slope is gentler;
+ * the outer edge of a sleeve hanging from the shoulder seam is steeper): that column, or null when
+ * it never does within the garment's box.
+ */
+function shoulderPoint(on: (x: number, y: number) => boolean, bx0: number, bx1: number, by0: number, by1: number, centre: number, halfWidth: number, side: -1 | 1): number | null {
+  const k = Math.max(3, Math.round(0.015 * (bx1 - bx0)));
+  const topAt = (x: number) => {
+    let y = by0;
+    while (y < by1 && !on(x, y)) y++;
+    return y;
+  };
+  for (let x = Math.round(centre + side * 0.5 * halfWidth); side < 0 ? x - k >= bx0 : x + k <= bx1; x += side) {
+    // over two steps of k columns, so a single notch in the outline does not decide it
+    const a = topAt(x);
+    const b = topAt(x + side * k);
+    const c = topAt(x + 2 * side * k);
+    if (b - a > k && c - b > k) return x;
+  }
+  return null;
 }
 
 function topShape(cut: GarmentCutout, packshot?: RasterImage): TopShape | null {
@@ -197,6 +221,15 @@ function topShape(cut: GarmentCutout, packshot?: RasterImage): TopShape | null {
     if (l !== null && rt !== null && rt - l > 0.4 * cols) {
       centre = (l + rt) / 2;
       halfWidth = (rt - l) / 2;
+    }
+    // and no farther out than the shoulder points: a sleeve hanging against the body from a
+    // shoulder seam inside that notch (a boxy blouse's) would lend the panel its inner part, and
+    // the sleeve would be measured a good part shorter than it is
+    const sides = ([-1, 1] as const).map((side) => shoulderPoint(on, bx0, bx1, by0, by1, centre, halfWidth, side));
+    const [sl, sr] = sides;
+    if (sl !== null && sr !== null && sl > centre - halfWidth && sr < centre + halfWidth && sr - sl > 0.4 * cols) {
+      centre = (sl + sr) / 2;
+      halfWidth = (sr - sl) / 2;
     }
   }
   // shoulder line: the first garment row above the panel's edges; hem: the last rows of the middle
@@ -689,6 +722,86 @@ function fitNeck(body: PersonBody & { parts: Uint8Array }, topY: number, dropped
 }
 
 /**
+ * The panel's shoulders fitted to the person's. A flat packshot's shoulder seams slope down from
+ * the collar (a blouse's with a stand collar steeply); on a body with square shoulders the cloth
+ * laid at the torso's scale then ends below the shoulders' top, and the old top shows above it
+ * (repainted as a wedge of skin between the neck and the shoulder tip). Per column between the
+ * neck and the shoulder tips, where the packshot's top outline (after the collar's fit) lands
+ * below the shoulder's top on the mask, the cloth is lifted to it: a lift (at most a tenth of the
+ * shoulders' width, smoothed along the shoulder and tapered in beside the neck) that fades out down
+ * to the armpits. `map` turns the mesh's packshot coordinates (at output x, y) into the lifted ones,
+ * in place; null when no column needs it.
+ */
+function shoulderFit(body: PersonBody & { parts: Uint8Array }, labels: ArrayLike<number>, dropped: Uint8Array, pw: number, ph: number, shape: TopShape, s: number, at: { sw: number; topY: number; armpitY: number; tipL: number; tipR: number; neckSpan: number[]; centre: number; scaleAcross: (y: number) => number; shoulderTop: (x: number, y: number) => number; neckFit: { map: (x: number, y: number, g: Float32Array) => void } | null }): ((x: number, y: number, g: Float32Array) => void) | null {
+  const { sw, topY, armpitY, neckSpan } = at;
+  const w = body.image.width;
+  if (!(neckSpan[0] < neckSpan[1])) return null;
+  const x0 = Math.max(0, Math.floor(at.tipL));
+  const x1 = Math.min(w - 1, Math.ceil(at.tipR));
+  if (x1 - x0 < 4) return null;
+  const hw = shape.halfWidth * 0.97;
+  // 1: the front's cloth, 2: the inside back seen through the neck opening, 0: neither
+  const cloth = (gx: number, gy: number) => {
+    const xi = Math.round(gx);
+    const yi = Math.round(gy);
+    if (xi < 0 || yi < 0 || xi >= pw || yi >= ph || labels[yi * pw + xi] !== 0) return 0;
+    return dropped[yi * pw + xi] ? 2 : 1;
+  };
+  const cap = 0.1 * sw;
+  const raw = new Float32Array(x1 - x0 + 1);
+  const g = new Float32Array(2);
+  let any = false;
+  for (let x = x0; x <= x1; x++) {
+    // beside the neck only (its fit is the collar's), on the panel (the sleeves' caps cover the rest)
+    if (x >= neckSpan[0] && x <= neckSpan[1]) continue;
+    const yS = at.shoulderTop(x, topY + 0.25 * sw);
+    if (yS < topY - 0.2 * sw || yS > topY + 0.2 * sw) continue;
+    const gx = shape.centre + (x - at.centre) / at.scaleAcross(yS);
+    if (Math.abs(gx - shape.centre) > hw) continue;
+    // where the cloth lands in this column: the first row below the shoulder's top it covers (a
+    // column through the neck opening, or without cloth that near, is no shoulder: left as it is)
+    let yP = -1;
+    for (let y = Math.floor(yS); y <= yS + cap; y++) {
+      g[0] = shape.centre + (x - at.centre) / at.scaleAcross(y);
+      g[1] = shape.shoulderY + (y - topY) / s;
+      at.neckFit?.map(x, y, g);
+      const c = cloth(g[0], g[1]);
+      if (c) {
+        if (c === 1) yP = y;
+        break;
+      }
+    }
+    raw[x - x0] = yP < 0 ? 0 : yP - yS;
+    if (raw[x - x0] > 0) any = true;
+  }
+  if (!any) return null;
+  // smoothed along the shoulder, tapered in over a few percent of the shoulders beside the neck
+  const r = Math.max(2, Math.round(0.04 * sw));
+  const taper = Math.max(2, 0.06 * sw);
+  const lift = new Float32Array(raw.length);
+  for (let k = 0; k < raw.length; k++) {
+    let sum = 0;
+    let c = 0;
+    for (let d = -r; d <= r; d++) {
+      const j = k + d;
+      if (j < 0 || j >= raw.length) continue;
+      sum += raw[j];
+      c++;
+    }
+    const x = x0 + k;
+    const fromNeck = x < neckSpan[0] ? neckSpan[0] - x : x > neckSpan[1] ? x - neckSpan[1] : 0;
+    lift[k] = (sum / c) * smoothstep(fromNeck / taper);
+  }
+  const fade = Math.max(1, armpitY - topY);
+  return (x, y, gg) => {
+    const k = Math.round(x) - x0;
+    if (k < 0 || k >= lift.length || !lift[k]) return;
+    const wy = 1 - smoothstep((y - topY) / fade);
+    if (wy > 0) gg[1] += (lift[k] / s) * wy;
+  };
+}
+
+/**
  * Draws the top into `layer` (premultiplied linear RGBA) for a person photo with parts. Throws when
  * the packshot holds no recognisable top.
  */
@@ -947,6 +1060,7 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
   }
   const neckTop = Math.min(topY, neckFit?.base ?? topY);
   const g = new Float32Array(2);
+  const lifted = shoulderFit(body, cut.labels, dropped, pw, ph, shape, s, { sw, topY, armpitY, tipL, tipR, neckSpan, centre: midLine[0], scaleAcross, shoulderTop, neckFit });
   rasteriseMesh(mesh, w, h, (i, mx, my) => {
     const y = (i / w) | 0;
     const x = i - y * w;
@@ -958,6 +1072,7 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
     g[0] = mx;
     g[1] = my;
     neckFit?.map(x, y, g);
+    lifted?.(x, y, g);
     const gx = g[0];
     const gy = g[1];
     if (waistband ? y > waistband.at(x) : parts[i] === PERSON_PART.legs && y > waist) return;
@@ -980,8 +1095,10 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
   }
 
   // sleeves along the arms, in front of the panel
+  // how deep each packshot pixel lies inside the cut-out (the sleeves' openings keep off its rim)
+  const depthIn = shape.sleeves.length ? distanceTransform(cut.mask, pw, ph, 'unset') : new Float32Array(0);
   for (const sleeve of shape.sleeves) {
-    const why = drawSleeve(layer, sleeve, shape, body, near, front, src, solid, sw, maps, { top: topY, armpit: armpitY, shoulderTop });
+    const why = drawSleeve(layer, sleeve, shape, body, near, front, src, solid, sw, maps, { top: topY, armpit: armpitY, shoulderTop }, depthIn, repaint);
     fallback ??= why;
   }
   closeGaps(layer, arm, body.mask, Math.max(2, Math.round(0.08 * sw)));
@@ -1098,7 +1215,7 @@ function smoothRun(v: Float32Array, r: number): Float32Array {
  * of the body panel (an arm is in front of the torso) except near the shoulder; face, hair and
  * pixels away from the person are left out. Returns why a straight arm was assumed, if it was.
  */
-function drawSleeve(layer: Layer, sleeve: SleeveShape, shape: TopShape, body: PersonBody & { parts: Uint8Array }, near: Uint8Array, front: Uint8Array, src: GarmentSource, solid: GarmentSource, sw: number, maps: WarpMaps, rows: { top: number; armpit: number; shoulderTop: (x: number, y: number) => number }): string | undefined {
+function drawSleeve(layer: Layer, sleeve: SleeveShape, shape: TopShape, body: PersonBody & { parts: Uint8Array }, near: Uint8Array, front: Uint8Array, src: GarmentSource, solid: GarmentSource, sw: number, maps: WarpMaps, rows: { top: number; armpit: number; shoulderTop: (x: number, y: number) => number }, depthIn: Float32Array, oldTop: Uint8Array): string | undefined {
   const { width: w, height: h } = layer;
   const { mask, parts } = body;
   const { axis, fallback } = armAxis(sleeve, body.landmarks, sw);
@@ -1114,8 +1231,28 @@ function drawSleeve(layer: Layer, sleeve: SleeveShape, shape: TopShape, body: Pe
   // a long one keeps its seam beside the panel as laid out (its cap drawn only where the panel
   // left the body bare): stretched along a hanging arm from the cap, its folds turn to streaks
   const short = share < 0.8;
-  const uEnd = share * armLen;
+  let uEnd = share * armLen;
   if (uEnd < 4) return fallback;
+  if (share >= 1) {
+    // a long sleeve covers the old one to its cuff, which can reach past the wrist's keypoint (onto
+    // the hand's first stretch): on along the forearm while the old top fills most of the arm there
+    const d = segs[1].d;
+    const Wr = axis[2];
+    const half = Math.max(2, Math.round(0.05 * sw));
+    for (let k = 1; k <= 0.3 * segs[1].len; k++) {
+      let own = 0;
+      let all = 0;
+      for (let v = -half; v <= half; v++) {
+        const x = Math.round(Wr.x + d.x * k - d.y * v);
+        const y = Math.round(Wr.y + d.y * k + d.x * v);
+        if (x < 0 || y < 0 || x >= w || y >= h || !mask[y * w + x]) continue;
+        all++;
+        if (oldTop[y * w + x]) own++;
+      }
+      if (!all || own < 0.5 * all) break;
+      uEnd = armLen + k;
+    }
+  }
   // the axis sampled every STEP pixels from `lead` before the shoulder keypoint (the shoulder's cap)
   const STEP = 2;
   // reaching up past the shoulder's top above the keypoint (rows off the body are not drawn), so
@@ -1259,6 +1396,12 @@ function drawSleeve(layer: Layer, sleeve: SleeveShape, shape: TopShape, body: Pe
 
   const px = new Float32Array(4);
   const piece = sleeve.side < 0 ? 2 : 3;
+  const openingFrom = short ? sleeve.length - sleeve.bins[SLEEVE_BINS - 1].half : Infinity;
+  // the packshot's drop shadow under an opening is kept by the cut-out as a grey rim some pixels
+  // deep: at the opening the sleeve keeps that far inside its outline
+  const pw = src.packshotWidth;
+  const ph = depthIn.length / Math.max(1, pw);
+  const rim = Math.max(2, 0.006 * Math.hypot(pw, ph));
   rasteriseMesh(mesh, w, h, (i, gx, gy, across, u) => {
     if (front[i] || !near[i]) return;
     const under = layer.data[i * 4 + 3] > 0.5;
@@ -1268,7 +1411,15 @@ function drawSleeve(layer: Layer, sleeve: SleeveShape, shape: TopShape, body: Pe
     if (under && !outside(i % w, (i / w) | 0)) return;
     // inside the sleeve, away from its seam, edges and opening, the packshot is cloth throughout
     // (white cloth on a white backdrop is lost by the matte); elsewhere the matte decides
-    const inside = Math.abs(across) <= 0.85 && u > 0.15 * uEnd && u < uEnd - 0.1 * sw;
+    // (and short of the opening as the packshot has it: a short sleeve's slanted opening leaves
+    // the packshot's backdrop and drop shadow beside its far corner)
+    const tp = (gx - sleeve.start.x) * sleeve.dir.x + (gy - sleeve.start.y) * sleeve.dir.y;
+    const inside = Math.abs(across) <= 0.85 && u > 0.15 * uEnd && u < uEnd - 0.1 * sw && tp < openingFrom;
+    if (tp > openingFrom) {
+      const gxi = Math.round(gx);
+      const gyi = Math.round(gy);
+      if (gxi < 0 || gyi < 0 || gxi >= pw || gyi >= ph || depthIn[gyi * pw + gxi] < rim) return;
+    }
     sampleBilinear(inside ? solid : src, gx, gy, px);
     if (px[3] < 0.05) return;
     maps.gx[i] = gx;

@@ -1,9 +1,10 @@
 /**
  * The builtin ImageModelProvider for try-on: runs the classical warp engine on the structured
  * input (a BodyRender and the decoded garments per slot) and returns one PNG. It ignores prompts
- * and encoded references; vendors ignore the structured input. A result on a person photo passes
- * the quality gate first (quality-gate.ts): its checks go to the attempt's trace, and a refused
- * result is a RESULT_UNRELIABLE failure, so the chain moves on or the job names the reason.
+ * and encoded references; vendors ignore the structured input. A result on a person photo (or a
+ * twin drawn on its parts) passes the quality gate first (quality-gate.ts): its checks go to the
+ * attempt's trace, and a refused result is a RESULT_UNRELIABLE failure, so the chain moves on or
+ * the job names the reason.
  */
 import type { ImageCodec } from '../../../core/ports/image-codec.ts';
 import { type ImageModelProvider, type ModelCall, type ModelSpec, ProviderError } from '../../../core/ports/image-model.ts';
@@ -11,7 +12,8 @@ import type { EncodedImage } from '../../../core/images.ts';
 import { isFitroomError } from '../../../core/errors.ts';
 import { modelsForProvider } from '../../../core/tryon/models.ts';
 import { isTryOnStructuredInput, type TryOnStructuredInput } from '../../../core/tryon/tryon-input.ts';
-import type { GarmentCategory } from './classify-garment.ts';
+import { classifyGarment, type GarmentCategory } from './classify-garment.ts';
+import { cutOut } from './garment-pieces.ts';
 import type { TryOnDiagnostics } from './diagnostics.ts';
 import { checkTryOnResult, type GateBounds, type GateCheck } from './quality-gate.ts';
 import { renderTryOn, type TryOnGarments } from './render-tryon.ts';
@@ -48,9 +50,17 @@ export class BuiltinTryOnProvider implements ImageModelProvider {
     if (!isTryOnStructuredInput(input)) throw new ProviderError('builtin', 'the try-on engine needs a body render and decoded garments', { retryable: false });
     call.signal.throwIfAborted();
     const longSide = Number(spec.params(call.quality).longSide) || undefined;
-    // the renderer's measurements feed the quality gate, which judges person photos only
-    const diagnostics: TryOnDiagnostics | undefined = input.body.pose === 'photo' ? { layers: [] } : undefined;
+    const photo = input.body.pose === 'photo';
+    // the renderer's measurements feed the quality gate, which judges person photos and twins drawn
+    // on their parts the same way
+    const gated = photo || !!input.body.parts;
+    const diagnostics: TryOnDiagnostics | undefined = gated ? { layers: [] } : undefined;
     const product = input.product && { image: input.product.image, category: input.product.category as GarmentCategory | 'auto' };
+    // trousers and skirts are laid as flat pieces fitted to a twin's legs; over a person's own
+    // trousers they would be a collage, so the engine does not offer them there
+    if (photo && (input.garments.bottomGarment || (product && (product.category === 'auto' ? classifyGarment(cutOut(product.image, 'top')) : product.category) === 'bottom'))) {
+      throw new ProviderError('builtin', "trousers or a skirt on a person photo would lie flat over the person's own clothes: this engine fits bottoms to digital twins only", { retryable: false, code: 'RESULT_UNRELIABLE' });
+    }
     let image;
     try {
       image = renderTryOn({
@@ -70,7 +80,7 @@ export class BuiltinTryOnProvider implements ImageModelProvider {
       throw new ProviderError('builtin', `try-on failed: ${reason}`, { retryable: false, cause: e });
     }
     call.signal.throwIfAborted();
-    if (input.body.pose === 'photo') {
+    if (gated) {
       const garments = garmentsOf(input);
       const verdict = checkTryOnResult({
         person: input.body,

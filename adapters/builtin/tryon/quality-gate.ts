@@ -50,6 +50,11 @@ export interface GateBounds {
    * Largest share of the arms showing outside the new garment that had to be synthesised (old
    * sleeves replaced by painted skin): a classical fill carries the skin's grain but not a real
    * forearm's shading, tendons and hands' joins, so a whole painted limb reads as a mannequin's.
+   * Held where it is with the forearms drawn from the hands (limb-fill.ts): the two real pairs
+   * beyond it (66 % and 74 %) still read as painted (an even tone lighter than the hands, a step
+   * at the elbow, washed-out on a sheer sleeve's arms), while their skin figures (5x5 std 0.88 and
+   * 0.78 of the person's own, ΔE76 4.5 and 2.1) are well within the realism bounds: those figures
+   * do not tell a convincing painted forearm from these, so they cannot lift the bound either.
    */
   limbSynthesised: number;
   /** Smallest share of the packshot's garment silhouette (faint edges included, holes filled) that its cut-out keeps. */
@@ -178,7 +183,14 @@ export function checkTryOnResult(input: GateInput): GateVerdict {
   const checks: GateCheck[] = [];
   let reason: string | undefined;
   for (const layer of layers) {
-    for (const c of checkLayer(layer, view, input.garments?.[layer.category], bounds)) {
+    // what the other garments cover (trousers under a top) is theirs, not shreds around this one
+    let others: Uint8Array | undefined;
+    for (const o of layers) {
+      if (o === layer || !o.alpha || o.alpha.length !== view.width * view.height) continue;
+      others ??= new Uint8Array(o.alpha.length);
+      for (let i = 0; i < others.length; i++) if (o.alpha[i] >= 0.5) others[i] = 1;
+    }
+    for (const c of checkLayer(layer, view, input.garments?.[layer.category], bounds, others)) {
       checks.push(c);
       if (!c.passed && !reason) reason = describe(c, input.person.parts ? 'torso' : 'target');
     }
@@ -228,7 +240,7 @@ function check(layer: GarmentCategory, name: GateCheckName, value: number | null
   return { layer, check: name, value: Math.min(value, 1e6), bound, kind, passed, source };
 }
 
-function checkLayer(layer: LayerDiagnostics, view: PhotoView, packshot: RasterImage | undefined, b: GateBounds): GateCheck[] {
+function checkLayer(layer: LayerDiagnostics, view: PhotoView, packshot: RasterImage | undefined, b: GateBounds, others?: Uint8Array): GateCheck[] {
   const cat = layer.category;
   const warp = layer.warp;
   const out = [
@@ -352,7 +364,7 @@ function checkLayer(layer: LayerDiagnostics, view: PhotoView, packshot: RasterIm
   let around: Around | null = null;
   if (onTorso && targetArea) {
     const garment = new Uint8Array(n);
-    for (let i = 0; i < n; i++) if (garmentAt(i)) garment[i] = 1;
+    for (let i = 0; i < n; i++) if (garmentAt(i) || others?.[i]) garment[i] = 1;
     around = view.around(garment, old, fill, targetArea);
   }
   const by = around ? 'gate' : null;
@@ -838,6 +850,8 @@ class PhotoView {
    * as the renderer tells it; arms are left out, since a skin-coloured top would take bare arms for it.
    */
   oldTop(): Uint8Array | undefined {
+    // a twin wears nothing that a garment replaces
+    if (this.#person.pose !== 'photo') return undefined;
     const torso = this.torso();
     if (!torso) return undefined;
     const L = this.#person.landmarks;

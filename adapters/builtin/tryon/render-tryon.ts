@@ -234,7 +234,8 @@ export function renderTryOn(input: RenderTryOnInput): RasterImage {
         const fit = drawPhotoDress(layer, canvas, cut, image, { ...body, parts }, SRGB_TO_LINEAR);
         // the same records as a top's (the gate estimates the old clothes itself)
         if (input.diagnostics) diag = { category, width: outW, height: outH, target: fit.target, fill: fit.fill, warp: warpStats(fit.maps, outW, outH) };
-      } else if (parts && category === 'shoe') {
+      } else if (parts && category === 'shoe' && body.pose === 'photo') {
+        // (a twin's feet are drawn, not photographed: its shoes are laid as pieces)
         drawPhotoShoes(layer, canvas, cut, { ...body, parts }, SRGB_TO_LINEAR);
       } else {
         for (const piece of garmentPieces(cut, category, frame)) drawPiece(layer, piece, frame, filter);
@@ -256,7 +257,7 @@ export function renderTryOn(input: RenderTryOnInput): RasterImage {
       if (hangs) drape ??= drapeShade(shade, frame);
       // on a twin an untucked top hangs over the trousers' waistband: the bottom waits for the top
       // and keeps nothing beside it on the rows it covers
-      if (!parts && category === 'bottom' && layersAbove(layers, category) === 'top') {
+      if (body.pose !== 'photo' && category === 'bottom' && layersAbove(layers, category) === 'top') {
         heldBottom = layer;
         continue;
       }

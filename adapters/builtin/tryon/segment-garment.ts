@@ -4,8 +4,10 @@
  * the shadows on it, morphological clean-up, enclosed regions filled (the inner back of a collar,
  * prints of the backdrop's colour; on a digitally flat backdrop not those of its exact level, as the
  * gap between a sleeve and the body), the light ground of a busy print kept on a flat backdrop
- * (printGround), the largest component(s) kept (a swing tag beside the garment,
- * cut from it when its string is opened away, is not), then a soft matte along the outline.
+ * (printGround), a pasted packshot's drop shadow left out however steep, bare backdrop no flood
+ * reached left out (backdropGaps: a sleeve's gap closed off by JPEG ringing), the largest
+ * component(s) kept (a swing tag beside the garment, cut from it when its string is opened away, is
+ * not), then a soft matte along the outline.
  * Transparent packshots use their own alpha instead of the backdrop model.
  */
 import type { RasterImage } from '../../../core/images.ts';
@@ -93,7 +95,7 @@ function boxMean3(img: RasterImage): RasterImage {
  * Pixels lighter than the backdrop are never shadow: a white garment on a light grey or off-white
  * card stands out by being lighter, even where its colour is close.
  */
-function backdropFlood(img: RasterImage, bg: BackgroundModel, allowFlat: boolean): { mask: Uint8Array; flat: boolean; shadow: Uint8Array } {
+function backdropFlood(img: RasterImage, bg: BackgroundModel, allowFlat: boolean): { mask: Uint8Array; flat: boolean; shadow: Uint8Array; shadowLike: Uint8Array; lum: Float32Array; ratio: Float32Array } {
   const { width: w, height: h } = img;
   const n = w * h;
   const diff = backgroundDifference(img, bg);
@@ -194,7 +196,7 @@ function backdropFlood(img: RasterImage, bg: BackgroundModel, allowFlat: boolean
     const edge = (x > 0 && run[i - 1] !== Infinity) || (x < w - 1 && run[i + 1] !== Infinity) || (i >= w && run[i - w] !== Infinity) || (i + w < n && run[i + w] !== Infinity);
     out[i] = edge ? 0 : 255;
   }
-  return { mask: out, flat, shadow };
+  return { mask: out, flat, shadow, shadowLike, lum: diff.lum, ratio: diff.ratio };
 }
 
 /**
@@ -247,6 +249,78 @@ function printGround(extra: Uint8Array, thick: Uint8Array, photo: Uint8Array, w:
   return ground;
 }
 
+/**
+ * Bare backdrop the floods could not reach on a digitally flat backdrop: the gap between a sleeve
+ * and the body, cut off from the frame where JPEG ringing along the cloth's dark edges makes a
+ * band lighter than the backdrop across its narrow end (00470_00's left arm). Its core is the
+ * backdrop level for level (within 1.5, over a disk of 7 px) across an area no cloth matches
+ * (0.15 % of the image and more: the light ground of a print, a white tee's flat patches and labels
+ * come to a fifth of that at most); from it a flood at the photo's thresholds takes the rest of the
+ * gap, and a few steps through near pixels the ringing along its edges. 255 = backdrop to remove.
+ */
+function backdropGaps(mask: Uint8Array, delta: Float32Array, w: number, h: number, tLo: number): Uint8Array {
+  const n = w * h;
+  const level = new Uint8Array(n);
+  for (let i = 0; i < n; i++) level[i] = mask[i] && delta[i] <= 1.5 ? 255 : 0;
+  const core = open(level, w, h, 3, { shape: 'disk' });
+  const { labels, components } = labelComponents(core, w, h, { connectivity: 4 });
+  const out = new Uint8Array(n);
+  const seen = new Uint8Array(n);
+  for (const c of components) {
+    // the flood at the photo's thresholds (the gap's less level parts, its narrow end)
+    const region: number[] = [];
+    for (let y = c.y0; y <= c.y1; y++) {
+      for (let x = c.x0; x <= c.x1; x++) {
+        const p = y * w + x;
+        if (labels[p] === c.label && !seen[p]) { seen[p] = 1; region.push(p); }
+      }
+    }
+    for (let head = 0; head < region.length; head++) {
+      const p = region[head];
+      const x = p % w;
+      for (const q of [x > 0 ? p - 1 : -1, x < w - 1 ? p + 1 : -1, p - w, p + w]) {
+        if (q < 0 || q >= n || seen[q] || !mask[q] || delta[q] > tLo) continue;
+        seen[q] = 1;
+        region.push(q);
+      }
+    }
+    let level = 0;
+    const inside = new Uint8Array(n);
+    for (const p of region) {
+      inside[p] = 255;
+      if (core[p]) level++;
+    }
+    if (level < 0.0015 * n) continue;
+    // bounded by cloth that stands out (dark or coloured edges, most of the ring 3 px around it), not
+    // by the slightly grey folds of a white garment of the backdrop's white
+    const ring = dilate(inside, w, h, 3, { shape: 'disk' });
+    let all = 0;
+    let strong = 0;
+    for (let p = 0; p < n; p++) {
+      if (!ring[p] || inside[p] || !mask[p]) continue;
+      all++;
+      if (delta[p] > 40) strong++;
+    }
+    if (strong < 0.4 * all) continue;
+    // and the ringing along its edges: up to 4 steps through pixels within 12 levels
+    let front = region;
+    for (let step = 0; step < 4; step++) {
+      const next: number[] = [];
+      for (const p of front) {
+        const x = p % w;
+        for (const q of [x > 0 ? p - 1 : -1, x < w - 1 ? p + 1 : -1, p - w, p + w]) {
+          if (q < 0 || q >= n || inside[q] || !mask[q] || delta[q] > 12) continue;
+          inside[q] = 255;
+          next.push(q);
+        }
+      }
+      front = next;
+    }
+    for (let p = 0; p < n; p++) if (inside[p]) out[p] = 255;
+  }
+  return out;
+}
+
 export function segmentGarment(img: RasterImage, opts: SegmentOptions = {}): GarmentCutout {
   const { width: w, height: h, data } = img;
   const n = w * h;
@@ -272,7 +346,7 @@ export function segmentGarment(img: RasterImage, opts: SegmentOptions = {}): Gar
       // under the hem and sleeves, drawn as a white strip on the person otherwise)
       // (a shadow reached from the backdrop through shadow alone: the grey folds and inside back of
       // a white tee, which the photo's flood reaches through the tee's own backdrop-like cloth, stay)
-      const { mask: photo, shadow } = backdropFlood(smooth, bg, false);
+      const { mask: photo, shadow, shadowLike, lum, ratio } = backdropFlood(smooth, bg, false);
       const cast = new Uint8Array(n);
       const queue: number[] = [];
       for (let p = 0; p < n; p++) {
@@ -292,6 +366,47 @@ export function segmentGarment(img: RasterImage, opts: SegmentOptions = {}): Gar
           queue.push(q);
         }
       }
+      // a drop shadow steeper than the photo's flood steps through, which it keeps as garment
+      // (049805_1's hem: a neutral grey ramp from the backdrop down to half its luminance over 19 px,
+      // up to 12 levels a pixel): from the strict outline where it is faint, through pixels of the
+      // backdrop's chromaticity that keep darkening towards the garment with a slope within 13 levels
+      // a pixel (a cloth's own edge is steeper, a light grey yoke's too); over flat grey the path
+      // stops after 3 steps without darkening, as the photo's flood over a shadow's core. Such
+      // shadow leaves the photo's garment too (coloured garments only, as below)
+      const run = new Uint8Array(n).fill(255);
+      // the darkest luminance on the path so far: a step may not rise more than a level above it
+      // (JPEG noise would let a path wander up and down a flat region otherwise)
+      const low = new Float32Array(n);
+      const slope = (q: number) => {
+        const x = q % w;
+        const gx = x > 0 && x < w - 1 ? (lum[q + 1] - lum[q - 1]) / 2 : 0;
+        const gy = q >= w && q + w < n ? (lum[q + w] - lum[q - w]) / 2 : 0;
+        return Math.hypot(gx, gy);
+      };
+      queue.length = 0;
+      for (let p = 0; p < n; p++) {
+        if (!raw[p] || !shadowLike[p] || lum[p] < lum[p] / Math.max(0.05, ratio[p]) - 6) continue;
+        const x = p % w;
+        if ((x > 0 && !raw[p - 1]) || (x < w - 1 && !raw[p + 1]) || (p >= w && !raw[p - w]) || (p + w < n && !raw[p + w])) {
+          run[p] = 0;
+          low[p] = lum[p];
+          queue.push(p);
+        }
+      }
+      for (let head = 0; head < queue.length; head++) {
+        const p = queue[head];
+        if (!cast[p]) cast[p] = 1;
+        const x = p % w;
+        for (const q of [x > 0 ? p - 1 : -1, x < w - 1 ? p + 1 : -1, p - w, p + w]) {
+          if (q < 0 || q >= n || !raw[q] || !shadowLike[q]) continue;
+          if (lum[q] > low[p] + 1 || slope(q) > 13) continue;
+          const r = lum[q] < low[p] - 0.5 ? 0 : run[p] + 1;
+          if (r > 3 || r >= run[q]) continue;
+          run[q] = r;
+          low[q] = Math.min(low[p], lum[q]);
+          queue.push(q);
+        }
+      }
       // and only where the photo's flood kept nearly all of the garment (coloured cloth): a white
       // tee is one shadow-like region as a whole and stays
       let kept = 0;
@@ -306,7 +421,9 @@ export function segmentGarment(img: RasterImage, opts: SegmentOptions = {}): Gar
       const r = Math.max(3, Math.round(Math.hypot(w, h) * 0.005));
       const thick = dilate(open(extra, w, h, r, { shape: 'disk' }), w, h, r + 1, { shape: 'disk' });
       const ground = printGround(extra, thick, photo, w, h);
-      for (let p = 0; p < n; p++) photo[p] = photo[p] || (extra[p] && (thick[p] || ground[p])) ? 255 : 0;
+      // (beside coloured cloth the thick parts are the JPEG fringe, blocks of ringing along a dark
+      // diagonal edge a few levels off the backdrop: a white band along a navy tee's sleeve)
+      for (let p = 0; p < n; p++) photo[p] = (photo[p] && !(coloured && cast[p])) || (extra[p] && ((thick[p] && !coloured) || ground[p])) ? 255 : 0;
       raw = photo;
     }
   }
@@ -336,6 +453,8 @@ export function segmentGarment(img: RasterImage, opts: SegmentOptions = {}): Gar
     for (let i = 0; i < n; i++) level[i] = mask[i] && !unfilled[i] && delta[i] <= 1 ? 255 : 0;
     const bare = open(level, w, h, 3, disk);
     for (let i = 0; i < n; i++) if (bare[i]) mask[i] = 0;
+    const gap = backdropGaps(mask, delta, w, h, Math.max(6, 4 * bg.noise));
+    for (let i = 0; i < n; i++) if (gap[i]) mask[i] = 0;
   }
 
   // 3. keep the largest component and those comparable to it (8-connected)

@@ -85,6 +85,32 @@ describe('learned person analysis on real photos', () => {
   });
 });
 
+describe('a shop photo cut off at the nose (no face found)', () => {
+  it('keeps the neck and chest skin out of the hair (22 %, 16 % and 6 % of the person between chin and chest were hair before)', async () => {
+    for (const file of ['053700_0.jpg', '052472_0.jpg', '049205_0.jpg']) {
+      const a = await analyzer.analyze(await loadPhoto(path.join(REAL_PHOTOS, 'persons', file)), signal);
+      expect(a.faces, file).toHaveLength(0);
+      const body = a.body!;
+      const w = body.image.width;
+      const L = body.landmarks;
+      const sy = (L.leftShoulder.y + L.rightShoulder.y) / 2;
+      const sw = Math.abs(L.leftShoulder.x - L.rightShoulder.x);
+      let hair = 0;
+      let all = 0;
+      for (let y = Math.ceil(L.chin.y + 0.25 * (sy - L.chin.y)); y < sy + 0.5 * sw; y++) {
+        for (let x = 0; x < w; x++) {
+          const p = body.parts![y * w + x];
+          if (p === PERSON_PART.background) continue;
+          all++;
+          if (p === PERSON_PART.hair) hair++;
+        }
+      }
+      expect(all, file).toBeGreaterThan(10_000);
+      expect(hair / all, file).toBeLessThan(0.01);
+    }
+  });
+});
+
 describe('when the models cannot load', () => {
   it('says so and analyses with the classical engine, named in the notes', async () => {
     const broken = new PersonModels();

@@ -15,6 +15,7 @@ import type { ImageModelProvider } from '../../../core/ports/image-model.ts';
 import { TOKENS } from '../../../core/tokens.ts';
 import { startTestService, waitForJob, type TestService } from '../../support/harness.ts';
 import { REAL_PHOTOS } from '../../support/tryon-metrics.ts';
+import { images, makeTwin } from './helpers.ts';
 
 let svc: TestService;
 let key: string;
@@ -68,5 +69,32 @@ describe('the quality gate through POST /api/v1/virtual-fitting', () => {
     expect(attempt).toMatchObject({ model: 'builtin-warp', outcome: 'failed' });
     expect(attempt.facts.qualityGate.reason).toMatch(/covers only/);
     expect(attempt.facts.qualityGate.checks.find((c: { check: string }) => c.check === 'coverage')).toMatchObject({ min: 1.01, passed: false });
+  });
+
+  it('trousers on a full-length person photo fail with RESULT_UNRELIABLE before anything is drawn (they would lie flat over her own)', async () => {
+    const body = { personImages: [await photo('persons', '049713_0.jpg')], bottomGarment: await photo('garments', '051946_1.jpg'), options: { quality: 'draft', skipResultCache: true } };
+    const r = await svc.call('POST', '/api/v1/virtual-fitting', { key, body });
+    expect(r.status, r.text).toBe(202);
+    const job = await waitForJob(svc, key, r.body.jobId, undefined, 120_000);
+    expect(job.status, JSON.stringify(job)).toBe('failed');
+    expect(job.errorCode).toBe('RESULT_UNRELIABLE');
+    expect(job.error).toMatch(/trousers or a skirt on a person photo .* fits bottoms to digital twins only/);
+  });
+
+  it('a twin is dressed on its own parts and its result passes the same gate (a real packshot, the trace holding the checks)', async () => {
+    useBuiltin(svc, new BuiltinTryOnProvider(new SharpImageCodec()));
+    const twinId = await makeTwin(svc, key, (await images()).face);
+    const body = { digitalTwinId: twinId, topGarment: await photo('garments', '049949_1.jpg'), options: { quality: 'draft', skipResultCache: true } };
+    const r = await svc.call('POST', '/api/v1/virtual-fitting', { key, body });
+    expect(r.status, r.text).toBe(202);
+    const job = await waitForJob(svc, key, r.body.jobId, undefined, 120_000);
+    expect(job.status, JSON.stringify(job)).toBe('completed');
+    const trace = await svc.call('GET', `/api/v1/jobs/${r.body.jobId}/trace`, { key });
+    const attempt = trace.body.timeline.find((t: { stage: string }) => t.stage === 'generate').detail.attempts.at(-1);
+    expect(attempt).toMatchObject({ model: 'builtin-warp', outcome: 'succeeded', facts: { qualityGate: { passed: true } } });
+    const checks = attempt.facts.qualityGate.checks as { check: string; value: number | string; passed: boolean }[];
+    // the shirt's panel whole and its print upright, measured on the twin as on a photo
+    expect(checks.find((c) => c.check === 'garment-gap')?.value).toBeLessThan(0.06);
+    expect(typeof checks.find((c) => c.check === 'print-structure')?.value).toBe('number');
   });
 });

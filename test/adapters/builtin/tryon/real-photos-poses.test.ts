@@ -68,26 +68,26 @@ describe('the quality gate on the real top pairs', () => {
     const refused = measured.filter((r) => !r.verdict.passed);
     // The sleeves and the body panel are laid by mesh warps (no fold-over, no cell stretched beyond
     // a few times the median). The refused results, each opened and judged not fit to show (the
-    // issue allows at most 1 in 10 refused; honest gating refuses 10 of 22 today, and any other
+    // issue allows at most 1 in 10 refused; honest gating refuses 9 of 22 today, and any other
     // refusal, or any of these shown, is a change to look at):
     // - the seated side pose: the panel torn open at the belly where the arm crosses the torso;
-    // - the long-sleeved top whose lettering lies diagonally on the flat sleeves: laid down the
-    //   hanging arms it turns upright, and the print's structure leaves the packshot's bound;
+    // - the long-sleeved top whose chest portrait is laid squat on a short torso: the print's
+    //   structure leaves the packshot's bound (the panel's, not the sleeves' lettering);
     // - the old top's cloth left outside the new one: black at the neckline (05997);
-    // - long sleeves replaced by painted arms (01861, 01008, 00035);
-    // - the person's own hand repainted (model_4);
+    // - long sleeves replaced by painted arms (01861, 01008);
     // - skin painted in a block at the neck where the new neckline left the old one uncovered: a
+    //   flat brown notched block where the floral top's ruffle collar was (model_4; its arms are
+    //   clean since the cut-out opens the sleeve's gap), a
     //   large block of synthesised skin in a cardigan's V down to the chest (00121), a flat orange block
     //   in an open shirt's V (051918_0), a flat orange block under a striped boat neck and a
     //   jagged patch cut into the hair (00034_00).
     expect(refused.map((r) => `${r.pair}: ${r.verdict.checks.find((c) => !c.passed)?.check}`).sort()).toEqual(
       [
-        '00035_00.jpg + 09290_00.jpg: limb-synthesised',
         '01008_00.jpg + 07764_00.jpg: limb-synthesised',
         '01861_00.jpg + 050181_1.jpg: limb-synthesised',
         '05997_00.jpg + 00055_00.jpg: old-cloth',
         'fashn-model.jpg + 09263_00.jpg: garment-gap',
-        'model_4.jpg + 00470_00.jpg: limb-repainted',
+        'model_4.jpg + 00470_00.jpg: neck-fill',
         'model_8.jpg + 049805_1.jpg: print-structure',
         '00121_00.jpg + 21514384_52353349.jpg: neck-fill',
         '051918_0.jpg + 049949_1.jpg: neck-fill',

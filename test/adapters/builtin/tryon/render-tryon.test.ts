@@ -1,6 +1,7 @@
 /**
  * The builtin try-on engine on parametric twins and generated packshots: where garments land,
- * whether they keep their colour, background handling, quality sizes and determinism.
+ * whether they keep their colour, background handling, quality sizes and determinism; and a real
+ * shop packshot on a twin, fitted to the twin's own parts as on a person photo.
  */
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +14,8 @@ import type { RasterImage } from '../../../../core/images.ts';
 import type { BodyRender } from '../../../../core/twins/body.ts';
 import { drawBottom, drawDress, drawShoes, drawTop } from '../../../support/garments.ts';
 import { twinBody } from './twin-bodies.ts';
+import { REAL_PHOTOS, loadPhoto } from '../../../support/tryon-metrics.ts';
+import path from 'node:path';
 
 let male: BodyRender;
 let female: BodyRender;
@@ -82,9 +85,10 @@ describe('renderTryOn', () => {
     expect(diff[shin]).toBe(0);
   });
 
-  it('leaves no slivers of body or backdrop between the shirt\'s pieces (under the arms: 142 pixels before the gaps were closed, 0 now)', () => {
+  it('leaves no slivers of body or backdrop between the shirt\'s pieces on a twin stored without parts (under the arms: 142 pixels before the gaps were closed, 0 now)', async () => {
     // pixels the shirt encloses (holes in the changed region) that show the body or the backdrop
-    const diff = changed(male, shirtOn);
+    const old = await twinBody('male', 'man_pose', { parts: false });
+    const diff = changed(old, renderTryOn({ body: old, garments: { top: shirt }, quality: 'standard', preserveBackground: true }));
     const W = male.image.width;
     const H = male.image.height;
     const holes = fillHoles(diff, W, H);
@@ -230,5 +234,27 @@ describe('renderTryOn', () => {
     const direct = renderTryOn({ body: female, garments: {}, product: { image: dress, category: 'auto' }, quality: 'draft', preserveBackground: true });
     const slot = renderTryOn({ body: female, garments: { fullBody: dress }, quality: 'draft', preserveBackground: true });
     expect(Buffer.from(direct.data).equals(Buffer.from(slot.data))).toBe(true);
+  });
+});
+
+describe('a real packshot on a twin', () => {
+  it('lays the two-tone tee 00055_00 with its dark sleeves on the upper arms (as pieces, without the twin\'s parts: 13 % and 35 % of the spot)', async () => {
+    const top = await loadPhoto(path.join(REAL_PHOTOS, 'garments', '00055_00.jpg'));
+    const out = renderTryOn({ body: female, garments: { top }, quality: 'standard', preserveBackground: true });
+    const L = female.landmarks;
+    const W = out.width;
+    // the sleeves' dark aubergine
+    const dark = (i: number) => {
+      const [r, g, b] = [out.data[i * 4], out.data[i * 4 + 1], out.data[i * 4 + 2]];
+      return r < 110 && g < 90 && b < 120 && b > g + 8 && r > g;
+    };
+    for (const [shoulder, elbow] of [[L.leftShoulder, L.leftElbow], [L.rightShoulder, L.rightElbow]]) {
+      // a 21 px square a third of the way from the shoulder to the elbow
+      const cx = Math.round(shoulder.x + (elbow.x - shoulder.x) * 0.3);
+      const cy = Math.round(shoulder.y + (elbow.y - shoulder.y) * 0.3);
+      let n = 0;
+      for (let y = cy - 10; y <= cy + 10; y++) for (let x = cx - 10; x <= cx + 10; x++) if (dark(y * W + x)) n++;
+      expect(n / 441).toBeGreaterThanOrEqual(0.7);
+    }
   });
 });

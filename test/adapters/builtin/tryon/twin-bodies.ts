@@ -9,7 +9,11 @@ const MEASUREMENTS: Record<Gender, BodyProfile['measurements']> = {
   female: { height: 165, chest: 92, waist: 74, hip: 100, inseam: 77 },
 };
 
-export async function twinBody(gender: Gender, pose: PoseId): Promise<BodyRender> {
+/**
+ * A twin as the service loads it: with its PERSON_PART labels, so try-on fits garments to its
+ * torso and arms; `{ parts: false }` gives a twin stored before the labels were kept.
+ */
+export async function twinBody(gender: Gender, pose: PoseId, options: { parts?: boolean } = {}): Promise<BodyRender> {
   const profile: BodyProfile = {
     gender,
     measurements: MEASUREMENTS[gender],
@@ -18,7 +22,6 @@ export async function twinBody(gender: Gender, pose: PoseId): Promise<BodyRender
   };
   const face = syntheticFace(256, 320).image;
   const r = await new BuiltinTwinRenderer(new SharpImageCodec()).render({ kind: 'profile', profile, pose, face }, { signal: new AbortController().signal });
-  // as the service loads a stored twin (plugins/twins/twin-service.ts): its parts labels are the
-  // renderer's own and are not kept, so try-on draws on it as on a twin, not as on a parsed photo
-  return { image: r.image, mask: r.mask, depth: r.depth, landmarks: r.landmarks, pixelsPerCm: r.pixelsPerCm, pose: r.pose };
+  // as the service loads a stored twin (plugins/twins/twin-service.ts)
+  return { image: r.image, mask: r.mask, depth: r.depth, landmarks: r.landmarks, pixelsPerCm: r.pixelsPerCm, pose: r.pose, ...(options.parts !== false && r.parts ? { parts: r.parts } : {}) };
 }
