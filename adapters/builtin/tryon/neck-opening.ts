@@ -28,6 +28,102 @@ function median(v: number[]): number {
  * garment (non-zero), one component.
  */
 export function insideBackOfNeck(img: RasterImage, mask: Uint8Array, box: [number, number, number, number]): Uint8Array | null {
+  const colour = byColour(img, mask, box);
+  const v = trimmedV(img, mask, box);
+  // a V edged by a trim (a cardigan's band) whose inside is the front's colour: the colour's
+  // region stops at the back collar, the trim's reaches the V's point
+  if (v && (!colour || v.depth > 2 * lowestRow(colour, img.width, img.height) - 2 * box[1])) return v.region;
+  return colour;
+}
+
+function lowestRow(region: Uint8Array, w: number, h: number): number {
+  for (let y = h - 1; y >= 0; y--) for (let x = 0; x < w; x++) if (region[y * w + x]) return y;
+  return -1;
+}
+
+/**
+ * A V neckline edged by a trim of its own colour (a cardigan's or a V-neck sweater's band): down
+ * the middle from the garment's top, the back collar's trim, then the inside back (of the front's
+ * colour, a label on it), closed at each side by the front trim, which narrows to the V's point.
+ * The trim's colour is the back collar's at the top middle, unlike the front's; per row below it
+ * the run between the nearest trim pixels left and right of the middle is the inside, until the
+ * two sides meet. Only a deep opening (below 12 % of the garment's height) counts: a crew neck's
+ * ring is left to the colour's rule.
+ */
+function trimmedV(img: RasterImage, mask: Uint8Array, box: [number, number, number, number]): { region: Uint8Array; depth: number } | null {
+  const { width: w, height: h, data } = img;
+  const [bx0, by0, bx1, by1] = box;
+  const W = bx1 - bx0 + 1;
+  const H = by1 - by0 + 1;
+  if (W < 40 || H < 40) return null;
+  const on = (x: number, y: number) => x >= 0 && y >= 0 && x < w && y < h && mask[y * w + x] !== 0;
+  const yMid = Math.round(by0 + 0.66 * H);
+  let l = bx0;
+  let r = bx1;
+  while (l < bx1 && !on(l, yMid)) l++;
+  while (r > l && !on(r, yMid)) r--;
+  const cx = Math.round((l + r) / 2);
+  const half = Math.max(10, (r - l) / 2);
+  let top = by0;
+  while (top < by1 && !on(cx, top)) top++;
+  const lab = [0, 0, 0];
+  const labOf = (x: number, y: number) => Array.from(srgbToLab(data[(y * w + x) * 4], data[(y * w + x) * 4 + 1], data[(y * w + x) * 4 + 2], lab));
+  // the trim: the back collar's colour a few rows below the top, across the middle columns
+  const samples: number[][] = [];
+  for (let x = cx - Math.round(0.1 * half); x <= cx + 0.1 * half; x++) for (let y = top + 2; y <= top + 5; y++) if (on(x, y)) samples.push(labOf(x, y));
+  const front: number[][] = [];
+  for (const f of [-0.85, -0.75, 0.75, 0.85]) {
+    const x = Math.round(cx + f * half);
+    let t = by0;
+    while (t < by1 && !on(x, t)) t++;
+    for (let y = t + Math.round(0.04 * H); y < t + 0.08 * H; y += 2) if (on(x, y)) front.push(labOf(x, y));
+  }
+  if (samples.length < 8 || front.length < 8) return null;
+  const trim = [0, 1, 2].map((c) => median(samples.map((p) => p[c])));
+  const frontC = [0, 1, 2].map((c) => median(front.map((p) => p[c])));
+  // lit in front and shaded behind: told by hue and chroma, lightness at half weight
+  const apart = (a: number[], b: number[]) => Math.hypot(0.5 * (a[0] - b[0]), a[1] - b[1], a[2] - b[2]);
+  if (apart(trim, frontC) < 12) return null;
+  const trimLike = (x: number, y: number) => on(x, y) && apart(labOf(x, y), trim) < 0.45 * apart(trim, frontC);
+  // below the back collar's trim
+  // (its top rows are mixed with the backdrop)
+  let y = top;
+  while (y < top + 4 && !trimLike(cx, y)) y++;
+  const trimFrom = y;
+  while (y < top + 0.08 * H && trimLike(cx, y)) y++;
+  if (y >= top + 0.08 * H || y === trimFrom) return null;
+  const insideFrom = y;
+  const reach = Math.round(0.8 * half);
+  const lefts: number[] = [];
+  const rights: number[] = [];
+  let bottom = -1;
+  // the scan starts from the middle of the row above's run (a V's point may lie off the garment's middle)
+  let m = cx;
+  for (; y < by0 + 0.6 * H; y++) {
+    if (trimLike(m, y)) { bottom = y; break; }
+    let a = m;
+    while (a > cx - reach && !trimLike(a, y)) a--;
+    let b = m;
+    while (b < cx + reach && !trimLike(b, y)) b++;
+    if (a <= cx - reach || b >= cx + reach) return null;
+    // a V narrows downwards (a row may widen by a pixel or two at the trim's noisy edge)
+    if (lefts.length && (a < lefts[lefts.length - 1] - 3 || b > rights[rights.length - 1] + 3)) return null;
+    lefts.push(a);
+    rights.push(b);
+    m = Math.round((a + b) / 2);
+  }
+  if (bottom < 0 || bottom - top < 0.12 * H || lefts.length < 0.08 * H) return null;
+  const region = new Uint8Array(w * h);
+  for (let yy = 0; yy < bottom; yy++) {
+    const k = Math.max(0, yy - insideFrom);
+    const a = yy < insideFrom ? lefts[0] : lefts[k];
+    const b = yy < insideFrom ? rights[0] : rights[k];
+    for (let x = a + 1; x < b; x++) if (mask[yy * w + x]) region[yy * w + x] = 1;
+  }
+  return { region, depth: bottom - by0 };
+}
+
+function byColour(img: RasterImage, mask: Uint8Array, box: [number, number, number, number]): Uint8Array | null {
   const { width: w, height: h, data } = img;
   const [bx0, by0, bx1, by1] = box;
   const W = bx1 - bx0 + 1;
