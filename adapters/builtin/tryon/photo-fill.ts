@@ -668,13 +668,7 @@ export function synthesiseFill(canvas: Float32Array, fill: Uint8Array, body: Per
       for (let i = 0; i < n; i++) if (region[i]) for (let c = 0; c < 3; c++) values[i * 3 + c] = med[c];
     } else {
       pullPush(values, weight, w, 3, box);
-      if (kind === 1 && skinTone) {
-        towardsTone(values, region, w, box, (i) => {
-          // the neck's tone above the chest line and in a V running on below it
-          if (!neck || (i >= neck.below * w && !neck.zone(i))) return skinTone;
-          return neck.tone ?? skinTone;
-        });
-      }
+      if (kind === 1 && skinTone) towardsTone(values, region, w, box, (i) => (neck?.tone && i < neck.below * w ? neck.tone : skinTone));
     }
     // the grain's strength: the person's skin texture, or the backdrop's own around the fill
     let std = kind === 1 ? (skinStd ?? NaN) : NaN;
@@ -686,7 +680,7 @@ export function synthesiseFill(canvas: Float32Array, fill: Uint8Array, body: Per
       for (let x = bx0; x < bx1; x++) {
         const i = y * w + x;
         if (!region[i]) continue;
-        const sh = shadeAt(i) * (kind === 1 && neck?.zone(i) ? neck.occlusion(i) : 1);
+        const sh = shadeAt(i);
         let lum = 0;
         for (let c = 0; c < 3; c++) lum += values[i * 3 + c] * sh * [0.2126, 0.7152, 0.0722][c];
         // the grain is in sRGB levels: converted to a relative change of linear light (gamma ~2.2)
@@ -773,108 +767,34 @@ export interface NeckSkin {
   /** The visible neck skin's median colour (linear RGB), the tone a fill above `below` moves to. */
   tone: number[] | null;
   below: number;
-  /** Light on a fill pixel under the new garment's edge (its contact shadow), 1 away from it. */
-  occlusion: (i: number) => number;
-  /**
-   * Whether fill pixel i lies in the neck's opening: not on an arm, its column's fill run beginning
-   * above `below` (a V's point below the chest line too).
-   */
-  zone: (i: number) => boolean;
 }
-
-/** The median Lab of the hair above the face's middle (the head's own hair), null when too little shows. */
-function headHairLab(body: PersonBody & { parts: Uint8Array }): number[] | null {
-  const { width: w } = body.image;
-  const d = body.image.data;
-  let top = -1;
-  let bottom = -1;
-  for (let i = 0; i < body.parts.length; i++) {
-    if (body.parts[i] !== PERSON_PART.face) continue;
-    const y = (i / w) | 0;
-    if (top < 0) top = y;
-    bottom = y;
-  }
-  if (top < 0) return null;
-  const lab = [0, 0, 0];
-  const v: number[][] = [[], [], []];
-  for (let i = 0; i < ((top + bottom) >> 1) * w; i += 2) {
-    if (body.parts[i] !== PERSON_PART.hair) continue;
-    srgbToLab(d[i * 4], d[i * 4 + 1], d[i * 4 + 2], lab);
-    for (let c = 0; c < 3; c++) v[c].push(lab[c]);
-  }
-  return v[0].length >= 30 ? v.map(median) : null;
-}
-
-/** A neckline's contact shadow on the skin below it: this much light at the edge ... */
-const COLLAR_SHADOW = 0.78;
-/** ... back to full over this share of the shoulders' width. */
-const COLLAR_SHADOW_REACH = 0.025;
 
 /**
  * Skin filled where a new neckline uncovers the old one takes the neck's own colour (its median,
  * not the face's, which is lit and redder) and texture: per column, a fill pixel above the chest
  * line takes the fine detail (luminance less its 7x7 mean, sRGB levels) of the visible neck skin
  * mirrored about the fill's top edge in that column, so the texture runs on across the edge as
- * the neck's own (pores, stubble, a fine chain), not as a synthetic grain. The visible neck is the
- * skin the parsing calls neck, torso or hair (a neck it called hair under a short crop) near the
- * face's skin. In the opening (a V's point below the chest line too), the new garment's edge
- * casts a soft contact shadow on the skin (COLLAR_SHADOW).
+ * the neck's own (pores, stubble, a fine chain), not as a synthetic grain.
  */
-function neckSkin(canvas: Float32Array, fill: Uint8Array, skinSource: Uint8Array, body: PersonBody & { parts: Uint8Array }, chestY: number, covered: (i: number) => boolean, sw: number): NeckSkin | undefined {
+function neckSkin(canvas: Float32Array, fill: Uint8Array, skinSource: Uint8Array, body: PersonBody & { parts: Uint8Array }, chestY: number): NeckSkin | undefined {
   const { width: w, height: h } = body.image;
   const img = body.image.data;
   const y1 = Math.min(h, Math.ceil(chestY));
   if (y1 <= 0) return undefined;
-  // the distance of each pixel to the new garment (its contact shadow)
-  const reach = Math.max(2, COLLAR_SHADOW_REACH * sw);
-  const open = new Uint8Array(w * h);
-  for (let i = 0; i < w * h; i++) open[i] = covered(i) ? 0 : 1;
-  const toCloth = distanceTransform(open, w, h, 'unset');
-  // the visible neck: the skin sources on it, and skin the parsing gave the torso or the hair (a
-  // neck under a short crop or a beard's edge labelled hair), in shade or in light
-  // (nearer the face's skin than the head's hair: blonde strands are not taken for skin)
-  const faceLab = faceSkinLab(body);
-  const hairLab = headHairLab(body);
-  const lab = [0, 0, 0];
-  const isNeck = (i: number) => {
-    if (fill[i] || covered(i) || !body.mask[i]) return false;
-    const p = body.parts[i];
-    if (p === PERSON_PART.neck && skinSource[i]) return true;
-    if (!faceLab || !(p === PERSON_PART.neck || p === PERSON_PART.torso || p === PERSON_PART.hair)) return false;
-    srgbToLab(img[i * 4], img[i * 4 + 1], img[i * 4 + 2], lab);
-    const d = shadedSkinDistance(lab, faceLab);
-    return d <= SHADED_SKIN && (!hairLab || d + 6 < deltaE76(lab, hairLab));
-  };
   const on = new Float32Array(w * y1);
   const lum = new Float32Array(w * y1);
   const tones: number[][] = [[], [], []];
   for (let i = 0; i < w * y1; i++) {
-    if (!isNeck(i)) continue;
+    if (!skinSource[i] || body.parts[i] !== PERSON_PART.neck) continue;
     on[i] = 1;
     lum[i] = lumOf(img, i);
-    if (i % 3 === 0 && skinSource[i] && body.parts[i] === PERSON_PART.neck) for (let c = 0; c < 3; c++) tones[c].push(canvas[i * 3 + c]);
+    if (i % 3 === 0) for (let c = 0; c < 3; c++) tones[c].push(canvas[i * 3 + c]);
   }
   const m = boxBlur(on, w, y1, 3);
   const s = boxBlur(lum, w, y1, 3);
-  // per fill pixel, the first row of its column's fill run
-  const runTop = new Int32Array(w * h).fill(-1);
-  for (let x = 0; x < w; x++) {
-    let start = -1;
-    for (let y = 0; y < h; y++) {
-      const i = y * w + x;
-      if (fill[i] !== 1) { start = -1; continue; }
-      if (start < 0) start = y;
-      runTop[i] = start;
-    }
-  }
   return {
-    zone: (i) => runTop[i] >= 0 && runTop[i] < y1 && body.parts[i] !== PERSON_PART.arm,
     below: y1,
     tone: tones[0].length >= 50 ? tones.map(median) : null,
-    occlusion: (i) => {
-      const t = Math.min(1, toCloth[i] / reach);
-      return COLLAR_SHADOW + (1 - COLLAR_SHADOW) * t * t * (3 - 2 * t);
-    },
     detail: (x, y) => {
       if (y >= y1) return NaN;
       let top = y;
@@ -894,9 +814,9 @@ function neckSkin(canvas: Float32Array, fill: Uint8Array, skinSource: Uint8Array
  * person's skin on the arms, neck, shoulders and within the new top's width below it, elsewhere
  * (an old top wider than the new one, the person's outline) with the backdrop. Pixels of the
  * old top's rim that show the backdrop or skin already are left as they are. Returns the fill map
- * (1 skin, 2 background). `inFront`: pixels left as they are unless of the old top's colours (hair strands beside it).
+ * (1 skin, 2 background).
  */
-export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8Array, body: PersonBody & { parts: Uint8Array }, inFront?: Uint8Array): Uint8Array {
+export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8Array, body: PersonBody & { parts: Uint8Array }): Uint8Array {
   const { width: w, height: h, data } = layer;
   const n = w * h;
   const parts = body.parts;
@@ -935,7 +855,7 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
     const row = left[y] >= 0 ? y : hemRow;
     for (let x = 0; x < w; x++) {
       const i = y * w + x;
-      if (!grown[i] || covered(i) || (inFront?.[i] && !oldTop[i])) continue;
+      if (!grown[i] || covered(i)) continue;
       const p = parts[i];
       if (p === PERSON_PART.face || p === PERSON_PART.hair || p === PERSON_PART.legs || p === PERSON_PART.feet) continue;
       // a rim pixel that is not the old top counts only where it is neither the person's skin nor
@@ -1045,7 +965,7 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
   // everything but the forearms first (their backdrop too), then each forearm from its hand
   const general = forearms.length ? fill.slice() : fill;
   for (const f of forearms) for (let i = 0; i < n; i++) if (f.skin[i]) general[i] = 0;
-  synthesiseFill(canvas, general, body, skinSource, depth, radius, skin?.linear, skinStd, backdropSource, neckSkin(canvas, general, skinSource, body, chestY, covered, sw));
+  synthesiseFill(canvas, general, body, skinSource, depth, radius, skin?.linear, skinStd, backdropSource, neckSkin(canvas, general, skinSource, body, chestY));
   if (forearms.length) {
     // unshaded here (depth = radius): finishForearms shades them across the arm
     const flat = new Float32Array(n).fill(1);

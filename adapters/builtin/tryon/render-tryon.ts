@@ -227,7 +227,7 @@ export function renderTryOn(input: RenderTryOnInput): RasterImage {
         // the hair strands as told by their colour, not the parsing's coarse hair label
         occlude(layer, parts, fit.front);
         occluded = true;
-        const fill = uncoverOldTop(canvas, layer, fit.repaint, withParts, fit.front);
+        const fill = uncoverOldTop(canvas, layer, fit.repaint, withParts);
         // measured only for a caller that reads them (the quality gate, the bench)
         if (input.diagnostics) diag = { category, width: outW, height: outH, oldGarment: fit.repaint, target: fit.target, fill, warp: { ...warpStats(fit.maps, outW, outH), ...(fit.fallback ? { fallback: fit.fallback } : {}) } };
       } else if (parts && category === 'full-body') {

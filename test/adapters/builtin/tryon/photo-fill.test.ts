@@ -129,7 +129,7 @@ describe('synthesiseFill (skin)', () => {
  */
 describe('uncoverOldTop on real photos', () => {
   const analyzer = new LearnedPersonAnalyzer();
-  const runs = new Map<string, { body: PersonBody; result: RasterImage; alpha: Float32Array; fill: Uint8Array }>();
+  const runs = new Map<string, { body: PersonBody; result: RasterImage; alpha: Float32Array }>();
   const lab = (d: Uint8Array, i: number) => Array.from(srgbToLab(d[i * 4], d[i * 4 + 1], d[i * 4 + 2]));
   const differs = (a: Uint8Array, b: Uint8Array, i: number) => Math.max(...[0, 1, 2].map((c) => Math.abs(a[i * 4 + c] - b[i * 4 + c]))) > 10;
 
@@ -139,14 +139,13 @@ describe('uncoverOldTop on real photos', () => {
       ['00055_00.jpg', '09256_00.jpg'],
       ['02849_00.jpg', '050191_1.jpg'],
       ['05997_00.jpg', '00055_00.jpg'],
-      ['00121_00.jpg', '21514384_52353349.jpg'],
     ]) {
       const photo = await loadPhoto(path.join(REAL_PHOTOS, 'persons', person));
       const top = await loadPhoto(path.join(REAL_PHOTOS, 'garments', garment));
       const body = (await analyzer.analyze(photo, new AbortController().signal)).body!;
       const diagnostics: TryOnDiagnostics = { layers: [] };
       const result = renderTryOn({ body, garments: { top }, quality: 'standard', preserveBackground: true, diagnostics });
-      runs.set(person, { body, result, alpha: diagnostics.layers[0].alpha!, fill: diagnostics.layers[0].fill! });
+      runs.set(person, { body, result, alpha: diagnostics.layers[0].alpha! });
     }
   }, 600_000);
 
@@ -216,46 +215,6 @@ describe('uncoverOldTop on real photos', () => {
     }
     expect(shaded).toBeGreaterThan(3000);
     expect(changed / shaded).toBeLessThan(0.02);
-  });
-
-  it('shows skin in a cardigan\'s V, not its inside back and label', () => {
-    const { body, alpha, fill } = runs.get('00121_00.jpg')!;
-    const { width: w } = body.image;
-    const L = body.landmarks;
-    const sw = Math.hypot(L.leftShoulder.x - L.rightShoulder.x, L.leftShoulder.y - L.rightShoulder.y);
-    const cx = Math.round(L.chin.x);
-    // the V's middle, below the neck's base: skin filled, no cloth (the old fit drew the inside back there)
-    let filled = 0;
-    let all = 0;
-    for (let y = Math.round(L.chin.y + 0.45 * sw); y <= L.chin.y + 0.6 * sw; y++) {
-      for (let x = cx - Math.round(0.08 * sw); x <= cx + 0.08 * sw; x++) {
-        const i = y * w + x;
-        all++;
-        if (fill[i] === 1 && alpha[i] < 0.5) filled++;
-      }
-    }
-    expect(filled / all).toBeGreaterThan(0.9);
-  });
-
-  it('shades the skin in a V under the cardigan\'s bands (their contact shadow), not flat to its edges', () => {
-    const { body, result, alpha, fill } = runs.get('00121_00.jpg')!;
-    const { width: w } = body.image;
-    const L = body.landmarks;
-    const sw = Math.hypot(L.leftShoulder.x - L.rightShoulder.x, L.leftShoulder.y - L.rightShoulder.y);
-    const cx = Math.round(L.chin.x);
-    // across the V on one row: the skin beside the bands is darker than in the V's middle
-    const y = Math.round(L.chin.y + 0.45 * sw);
-    const open = (x: number) => fill[y * w + x] === 1 && alpha[y * w + x] < 0.5;
-    let a = cx;
-    let b = cx;
-    while (a > 0 && open(a - 1)) a--;
-    while (b < w - 1 && open(b + 1)) b++;
-    expect(b - a).toBeGreaterThan(0.2 * sw);
-    const mean = (xs: number[]) => xs.reduce((s, x) => s + lab(result.data, y * w + x)[0], 0) / xs.length;
-    const sides = mean([a, a + 1, a + 2, b - 2, b - 1, b]);
-    const middle: number[] = [];
-    for (let x = Math.round((a + b) / 2 - 0.1 * (b - a)); x <= (a + b) / 2 + 0.1 * (b - a); x++) middle.push(x);
-    expect(mean(middle) - sides).toBeGreaterThan(3);
   });
 
   it('repaints nothing below the new top beside the trousers or a skirt of the old top colours', () => {

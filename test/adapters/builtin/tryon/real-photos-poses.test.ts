@@ -78,7 +78,7 @@ describe('the quality gate on the real top pairs', () => {
     // - skin painted in a block at the neck where the new neckline left the old one uncovered: a
     //   flat brown notched block where the floral top's ruffle collar was (model_4; its arms are
     //   clean since the cut-out opens the sleeve's gap), a
-    //   large block of synthesised skin in a cardigan's V down to the chest (00121), a flat orange block
+    //   flat red-brown patch under a cardigan whose inside back shows (00121), a flat orange block
     //   in an open shirt's V (051918_0), a flat orange block under a striped boat neck and a
     //   jagged patch cut into the hair (00034_00).
     expect(refused.map((r) => `${r.pair}: ${r.verdict.checks.find((c) => !c.passed)?.check}`).sort()).toEqual(

@@ -56,9 +56,7 @@ const GATED: Record<string, GateCheckName> = {
   // the ruffle collar's place painted as a flat brown notched block at the neck (the arms clean
   // since the cut-out opens the gap beside the left sleeve)
   'model_4.jpg + 00470_00.jpg': 'neck-fill',
-  // the cardigan's V (its inside back and label left out now) painted with skin from the neck's base
-  // to the chest: a large block of synthesised skin without the chest's shading or collarbones, and
-  // the cardigan boxy with its sleeves beside the arms
+  // the cardigan's inside back and label in its V, a flat red-brown block painted at the neck's base
   '00121_00.jpg + 21514384_52353349.jpg': 'neck-fill',
   // the shirt's open collar over an old crew neck: a flat orange block of painted skin in the V
   '051918_0.jpg + 049949_1.jpg': 'neck-fill',
