@@ -244,6 +244,13 @@ describe('segmentGarment: the JPEG fringe along coloured cloth', () => {
   });
 });
 
+/** A drawn tee's outline around column cx, as the pasted packshots' tees lie (sleeves out, hem at 520). */
+function teeOutline(cx: number) {
+  const right: Pt[] = [[cx + 50, 90], [cx + 120, 110], [cx + 200, 210], [cx + 160, 250], [cx + 115, 200], [cx + 118, 520]];
+  const left = right.map(([x, y]) => [2 * cx - x, y] as Pt).reverse();
+  return polygon([...right, [cx, 525], ...left, [cx, 95]]);
+}
+
 describe('segmentGarment: a pasted packshot with a drop shadow', () => {
   it('leaves the soft shadow under a green tee on a flat white backdrop out of the cloth', () => {
     // as 050191_1: the tee pasted on #fff with a grey shadow fading over 16 px below its hem and
@@ -252,9 +259,7 @@ describe('segmentGarment: a pasted packshot with a drop shadow', () => {
     const H = 640;
     const img = solidImage(W, H, [255, 255, 255, 255]);
     const cx = W / 2;
-    const right: Pt[] = [[cx + 50, 90], [cx + 120, 110], [cx + 200, 210], [cx + 160, 250], [cx + 115, 200], [cx + 118, 520]];
-    const left = right.map(([x, y]) => [2 * cx - x, y] as Pt).reverse();
-    const outline = polygon([...right, [cx, 525], ...left, [cx, 95]]);
+    const outline = teeOutline(cx);
     // the shadow: the outline moved 16 px down, fading from 200 at the cloth to 255
     for (let d = 16; d >= 1; d--) {
       const v = Math.round(200 + (55 * d) / 16);
@@ -314,9 +319,7 @@ describe('segmentGarment: a steep drop shadow', () => {
     const H = 640;
     const img = solidImage(W, H, [255, 255, 255, 255]);
     const cx = W / 2;
-    const right: Pt[] = [[cx + 50, 90], [cx + 120, 110], [cx + 200, 210], [cx + 160, 250], [cx + 115, 200], [cx + 118, 520]];
-    const left = right.map(([x, y]) => [2 * cx - x, y] as Pt).reverse();
-    const outline = polygon([...right, [cx, 525], ...left, [cx, 95]]);
+    const outline = teeOutline(cx);
     const ramp = [134, 140, 148, 157, 166, 178, 189, 200, 212, 219, 227, 235, 240, 245, 248, 250, 252, 254, 254];
     for (let d = ramp.length; d >= 1; d--) paint(img, (x, y) => outline(x, y - d), [ramp[d - 1], ramp[d - 1], ramp[d - 1]]);
     const t = new Uint8Array(W * H);
