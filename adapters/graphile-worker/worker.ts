@@ -196,7 +196,11 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   });
   const webhookRunner: Runner = await run({ ...common, concurrency: o.webhookConcurrency, taskList: webhookTasks, parsedCronItems: [] });
 
-  const beatTimer = setInterval(() => void beat(), Math.max(500, (o.deadAfterSeconds * 1000) / 6));
+  // the beat in flight: a stop waits for it, else its insert could land after the stop's delete
+  let beating: Promise<void> = Promise.resolve();
+  const beatTimer = setInterval(() => {
+    beating = beat();
+  }, Math.max(500, (o.deadAfterSeconds * 1000) / 6));
   const sweepTimer = setInterval(() => void sweep().catch((e) => console.error('[worker] sweep failed:', e.message)), Math.max(1000, (o.deadAfterSeconds * 1000) / 3));
   beatTimer.unref();
   sweepTimer.unref();
@@ -211,6 +215,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       // Keep beating while running jobs drain; otherwise another worker would release them mid-run.
       await Promise.all([runner.stop(), webhookRunner.stop()]);
       clearInterval(beatTimer);
+      await beating;
       await unlisten();
       if (workerIds.size) await o.pool.query('delete from worker_heartbeats where worker_id = any($1::text[])', [[...workerIds]]).catch(() => undefined);
     },
