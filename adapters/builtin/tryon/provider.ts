@@ -55,14 +55,16 @@ export class BuiltinTryOnProvider implements ImageModelProvider {
     // on their parts the same way
     const gated = photo || !!input.body.parts;
     const diagnostics: TryOnDiagnostics | undefined = gated ? { layers: [] } : undefined;
-    const product = input.product && { image: input.product.image, category: input.product.category as GarmentCategory | 'auto' };
-    // trousers and skirts are laid as flat pieces fitted to a twin's legs; over a person's own
-    // trousers they would be a collage, so the engine does not offer them there
-    if (photo && (input.garments.bottomGarment || (product && (product.category === 'auto' ? classifyGarment(cutOut(product.image, 'top')) : product.category) === 'bottom'))) {
-      throw new ProviderError('builtin', "trousers or a skirt on a person photo would lie flat over the person's own clothes: this engine fits bottoms to digital twins only", { retryable: false, code: 'RESULT_UNRELIABLE' });
-    }
     let image;
     try {
+      // a product's category decided once from its shape when `auto` (the renderer takes it as given)
+      const p = input.product;
+      const product = p && { image: p.image, category: p.category === 'auto' ? classifyGarment(cutOut(p.image, 'top')) : (p.category as GarmentCategory) };
+      // trousers and skirts are laid as flat pieces fitted to a twin's legs; over a person's own
+      // trousers they would be a collage, so the engine does not offer them there
+      if (photo && (input.garments.bottomGarment || product?.category === 'bottom')) {
+        throw new ProviderError('builtin', "trousers or a skirt on a person photo would lie flat over the person's own clothes: this engine fits bottoms to digital twins only", { retryable: false, code: 'RESULT_UNRELIABLE' });
+      }
       image = renderTryOn({
         body: input.body,
         garments: garmentsOf(input),
@@ -75,6 +77,7 @@ export class BuiltinTryOnProvider implements ImageModelProvider {
       });
     } catch (e) {
       if (call.signal.aborted) throw call.signal.reason ?? e;
+      if (e instanceof ProviderError) throw e;
       // an unusable garment image is the input's fault: another attempt would fail the same way
       const reason = isFitroomError(e) ? e.message : (e as Error).message;
       throw new ProviderError('builtin', `try-on failed: ${reason}`, { retryable: false, cause: e });
@@ -85,7 +88,7 @@ export class BuiltinTryOnProvider implements ImageModelProvider {
       const verdict = checkTryOnResult({
         person: input.body,
         result: image,
-        garments: { top: garments.top, bottom: garments.bottom, 'full-body': garments.fullBody, shoe: garments.shoes, ...(product && product.category !== 'auto' ? { [product.category]: product.image } : {}) },
+        garments: { top: garments.top, bottom: garments.bottom, 'full-body': garments.fullBody, shoe: garments.shoes, ...(input.product && input.product.category !== 'auto' ? { [input.product.category]: input.product.image } : {}) },
         diagnostics: diagnostics!,
         bounds: this.#gate,
       });
