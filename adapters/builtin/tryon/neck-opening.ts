@@ -95,7 +95,14 @@ export function insideBackOfNeck(img: RasterImage, mask: Uint8Array, box: [numbe
     }
   }
   if (inside.length < 20) return null;
-  const insideC = [0, 1, 2].map((c) => median(inside.map((p) => p[c])));
+  // the samples mix the inside with the front's rim and a label: their median, then (twice) the
+  // median of those nearer it than the front's colour, the inside's own shade
+  let insideC = [0, 1, 2].map((c) => median(inside.map((p) => p[c])));
+  for (let k = 0; k < 2; k++) {
+    const own = inside.filter((p) => Math.hypot(p[0] - insideC[0], p[1] - insideC[1], p[2] - insideC[2]) < Math.hypot(p[0] - frontC[0], p[1] - frontC[1], p[2] - frontC[2]));
+    if (own.length < 20) break;
+    insideC = [0, 1, 2].map((c) => median(own.map((p) => p[c])));
+  }
   const separation = Math.hypot(insideC[0] - frontC[0], insideC[1] - frontC[1], insideC[2] - frontC[2]);
   if (separation < 10) return null;
   // grow from the middle columns' top through pixels clearly nearer the inside's colour than the front's (a
