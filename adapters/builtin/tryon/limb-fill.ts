@@ -147,6 +147,8 @@ export interface Forearm {
   box: [number, number, number, number];
   /** Pixels on the outline: their coverage by the arm (0..1) and the unit normal pointing out of it. */
   band: { i: number; a: number; gx: number; gy: number }[];
+  /** Skin pixels where the arm meets the photo's own pixels other than the hand (trousers the old sleeve hung beside), and those pixels: their staircase is softened. */
+  seam: number[];
   /** The wrist's width where the hand leaves the old sleeve (px), and the forearm's ends. */
   wristWidth: number;
   elbow: Point;
@@ -615,6 +617,20 @@ export function planForearms(fill: Uint8Array, grown: Uint8Array, oldTop: Uint8A
       }
     }
     if (!painted) continue;
+    // where the skin meets what the photo keeps beside it (not the hand, not a fill): a staircase
+    // of the old sleeve's parsing, softened
+    const join = new Set<number>();
+    for (let y = Math.max(1, ob[1]); y <= Math.min(h - 2, ob[3]); y++) {
+      for (let x = Math.max(1, ob[0]); x <= Math.min(w - 2, ob[2]); x++) {
+        const i = y * w + x;
+        if (!skin[i]) continue;
+        for (const j of [i - 1, i + 1, i - w, i + w]) {
+          if (skin[j] || fill[j] || hand[j] || !mask[j] || covered(j)) continue;
+          join.add(i);
+          join.add(j);
+        }
+      }
+    }
     const lin: number[][] = [[], [], []];
     // the tone of the hand's first stretch beyond the seam (the wrist's, not the fingers' in shade)
     for (const pass of [0.15, 0.35, Infinity]) {
@@ -628,7 +644,7 @@ export function planForearms(fill: Uint8Array, grown: Uint8Array, oldTop: Uint8A
     }
     const tone = lin.map((v) => quantile(v, 0.5));
     const profile = wristProfile(img, w, hand, [x0, y0, x1, y1], fore, seamK, tone, ridge);
-    out.push({ skin, source, backdrop: around, tone, profile, across: acrossArm, box: [bx0, by0, bx0 + bw, by0 + bh], band, wristWidth, elbow: { x: E.x, y: E.y }, wrist });
+    out.push({ skin, source, backdrop: around, tone, profile, across: acrossArm, box: [bx0, by0, bx0 + bw, by0 + bh], band, seam: [...join], wristWidth, elbow: { x: E.x, y: E.y }, wrist });
   }
   return out;
 }
@@ -637,7 +653,8 @@ export function planForearms(fill: Uint8Array, grown: Uint8Array, oldTop: Uint8A
  * Anti-aliases each forearm's outline once its skin (in the light across it) and the backdrop
  * beside it are synthesised on the canvas (linear RGB): a pixel on it mixes the arm's colour and
  * what lies beyond by its coverage, each taken from the nearest pixel of its side along the
- * outline's normal.
+ * outline's normal; where the arm meets the photo's own pixels instead, the two sides are blended
+ * over 3 px.
  */
 export function finishForearms(canvas: Float32Array, forearms: Forearm[], w: number, h: number): void {
   for (const f of forearms) {
@@ -663,5 +680,14 @@ export function finishForearms(canvas: Float32Array, forearms: Forearm[], w: num
       mixed.push({ i, v: [0, 1, 2].map((c) => a * canvas[arm * 3 + c] + (1 - a) * canvas[beyond * 3 + c]) });
     }
     for (const { i, v } of mixed) for (let c = 0; c < 3; c++) canvas[i * 3 + c] = v[c];
+    // the join with the photo's own pixels beside the arm: each side's pixel the mean of its 3x3
+    const soft = f.seam.map((i) => {
+      const v = [0, 0, 0];
+      for (let dy = -1; dy <= 1; dy++) for (let dx = -1; dx <= 1; dx++) for (let c = 0; c < 3; c++) v[c] += canvas[(i + dy * w + dx) * 3 + c] / 9;
+      return v;
+    });
+    f.seam.forEach((i, k) => {
+      for (let c = 0; c < 3; c++) canvas[i * 3 + c] = soft[k][c];
+    });
   }
 }
