@@ -24,6 +24,8 @@ const BULK = 1.38;
 /** Bins of the light across the wrist (-1..1 edge to edge), and the middle stretch of it read off the hand (beyond it the hand's outline mixes in the backdrop). */
 const BINS = 20;
 const INNER = 0.7;
+/** The backdrop a sleeve's repainted surroundings grow from: within this CIE76 distance of its median beside the arm. */
+const BACKDROP_NEAR = 8;
 
 /**
  * A stretch of limb along an axis from a to b (unit direction d): its drawn edges across the axis
@@ -535,12 +537,23 @@ export function planForearms(fill: Uint8Array, grown: Uint8Array, oldTop: Uint8A
         }
       }
     }
+    const bg = bgLab[0].length >= 20 ? bgLab.map((v) => quantile(v, 0.5)) : null;
+    // the backdrop grown from is the backdrop's colour only: the old sleeve's soft outline outside
+    // the person's mask (under the new sleeve's edge, or beside it) would smear the sleeve's colour
+    // into the repainted backdrop (pink smudges beside a navy sleeve's cap)
+    for (let y = 0; y < bh && bg; y++) {
+      for (let x = 0; x < bw; x++) {
+        const i = (y + by0) * w + x + bx0;
+        if (!around[i]) continue;
+        srgbToLab(img[i * 4], img[i * 4 + 1], img[i * 4 + 2], lab);
+        if (deltaE76(lab, bg) > BACKDROP_NEAR || covered(i)) around[i] = 0;
+      }
+    }
     // and the sleeve's edge the parsing put inside the person as arm (the sleeve's colour mixed
     // into the backdrop's, between the sleeve and a gap to the body): its colours lie between the
     // two, and left as they were they are specks of the old sleeve beside the arm (a coloured
     // sleeve only: between a black or grey one and the backdrop lies every grey, a print's too)
-    if (ref && refChroma >= 20 && bgLab[0].length >= 20) {
-      const bg = bgLab.map((v) => quantile(v, 0.5));
+    if (ref && refChroma >= 20 && bg) {
       const seg = [0, 1, 2].map((c) => ref[c] - bg[c]);
       const seg2 = seg[0] ** 2 + seg[1] ** 2 + seg[2] ** 2 || 1;
       const rim = dilate(sleeve, bw, bh, Math.round(0.04 * sw));
@@ -553,6 +566,14 @@ export function planForearms(fill: Uint8Array, grown: Uint8Array, oldTop: Uint8A
           if (skinLab ? deltaE76(lab, skinLab) < 20 : isSkin(img[i * 4], img[i * 4 + 1], img[i * 4 + 2])) continue;
           const t = Math.max(0, Math.min(1, ((lab[0] - bg[0]) * seg[0] + (lab[1] - bg[1]) * seg[1] + (lab[2] - bg[2]) * seg[2]) / seg2));
           if (Math.hypot(lab[0] - bg[0] - t * seg[0], lab[1] - bg[1] - t * seg[1], lab[2] - bg[2] - t * seg[2]) < 18) fill[i] = 2;
+          else if (bottoms && deltaE76(bottoms, ref) >= 25) {
+            // (or between the sleeve and the trousers it hung against: a dark line of the sleeve's
+            // hue along their edge, the sleeve's share in it at least a sixth)
+            const sb = [0, 1, 2].map((c) => ref[c] - bottoms[c]);
+            const sb2 = sb[0] ** 2 + sb[1] ** 2 + sb[2] ** 2 || 1;
+            const u = ((lab[0] - bottoms[0]) * sb[0] + (lab[1] - bottoms[1]) * sb[1] + (lab[2] - bottoms[2]) * sb[2]) / sb2;
+            if (u >= 1 / 6 && u <= 1 && Math.hypot(lab[0] - bottoms[0] - u * sb[0], lab[1] - bottoms[1] - u * sb[1], lab[2] - bottoms[2] - u * sb[2]) < 10) fill[i] = 2;
+          }
         }
       }
     }
