@@ -29,6 +29,19 @@ export interface LayerDiagnostics {
   /** Pixels synthesised where the old garment was uncovered: 1 = skin, 2 = background. */
   fill?: Uint8Array;
   warp?: WarpDiagnostics;
+  /** How the arms' skin under the old top's sleeves was synthesised (a top on a person photo). */
+  limbs?: LimbDiagnostics;
+}
+
+export interface LimbDiagnostics {
+  /**
+   * Each forearm drawn from its visible hand (the hand's wrist width and the light across it): the
+   * skin it paints (px) and its wrist's join, the colour step (CIE76) across where the painted skin
+   * meets the hand's own pixels (null: too little of either seen there).
+   */
+  forearms: { painted: number; wristJoin: number | null }[];
+  /** Arm skin synthesised otherwise (px): a fill of the sleeve's shape in the skin's tone, not drawn from a hand. */
+  otherArmSkin: number;
 }
 
 export interface TryOnDiagnostics {

@@ -15,7 +15,7 @@ import type { PersonBody } from '../../../core/ports/person-analyzer.ts';
 import { PERSON_PART } from '../../../core/ports/person-analyzer.ts';
 import type { Point } from '../../../core/twins/body.ts';
 import { isSkin } from '../body/face.ts';
-import { deltaE76, SRGB_TO_LINEAR, srgbToLab } from './color.ts';
+import { deltaE76, linearToSrgb, SRGB_TO_LINEAR, srgbToLab } from './color.ts';
 
 /** Half-widths of an arm along it, relative to the wrist's: shoulder, elbow, the forearm's bulk (30 % down), wrist. */
 const SHOULDER = 1.5;
@@ -139,6 +139,8 @@ export interface Forearm {
   source: Uint8Array;
   /** The backdrop beside the arm (outside the person) the backdrop replacing the sleeve grows from. */
   backdrop: Uint8Array;
+  /** The old sleeve's dark edge line (its colour mixed with the trousers'), a pixel wide between repainted backdrop: outline pixels that take the backdrop's colour around them. */
+  sleeveLine: number[];
   /** The hand's tone, linear RGB (the median of its pixels). */
   tone: number[];
   /** The light across the arm, linear RGB per bin of its width (BINS, edge to edge): the hand's own across the wrist, darker towards the outline. */
@@ -553,6 +555,7 @@ export function planForearms(fill: Uint8Array, grown: Uint8Array, oldTop: Uint8A
     // into the backdrop's, between the sleeve and a gap to the body): its colours lie between the
     // two, and left as they were they are specks of the old sleeve beside the arm (a coloured
     // sleeve only: between a black or grey one and the backdrop lies every grey, a print's too)
+    const sleeveLine: number[] = [];
     if (ref && refChroma >= 20 && bg) {
       const seg = [0, 1, 2].map((c) => ref[c] - bg[c]);
       const seg2 = seg[0] ** 2 + seg[1] ** 2 + seg[2] ** 2 || 1;
@@ -567,12 +570,13 @@ export function planForearms(fill: Uint8Array, grown: Uint8Array, oldTop: Uint8A
           const t = Math.max(0, Math.min(1, ((lab[0] - bg[0]) * seg[0] + (lab[1] - bg[1]) * seg[1] + (lab[2] - bg[2]) * seg[2]) / seg2));
           if (Math.hypot(lab[0] - bg[0] - t * seg[0], lab[1] - bg[1] - t * seg[1], lab[2] - bg[2] - t * seg[2]) < 18) fill[i] = 2;
           else if (bottoms && deltaE76(bottoms, ref) >= 25) {
-            // (or between the sleeve and the trousers it hung against: a dark line of the sleeve's
-            // hue along their edge, the sleeve's share in it at least a sixth)
+            // (or between the sleeve and the trousers it hung against: the sleeve's dark edge line,
+            // a pixel wide, between the backdrop repainted on either side of it, the sleeve's share
+            // in it at least a sixth: an outline pixel, it takes the repainted backdrop's colour)
             const sb = [0, 1, 2].map((c) => ref[c] - bottoms[c]);
             const sb2 = sb[0] ** 2 + sb[1] ** 2 + sb[2] ** 2 || 1;
             const u = ((lab[0] - bottoms[0]) * sb[0] + (lab[1] - bottoms[1]) * sb[1] + (lab[2] - bottoms[2]) * sb[2]) / sb2;
-            if (u >= 1 / 6 && u <= 1 && Math.hypot(lab[0] - bottoms[0] - u * sb[0], lab[1] - bottoms[1] - u * sb[1], lab[2] - bottoms[2] - u * sb[2]) < 10) fill[i] = 2;
+            if (u >= 1 / 6 && u <= 1 && Math.hypot(lab[0] - bottoms[0] - u * sb[0], lab[1] - bottoms[1] - u * sb[1], lab[2] - bottoms[2] - u * sb[2]) < 10) sleeveLine.push(i);
           }
         }
       }
@@ -665,7 +669,7 @@ export function planForearms(fill: Uint8Array, grown: Uint8Array, oldTop: Uint8A
     }
     const tone = lin.map((v) => quantile(v, 0.5));
     const profile = wristProfile(img, w, hand, [x0, y0, x1, y1], fore, seamK, tone, ridge);
-    out.push({ skin, source, backdrop: around, tone, profile, across: acrossArm, box: [bx0, by0, bx0 + bw, by0 + bh], band, seam: [...join], wristWidth, elbow: { x: E.x, y: E.y }, wrist });
+    out.push({ skin, source, backdrop: around, sleeveLine, tone, profile, across: acrossArm, box: [bx0, by0, bx0 + bw, by0 + bh], band, seam: [...join], wristWidth, elbow: { x: E.x, y: E.y }, wrist });
   }
   return out;
 }
@@ -675,9 +679,9 @@ export function planForearms(fill: Uint8Array, grown: Uint8Array, oldTop: Uint8A
  * beside it are synthesised on the canvas (linear RGB): a pixel on it mixes the arm's colour and
  * what lies beyond by its coverage, each taken from the nearest pixel of its side along the
  * outline's normal; where the arm meets the photo's own pixels instead, the two sides are blended
- * over 3 px.
+ * over 3 px. The old sleeve's edge line between repainted backdrop (`backdrop`) takes its colour.
  */
-export function finishForearms(canvas: Float32Array, forearms: Forearm[], w: number, h: number): void {
+export function finishForearms(canvas: Float32Array, forearms: Forearm[], w: number, h: number, backdrop: (i: number) => boolean = () => false): void {
   for (const f of forearms) {
     const mixed: { i: number; v: number[] }[] = [];
     const pick = (i: number, gx: number, gy: number, inside: boolean) => {
@@ -710,5 +714,87 @@ export function finishForearms(canvas: Float32Array, forearms: Forearm[], w: num
     f.seam.forEach((i, k) => {
       for (let c = 0; c < 3; c++) canvas[i * 3 + c] = soft[k][c];
     });
+    // the sleeve's edge line: the median of the repainted backdrop within 2 px
+    const line = new Set(f.sleeveLine);
+    const edge = f.sleeveLine.map((i) => {
+      const x = i % w;
+      const y = (i / w) | 0;
+      const v: number[][] = [[], [], []];
+      for (let dy = -2; dy <= 2; dy++) {
+        for (let dx = -2; dx <= 2; dx++) {
+          const xx = x + dx;
+          const yy = y + dy;
+          const j = yy * w + xx;
+          if (xx < 0 || yy < 0 || xx >= w || yy >= h || line.has(j) || !backdrop(j)) continue;
+          for (let c = 0; c < 3; c++) v[c].push(canvas[j * 3 + c]);
+        }
+      }
+      return v[0].length ? v.map((q) => quantile(q, 0.5)) : null;
+    });
+    f.sleeveLine.forEach((i, k) => {
+      const v = edge[k];
+      if (v) for (let c = 0; c < 3; c++) canvas[i * 3 + c] = v[c];
+    });
   }
+}
+
+/** The wrist's join is read over this many px each side of where the painted skin meets the hand's own. */
+const JOIN_BAND = 4;
+
+/**
+ * How well a drawn forearm joins its hand once painted (canvas: linear RGB): the CIE76 distance
+ * between the median colour of the painted skin within JOIN_BAND px of the hand's own pixels and
+ * the median of the hand's own pixels within JOIN_BAND px of the painted skin, both off the arm's
+ * outline (pixels within 2 px of anything but the two, backdrop or trousers, left out). A forearm
+ * drawn in the hand's light joins it without a step; a flat band of another tone does not. null:
+ * too few pixels on either side to tell.
+ */
+export function wristJoin(canvas: Float32Array, f: Forearm, w: number, h: number): number | null {
+  const band = JOIN_BAND;
+  const [x0, y0, x1, y1] = f.box;
+  // the box around the hand and the arm: the hand's pixels may lie beyond the forearm's box
+  let hx0 = x0;
+  let hy0 = y0;
+  let hx1 = x1;
+  let hy1 = y1;
+  for (let i = 0; i < f.source.length; i++) {
+    if (!f.source[i]) continue;
+    const x = i % w;
+    const y = (i / w) | 0;
+    if (x < hx0) hx0 = x;
+    if (y < hy0) hy0 = y;
+    if (x + 1 > hx1) hx1 = x + 1;
+    if (y + 1 > hy1) hy1 = y + 1;
+  }
+  const bx0 = Math.max(0, hx0 - band);
+  const by0 = Math.max(0, hy0 - band);
+  const bw = Math.min(w, hx1 + band) - bx0;
+  const bh = Math.min(h, hy1 + band) - by0;
+  const painted = new Uint8Array(bw * bh);
+  const own = new Uint8Array(bw * bh);
+  const other = new Uint8Array(bw * bh);
+  for (let y = 0; y < bh; y++) {
+    for (let x = 0; x < bw; x++) {
+      const i = (y + by0) * w + x + bx0;
+      const c = y * bw + x;
+      if (f.skin[i]) painted[c] = 1;
+      else if (f.source[i]) own[c] = 1;
+      else other[c] = 1;
+    }
+  }
+  const nearPainted = dilate(painted, bw, bh, band);
+  const nearOwn = dilate(own, bw, bh, band);
+  const nearOther = dilate(other, bw, bh, 2);
+  const sides: number[][][] = [[[], [], []], [[], [], []]];
+  const lab = [0, 0, 0];
+  for (let c = 0; c < bw * bh; c++) {
+    if (nearOther[c]) continue;
+    const side = painted[c] && nearOwn[c] ? 0 : own[c] && nearPainted[c] ? 1 : -1;
+    if (side < 0) continue;
+    const i = (((c / bw) | 0) + by0) * w + (c % bw) + bx0;
+    srgbToLab(linearToSrgb(canvas[i * 3]), linearToSrgb(canvas[i * 3 + 1]), linearToSrgb(canvas[i * 3 + 2]), lab);
+    for (let k = 0; k < 3; k++) sides[side][k].push(lab[k]);
+  }
+  if (sides[0][0].length < 15 || sides[1][0].length < 15) return null;
+  return deltaE76(sides[0].map((v) => quantile(v, 0.5)), sides[1].map((v) => quantile(v, 0.5)));
 }

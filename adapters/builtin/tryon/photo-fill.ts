@@ -14,7 +14,8 @@ import { boxBlur } from './box-blur.ts';
 import { hipsMiddle } from './body-frame.ts';
 import { deltaE76, SRGB_TO_LINEAR, srgbToLab } from './color.ts';
 import type { Layer } from './warp-piece.ts';
-import { finishForearms, forearmLight, planForearms } from './limb-fill.ts';
+import { finishForearms, forearmLight, planForearms, wristJoin } from './limb-fill.ts';
+import type { LimbDiagnostics } from './diagnostics.ts';
 
 const median = (v: number[]) => {
   const s = v.slice().sort((a, b) => a - b);
@@ -832,7 +833,7 @@ function neckSkin(canvas: Float32Array, fill: Uint8Array, skinSource: Uint8Array
  * old top's rim that show the backdrop or skin already are left as they are. Returns the fill map
  * (1 skin, 2 background).
  */
-export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8Array, body: PersonBody & { parts: Uint8Array }): Uint8Array {
+export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8Array, body: PersonBody & { parts: Uint8Array }, record?: { limbs?: LimbDiagnostics }): Uint8Array {
   const { width: w, height: h, data } = layer;
   const n = w * h;
   const parts = body.parts;
@@ -987,7 +988,15 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
     const flat = new Float32Array(n).fill(1);
     // a forearm's skin is finer than the face's and neck's, whose texture sets skinStd
     for (const f of forearms) synthesiseFill(canvas, f.skin, body, f.source, flat, () => 1, (i) => forearmLight(f.profile, f.across[i]), skinStd * FOREARM_GRAIN);
-    finishForearms(canvas, forearms, w, h);
+    finishForearms(canvas, forearms, w, h, (j) => general[j] === 2);
+  }
+  if (record) {
+    let otherArmSkin = 0;
+    for (let i = 0; i < n; i++) if (general[i] === 1 && parts[i] === PERSON_PART.arm) otherArmSkin++;
+    record.limbs = {
+      forearms: forearms.map((f) => ({ painted: f.skin.reduce((a, v) => a + v, 0), wristJoin: wristJoin(canvas, f, w, h) })),
+      otherArmSkin,
+    };
   }
   softenOutline(canvas, general, (i) => general[i] === 2 || (!general[i] && (!body.mask[i] || backdrop[i] === 1)), w, h, [cx0, cy0, cx1, cy1]);
   return fill;

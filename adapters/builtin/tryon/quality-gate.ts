@@ -50,16 +50,21 @@ export interface GateBounds {
    * Largest share of the arms showing outside the new garment that had to be synthesised (old
    * sleeves replaced by painted skin): a classical fill carries the skin's grain but not a real
    * forearm's shading, tendons and hands' joins, so a whole painted limb reads as a mannequin's.
-   * Held where it is with the forearms drawn from the hands in the hands' own light (limb-fill.ts):
-   * the two real pairs beyond it (66.7 % and 74.2 %) read as arms now (continuous with the hands,
-   * a round elbow), but one keeps a stepped edge against the trousers and specks of the old red
-   * sleeve at the hip, the other pale arms beside shreds of the skirt under its sheer sleeves (and a
-   * painted block at the neck); and the figures on the painted skin do not tell them from the
-   * flat-banded forearms drawn before: 5x5 std 1.10 and 0.81 of the person's own (0.87 and 0.79
-   * before), ΔE76 3.9 and 3.6 (4.5 and 1.8), ΔE76 to the hands' median 3.8 and 6.8 (1.6 and 3.8),
-   * the outline 3.3 and 3.8 L* darker than the inside (8.8 and 8.2): they cannot lift the bound.
+   * Where every synthesised forearm was drawn from its own visible hand (the renderer's
+   * diagnostics: the hand's wrist width and the light across it, no other arm skin filled) and
+   * joins it (each wrist's colour step within `wristJoin`), the larger `limbSynthesisedFromHands`
+   * holds instead: such arms read as arms continuous with the hands, not the flat bands this bound
+   * was set for.
    */
   limbSynthesised: number;
+  /** The limb-synthesised bound for forearms all drawn from their own hands and joining them (see limbSynthesised). */
+  limbSynthesisedFromHands: number;
+  /**
+   * Largest colour step (CIE76) across a drawn forearm's wrist, between the painted skin and the
+   * hand's own pixels within a few px of where they meet: a forearm in its hand's light joins it
+   * within about 1 (0.8-1.2 on the real pairs), a band in another tone steps.
+   */
+  wristJoin: number;
   /** Smallest share of the packshot's garment silhouette (faint edges included, holes filled) that its cut-out keeps. */
   garmentKept: number;
   /**
@@ -93,6 +98,8 @@ export const GATE_BOUNDS: GateBounds = {
   oldCloth: 0.005,
   limbRepainted: 0.1,
   limbSynthesised: 0.45,
+  limbSynthesisedFromHands: 0.8,
+  wristJoin: 3,
   garmentKept: 0.75,
   fragments: 0.01,
   neckFill: 0.285,
@@ -373,13 +380,32 @@ function checkLayer(layer: LayerDiagnostics, view: PhotoView, packshot: RasterIm
   const by = around ? 'gate' : null;
   out.push(check(cat, 'old-cloth', around?.oldCloth ?? null, b.oldCloth, 'max', by));
   out.push(check(cat, 'limb-repainted', around?.limbRepainted ?? null, b.limbRepainted, 'max', by));
-  out.push(check(cat, 'limb-synthesised', around?.limbSynthesised ?? null, b.limbSynthesised, 'max', by));
+  out.push(check(cat, 'limb-synthesised', around?.limbSynthesised ?? null, drawnFromHands(layer, b) ? b.limbSynthesisedFromHands : b.limbSynthesised, 'max', by));
   out.push(check(cat, 'foreign-fragments', around?.fragments ?? null, b.fragments, 'max', by));
   const kept = onTorso && packshot ? garmentKept(packshot, cut ?? cutOut(packshot, cat)) : null;
   out.push(check(cat, 'garment-lost', kept, b.garmentKept, 'min', kept === null ? null : 'gate'));
   const neck = onTorso && targetArea ? view.neckFill(garmentAt, fill) : null;
   out.push(check(cat, 'neck-fill', neck, b.neckFill, 'max', neck === null ? null : 'gate'));
   return out;
+}
+
+/** Share of the arms' synthesised skin allowed outside the forearms drawn from hands (rims along the new sleeves). */
+const OTHER_ARM_SKIN = 0.05;
+
+/**
+ * Whether the renderer drew every synthesised forearm from its own visible hand and each joins it
+ * (see GateBounds.limbSynthesised): at least one forearm, each wrist's join measured and within the
+ * bound, and next to no arm skin filled otherwise.
+ */
+function drawnFromHands(layer: LayerDiagnostics, b: GateBounds): boolean {
+  const limbs = layer.limbs;
+  if (!limbs?.forearms.length) return false;
+  let painted = 0;
+  for (const f of limbs.forearms) {
+    if (f.wristJoin === null || !(f.wristJoin <= b.wristJoin)) return false;
+    painted += f.painted;
+  }
+  return limbs.otherArmSkin <= OTHER_ARM_SKIN * (painted + limbs.otherArmSkin);
 }
 
 /** What the gate measures around the new garment (see GateBounds for each). */

@@ -7,7 +7,7 @@
  * edges than along its middle.
  */
 import { describe, expect, it } from 'vitest';
-import { finishForearms, forearmLight, planForearms } from '../../../../adapters/builtin/tryon/limb-fill.ts';
+import { finishForearms, forearmLight, planForearms, wristJoin } from '../../../../adapters/builtin/tryon/limb-fill.ts';
 import { synthesiseFill } from '../../../../adapters/builtin/tryon/photo-fill.ts';
 import { deltaE76, linearToSrgb, SRGB_TO_LINEAR, srgbToLab } from '../../../../adapters/builtin/tryon/color.ts';
 import { dilate } from '../../../../adapters/builtin/raster/morphology.ts';
@@ -109,7 +109,7 @@ function paint(body: PersonBody & { parts: Uint8Array }, fill: Uint8Array, forea
     return s.map((v) => v / k);
   };
   const lum = (v: number[]) => 0.299 * v[0] + 0.587 * v[1] + 0.114 * v[2];
-  return { mean, lum };
+  return { mean, lum, canvas };
 }
 
 describe('planForearms', () => {
@@ -169,6 +169,21 @@ describe('planForearms', () => {
     const left = lum(mean([h.first + q - 1, h.first + q, h.first + q + 1], 165, 175));
     const right = lum(mean([h.last - q - 1, h.last - q, h.last - q + 1], 165, 175));
     expect(left - right).toBeGreaterThan(10);
+  });
+});
+
+describe('wristJoin', () => {
+  it('reads no step across the wrist of a forearm drawn in its hand\'s light, a step for a band of a flat other tone', () => {
+    const { body, fill, forearms } = plan();
+    const { canvas } = paint(body, fill, forearms);
+    const f = forearms[0];
+    const joined = wristJoin(canvas, f, W, H);
+    expect(joined).not.toBeNull();
+    expect(joined!).toBeLessThan(2);
+    // the same forearm repainted as a flat band 30 % darker than the hand in linear light (a fill in another skin tone)
+    const band = canvas.slice();
+    for (let i = 0; i < W * H; i++) if (f.skin[i]) for (let c = 0; c < 3; c++) band[i * 3 + c] = 0.7 * SRGB_TO_LINEAR[HAND_RGB[c]];
+    expect(wristJoin(band, f, W, H)!).toBeGreaterThan(4);
   });
 });
 

@@ -318,6 +318,37 @@ describe('checkTryOnResult', () => {
     expect(value(short, 'limb-synthesised')).toBeLessThan(GATE_BOUNDS.limbSynthesised);
   });
 
+  it('allows a larger share of painted arm only when every forearm was drawn from its own hand and joins it', () => {
+    // long sleeves painted down to y 80 of the arm's 42..100, about two thirds of its length (the rest
+    // of the sleeve left: the old-cloth check refuses that on its own, this one is about the arms)
+    const PURPLE: Rgb = [60, 35, 80];
+    const longSleeved = personBody((x, y) => (inArm(x, y) ? PURPLE : photo(x, y)));
+    const result = image(W, H, (x, y) => (inTorso(x, y) ? GREEN : inArm(x, y) ? (y < 80 ? SKIN : PURPLE) : photo(x, y)));
+    const verdict = (limbs?: LayerDiagnostics['limbs']) =>
+      checkTryOnResult({ person: longSleeved, result, garments: { top: packshot }, diagnostics: { layers: [{ category: 'top', width: W, height: H, ...(limbs ? { limbs } : {}) }] } });
+    const limb = (v: GateVerdict) => v.checks.find((c) => c.check === 'limb-synthesised')!;
+    // both forearms drawn from their hands, each wrist joining its hand without a step
+    const drawn = verdict({ forearms: [{ painted: 300, wristJoin: 0.9 }, { painted: 300, wristJoin: 1.2 }], otherArmSkin: 0 });
+    expect(limb(drawn).value).toBeGreaterThan(GATE_BOUNDS.limbSynthesised);
+    expect(limb(drawn)).toMatchObject({ passed: true, bound: GATE_BOUNDS.limbSynthesisedFromHands });
+    // refused at 45 %: no record of how the arms were drawn; flat bands of the sleeve's shape not
+    // drawn from a hand; one arm drawn from its hand, the other a band; a wrist that does not join
+    // its hand (a colour step across it), or whose join could not be measured
+    for (const limbs of [
+      undefined,
+      { forearms: [], otherArmSkin: 600 },
+      { forearms: [{ painted: 300, wristJoin: 0.9 }], otherArmSkin: 300 },
+      { forearms: [{ painted: 300, wristJoin: 0.9 }, { painted: 300, wristJoin: 7.5 }], otherArmSkin: 0 },
+      { forearms: [{ painted: 300, wristJoin: 0.9 }, { painted: 300, wristJoin: null }], otherArmSkin: 0 },
+    ]) {
+      const v = verdict(limbs);
+      expect(limb(v), JSON.stringify(limbs)).toMatchObject({ passed: false, bound: GATE_BOUNDS.limbSynthesised });
+    }
+    // beyond the larger bound, arms drawn from hands are refused too
+    const whole = checkTryOnResult({ person: longSleeved, result: image(W, H, (x, y) => (inTorso(x, y) ? GREEN : inArm(x, y) ? SKIN : photo(x, y))), garments: { top: packshot }, diagnostics: { layers: [{ category: 'top', width: W, height: H, limbs: { forearms: [{ painted: 300, wristJoin: 0.9 }, { painted: 300, wristJoin: 1 }], otherArmSkin: 0 } }] } });
+    expect(limb(whole)).toMatchObject({ passed: false, bound: GATE_BOUNDS.limbSynthesisedFromHands });
+  });
+
   it('refuses bare forearms repainted as flat skin in their own colour, passes them kept', () => {
     // forearms with the skin's texture (a luminance noise of +-12); the result paints them flat
     const grain = (x: number, y: number) => (((x * 7 + y * 13) % 5) - 2) * 6;
