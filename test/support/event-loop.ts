@@ -98,7 +98,7 @@ export function loopDelay(proc: import('node:child_process').ChildProcess): Prom
       clearTimeout(t);
       resolve(JSON.parse(m[1]) as LoopDelay);
     };
-    const t = setTimeout(() => (proc.stderr!.off('data', onData), reject(new Error('no loop-delay line within 30 s'))), 30_000);
+    const t = setTimeout(() => (proc.stderr!.off('data', onData), reject(new Error('no loop-delay line within 90 s'))), 90_000);
     proc.stderr!.on('data', onData);
     proc.kill('SIGUSR2');
   });

@@ -34,7 +34,7 @@ async function processStore() {
   return { store, listener, credentials: new CredentialService(store) };
 }
 
-async function until(fn: () => boolean, ms = 15_000) {
+async function until(fn: () => boolean, ms = 90_000) {
   const t0 = Date.now();
   while (!fn()) {
     if (Date.now() - t0 > ms) throw new Error('timed out');

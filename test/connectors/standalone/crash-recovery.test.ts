@@ -114,7 +114,7 @@ describe('worker crash recovery (separate processes on one database)', () => {
     const { jobId, release } = await submitWait('survived');
     const first = spawnWorker();
     await first.ready;
-    await waitForJob(svc, key, jobId, (j) => j.status === 'processing', 30_000);
+    await waitForJob(svc, key, jobId, (j) => j.status === 'processing', 90_000);
     const firstIds = await heartbeatIdsOf(first.proc.pid!);
     expect(firstIds.length).toBeGreaterThan(0);
     first.proc.kill('SIGKILL');
@@ -159,7 +159,7 @@ describe('worker crash recovery (separate processes on one database)', () => {
     const draining = spawnWorker();
     await draining.ready;
     const { jobId, release } = await submitWait('drained');
-    await waitForJob(svc, key, jobId, (j) => j.status === 'processing', 30_000);
+    await waitForJob(svc, key, jobId, (j) => j.status === 'processing', 90_000);
     // A second, idle worker whose sweeps would release the job if the draining worker stopped beating.
     const bystander = spawnWorker();
     await bystander.ready;

@@ -70,15 +70,15 @@ describe('the embedded database under faults', () => {
     const first = await start(dir);
     const key = (await call(first, 'POST', '/admin/v1/keys', { admin: true, body: { name: 'faults' } })).body.key as string;
     const done = (await call(first, 'POST', '/api/v1/test-jobs', { key, body: { mode: 'complete', text: 'before' } })).body.jobId as string;
-    const before = await finished(first, key, done, 20_000);
+    const before = await finished(first, key, done, 90_000);
     const inFlight = (await call(first, 'POST', '/api/v1/test-jobs', { key, body: { mode: 'wait', waitMs: 4000 } })).body.jobId as string;
-    await until(async () => (await call(first, 'GET', `/api/v1/jobs/${inFlight}`, { key })).body.status === 'processing', 20_000);
+    await until(async () => (await call(first, 'GET', `/api/v1/jobs/${inFlight}`, { key })).body.status === 'processing', 90_000);
     const orphan = postgresPid(dir);
     const worker = await killed(first);
     expect(() => process.kill(orphan, 0)).not.toThrow(); // the cluster outlived its parent
     // the worker process noticed its parent is gone and drained and exited on its own
     expect(worker).toBeTruthy();
-    expect(await until(async () => !alive(worker!), 30_000)).toBe(true);
+    expect(await until(async () => !alive(worker!), 90_000)).toBe(true);
 
     const t0 = Date.now();
     const second = await start(dir);
@@ -99,7 +99,7 @@ describe('the embedded database under faults', () => {
     const postmaster = postgresPid(dir);
     await killed(second);
     process.kill(postmaster, 'SIGKILL');
-    await until(async () => !alive(postmaster), 10_000);
+    await until(async () => !alive(postmaster), 90_000);
     const third = await start(dir);
     expect(third.log()).not.toMatch(/left running by a previous process/);
     expect((await call(third, 'GET', `/api/v1/jobs/${done}`, { key })).body.results).toEqual(before.results);
@@ -141,7 +141,7 @@ describe('the embedded database under faults', () => {
     await until(async () => (await call(s, 'GET', '/api/v1/health')).status === 200, 60_000);
 
     const job = (await call(s, 'POST', '/api/v1/test-jobs', { key, body: { mode: 'wait', waitMs: 3000 } })).body.jobId as string;
-    await until(async () => (await call(s, 'GET', `/api/v1/jobs/${job}`, { key })).body.status === 'processing', 20_000);
+    await until(async () => (await call(s, 'GET', `/api/v1/jobs/${job}`, { key })).body.status === 'processing', 90_000);
     // Every PostgreSQL process killed at once, and its port taken for 3 s so that the service's first
     // restarts fail: a real outage, then the restart with backoff.
     const pgPort = Number(new URL(readFileSync(path.join(dir, 'postgres.url'), 'utf8')).port);
@@ -149,16 +149,16 @@ describe('the embedded database under faults', () => {
     const health = watchHealth(s);
     const killedAt = Date.now();
     execFileSync('sh', ['-c', `pkill -KILL -P ${postmaster}; kill -KILL ${postmaster}`]);
-    await until(async () => !alive(postmaster), 10_000);
+    await until(async () => !alive(postmaster), 90_000);
     const squatter = createServer((sock) => sock.destroy()); // clients of the port are cut off at once
     await new Promise<void>((r) => squatter.listen(pgPort, '127.0.0.1', () => r()));
-    const down = await until(async () => health.seen.find((h) => h.at > killedAt && h.status === 503), 30_000);
+    const down = await until(async () => health.seen.find((h) => h.at > killedAt && h.status === 503), 90_000);
     expect(down.code).toBe('DATABASE_UNAVAILABLE');
     await new Promise((r) => setTimeout(r, Math.max(0, killedAt + 3000 - Date.now())));
     const freedAt = Date.now();
     await new Promise((r) => squatter.close(r));
-    await until(async () => s.log().includes('embedded PostgreSQL restarted'), 30_000);
-    const up = await until(async () => health.seen.find((h) => h.at > freedAt && h.status === 200), 30_000);
+    await until(async () => s.log().includes('embedded PostgreSQL restarted'), 90_000);
+    const up = await until(async () => health.seen.find((h) => h.at > freedAt && h.status === 200), 90_000);
     const statuses: number[] = [];
     const final = await until(async () => {
       const r = await call(s, 'GET', `/api/v1/jobs/${job}`, { key });

@@ -44,13 +44,13 @@ describe('an external database lost and back', () => {
 
     // a job whose last stages fall into the outage
     const job = (await callService(s, 'POST', '/api/v1/test-jobs', { key, body: { mode: 'wait', waitMs: 1500, text: 'through the outage' } })).body.jobId as string;
-    await until(async () => (await callService(s, 'GET', `/api/v1/jobs/${job}`, { key })).body.status === 'processing', 20_000);
+    await until(async () => (await callService(s, 'GET', `/api/v1/jobs/${job}`, { key })).body.status === 'processing', 90_000);
 
     const health = watchHealth(s);
     const downAt = Date.now();
     await cluster.stop(); // fast shutdown: every connection is terminated (57P01)
     cluster = null;
-    const down = await until(async () => health.seen.find((h) => h.at > downAt && h.status === 503), 30_000);
+    const down = await until(async () => health.seen.find((h) => h.at > downAt && h.status === 503), 90_000);
     expect(down.code).toBe('DATABASE_UNAVAILABLE');
     // requests that need the database answer 503 with the code, never 500
     const during = await callService(s, 'GET', `/api/v1/jobs/${job}`, { key });
@@ -83,7 +83,7 @@ describe('an external database lost and back', () => {
     const done = await until(async () => {
       const r = await callService(s, 'GET', `/api/v1/jobs/${after}`, { key });
       return r.body.status === 'completed' ? r.body : null;
-    }, 30_000);
+    }, 90_000);
     expect(done.status).toBe('completed');
     // the worker process waited for the database instead of dying and being replaced
     expect(s.log()).not.toMatch(/worker process \d+ exited/);

@@ -38,7 +38,7 @@ describe('log lines', () => {
   it('thread the request id from the submission through every line of its job', async () => {
     const { jobId, requestId } = await submit({ mode: 'complete' });
     expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
-    await until(async () => lines().some((l) => l.jobId === jobId && l.msg === 'job completed'), 20_000);
+    await until(async () => lines().some((l) => l.jobId === jobId && l.msg === 'job completed'), 90_000);
     const request = lines().find((l) => l.reqId === requestId && l.msg === 'request')!;
     expect(request).toMatchObject({ op: 'submitTestJob', method: 'POST', status: 202, caller: 'user', jobId, name: 'fitroom' });
     const job = lines().filter((l) => l.jobId === jobId && l.msg !== 'request');
@@ -49,7 +49,7 @@ describe('log lines', () => {
 
   it('say why a job failed, with its code, and never hold the key', async () => {
     const { jobId, requestId } = await submit({ mode: 'fail' });
-    const failed = await until(async () => lines().find((l) => l.jobId === jobId && l.msg === 'job failed'), 20_000);
+    const failed = await until(async () => lines().find((l) => l.jobId === jobId && l.msg === 'job failed'), 90_000);
     expect(failed).toMatchObject({ reqId: requestId, errorCode: 'VALIDATION_ERROR', level: 50 });
     expect(JSON.stringify(failed.err)).toContain('The test input asked to fail');
     expect(lines().find((l) => l.jobId === jobId && l.msg === 'job stage ended early')).toMatchObject({ reqId: requestId, stage: 'work', outcome: 'failed' });

@@ -99,7 +99,7 @@ describe('API and workers on several machines with one S3 store', () => {
     // the job runs until released (whatever the machine's load, it is still running when its worker is killed)
     const sub = await call(a.api, 'POST', '/api/v1/test-jobs', { mode: 'wait', waitMs: 60_000, text: 'survived' });
     expect(sub.status).toBe(202);
-    const first = await until(async () => ranBy(sub.body.jobId)[0], 30_000);
+    const first = await until(async () => ranBy(sub.body.jobId)[0], 90_000);
     first.proc.kill('SIGKILL');
     await first.exited;
     released.push(releaseFileOf(sub.body.jobId));

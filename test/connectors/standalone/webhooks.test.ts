@@ -61,7 +61,7 @@ async function deliveriesFor(jobId: string): Promise<StoredDelivery[]> {
   return svc.fitroom.get(TOKENS.webhookStore).listForJob(jobId);
 }
 
-async function waitForDelivery(jobId: string, until: (d: StoredDelivery) => boolean, timeoutMs = 25_000): Promise<StoredDelivery> {
+async function waitForDelivery(jobId: string, until: (d: StoredDelivery) => boolean, timeoutMs = 90_000): Promise<StoredDelivery> {
   const t0 = Date.now();
   for (;;) {
     const [d] = await deliveriesFor(jobId);
@@ -301,7 +301,7 @@ describe('webhooks through the HTTP API', () => {
 
   it('retries a receiver answering 500: exactly 3 recorded attempts with backoff, and the job stays completed', async () => {
     const reqs = await receiver.waitFor(3, (r) => r.path === '/always-500', 90_000);
-    const d = await waitForDelivery(retryJob, (x) => x.state === 'failed', 30_000);
+    const d = await waitForDelivery(retryJob, (x) => x.state === 'failed', 90_000);
     expect(d.attempts.map((a) => [a.attempt, a.status, a.error])).toEqual([
       [1, 500, 'receiver answered HTTP 500'],
       [2, 500, 'receiver answered HTTP 500'],

@@ -58,7 +58,7 @@ export async function openPage(browser: Browser, arOrigin: string, url: string, 
   return { page, context, outside, problems };
 }
 
-export async function waitForModel(page: Page, count = 1, timeout = 25_000): Promise<void> {
+export async function waitForModel(page: Page, count = 1, timeout = 90_000): Promise<void> {
   await page.waitForFunction((n) => Number(document.body.dataset.loaded ?? 0) >= n, count, { timeout });
   await page.waitForFunction(() => (document.getElementById('viewer') as unknown as { modelIsVisible: boolean }).modelIsVisible, undefined, { timeout: 60_000 });
   await page.waitForTimeout(300);

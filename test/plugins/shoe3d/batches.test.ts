@@ -154,7 +154,7 @@ describe('a batch run', () => {
     // the failed item's usage was given back
     expect(await svc.usage(keyId)).toBe(usageBefore + 2);
 
-    const [delivery] = await receiver.waitFor(1, (d) => d.path === '/batches', 20_000);
+    const [delivery] = await receiver.waitFor(1, (d) => d.path === '/batches', 90_000);
     const secret = createHash('sha256').update(key, 'utf8').digest('hex');
     const checked = verifyWebhook({ body: delivery.body, signature: delivery.headers['x-webhook-signature'] as string, timestamp: delivery.headers['x-webhook-timestamp'] as string, secret, kind: 'batch' });
     expect(checked).toMatchObject({ ok: true });
@@ -166,7 +166,7 @@ describe('a batch run', () => {
     expect(resorted).not.toBe(delivery.body.toString('utf8'));
     expect(verifyWebhook({ body: resorted, signature: delivery.headers['x-webhook-signature'] as string, timestamp: delivery.headers['x-webhook-timestamp'] as string, secret, kind: 'batch' }).ok).toBe(false);
 
-    const after = await waitForBatch(r.body.batchId, (b) => b.webhook?.state === 'delivered', 10_000);
+    const after = await waitForBatch(r.body.batchId, (b) => b.webhook?.state === 'delivered', 90_000);
     expect(after.webhook.attempts).toHaveLength(1);
     expect(after.webhook.attempts[0].status).toBe(200);
     // the completion check runs again on the minute: it records no second delivery, nothing is queued
@@ -216,7 +216,7 @@ describe('cancelling, expiry and purge', () => {
 
   it('answers 404 once expired and the purge removes the batch, its items and its delivery', async () => {
     const r = await submit({ items: [{ images: [missingImageUrl] }, { images: [missingImageUrl] }], webhookUrl: `${receiver.url}/expiry` });
-    const done = await waitForBatch(r.body.batchId, (b) => b.status === 'completed' && b.webhook?.state === 'delivered', 30_000);
+    const done = await waitForBatch(r.body.batchId, (b) => b.status === 'completed' && b.webhook?.state === 'delivered', 90_000);
     expect(done.expiresAt).toBeTruthy();
     await svc.fitroom.pool.query(`update batches set expires_at = now() - interval '1 second' where id = $1`, [r.body.batchId]);
     const gone = await svc.call('GET', `/api/v1/digitization/batches/${r.body.batchId}`, { key });

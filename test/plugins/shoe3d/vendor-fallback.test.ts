@@ -119,7 +119,7 @@ describe('cancelling a job with a running Meshy task', () => {
     // the task is stored before the first poll
     await until(async () => polls > 0 && (await trace(sub.body.jobId)).diagnostics.vendorTask?.id === 'busy-1', 60_000);
     expect((await svc.call('DELETE', `/api/v1/jobs/${sub.body.jobId}`, { key })).status).toBe(200);
-    await until(async () => deletes >= 1, 30_000);
+    await until(async () => deletes >= 1, 90_000);
     const { job } = await followJob(svc, key, sub.body.jobId, 60_000);
     expect(job).toMatchObject({ status: 'failed', cancelled: true, errorCode: 'CANCELLED' });
     const stage = (await trace(sub.body.jobId)).timeline.find((e: any) => e.stage === 'reconstruct');
