@@ -814,7 +814,7 @@ function neckMembrane(canvas: Float32Array, fill: Uint8Array, covered: (i: numbe
     const i = at(k);
     region[k] = fill[i] === 1 && parts[i] !== PERSON_PART.arm && Math.floor(i / w) < yEnd ? 1 : 0;
   }
-  // edge values: skin the photo shows 2-4 px from the fill (the 1 px rim is mixed with the old
+  // edge values: skin the photo shows 3-7 px from the fill (the 1 px rim is mixed with the old
   // top's outline), or skin already synthesised below the chest line
   // small islands the fill and the new garment enclose (light cloth of the old top taken for skin,
   // a gap in the fill's map) are filled with it, not continued as skin
@@ -825,7 +825,7 @@ function neckMembrane(canvas: Float32Array, fill: Uint8Array, covered: (i: numbe
   for (let k = 0; k < nb; k++) area += region[k];
   const island = components.map((c) => c.x0 > 0 && c.y0 > 0 && c.x1 < bw - 1 && c.y1 < bh - 1 && c.area <= ISLAND * area);
   for (let k = 0; k < nb; k++) if (labels[k] && island[labels[k] - 1]) region[k] = 1;
-  const near = dilate(region, bw, bh, RIM + 3);
+  const near = dilate(region, bw, bh, RIM + 5);
   const touch = dilate(region, bw, bh, RIM);
   const state = new Uint8Array(nb); // 1 free, 2 known
   const lab = [0, 0, 0];
