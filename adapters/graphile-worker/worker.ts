@@ -98,9 +98,16 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   // (not the per-slot worker ids), so the pool id is what must beat for the sweep to spare our jobs.
   const workerIds = new Set<string>();
   const events = new EventEmitter();
+  // the beats in flight: a stop waits for them all, else an insert could land after the stop's delete
+  const beating = new Set<Promise<void>>();
+  const beatNow = () => {
+    const b = beat().finally(() => beating.delete(b));
+    beating.add(b);
+    return b;
+  };
   events.on('pool:create', ({ workerPool }: { workerPool: { id: string } }) => {
     workerIds.add(workerPool.id);
-    void beat();
+    void beatNow();
   });
 
   const taskList: TaskList = {
@@ -196,15 +203,11 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   });
   const webhookRunner: Runner = await run({ ...common, concurrency: o.webhookConcurrency, taskList: webhookTasks, parsedCronItems: [] });
 
-  // the beat in flight: a stop waits for it, else its insert could land after the stop's delete
-  let beating: Promise<void> = Promise.resolve();
-  const beatTimer = setInterval(() => {
-    beating = beat();
-  }, Math.max(500, (o.deadAfterSeconds * 1000) / 6));
+  const beatTimer = setInterval(() => void beatNow(), Math.max(500, (o.deadAfterSeconds * 1000) / 6));
   const sweepTimer = setInterval(() => void sweep().catch((e) => console.error('[worker] sweep failed:', e.message)), Math.max(1000, (o.deadAfterSeconds * 1000) / 3));
   beatTimer.unref();
   sweepTimer.unref();
-  await beat();
+  await beatNow();
   await sweep().catch((e) => console.error('[worker] sweep failed:', e.message));
 
   return {
@@ -215,7 +218,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       // Keep beating while running jobs drain; otherwise another worker would release them mid-run.
       await Promise.all([runner.stop(), webhookRunner.stop()]);
       clearInterval(beatTimer);
-      await beating;
+      await Promise.all([...beating]);
       await unlisten();
       if (workerIds.size) await o.pool.query('delete from worker_heartbeats where worker_id = any($1::text[])', [[...workerIds]]).catch(() => undefined);
     },

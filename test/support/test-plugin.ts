@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { definePlugin } from '../../core/plugin.ts';
 import { TOKENS } from '../../core/tokens.ts';
 import { FitroomError } from '../../core/errors.ts';
@@ -17,6 +20,14 @@ const released = new Set<string>();
 /** Ends a `wait` job's work stage now: a test waits on an event (a watcher saw the stage), not on a time. */
 export function releaseTestJob(jobId: string): void {
   released.add(jobId);
+}
+
+/**
+ * The file whose existence ends a `wait` job's work stage in a worker of another process (a test
+ * creates it when the event it waits on has happened; a job id is a UUID, so the name is safe).
+ */
+export function releaseFileOf(jobId: string): string {
+  return path.join(tmpdir(), `fitroom-test-release-${jobId}`);
 }
 
 /**
@@ -60,7 +71,7 @@ export const testPlugin = definePlugin({
           if (mode === 'flaky' && job.attempt === 1) throw Object.assign(new Error('transient failure'), { retryable: true });
           if (mode === 'wait') {
             const until = Date.now() + waitMs;
-            while (Date.now() < until && !released.has(job.id)) {
+            while (Date.now() < until && !released.has(job.id) && !existsSync(releaseFileOf(job.id))) {
               if (signal.aborted) return;
               await new Promise((r) => setTimeout(r, 25));
             }

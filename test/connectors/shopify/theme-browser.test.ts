@@ -217,7 +217,7 @@ describe('the Fitroom theme blocks, rendered by Liquid, through the app proxy', 
     await page.getByRole('button', { name: 'Try it on' }).click();
     const dialog = page.getByRole('dialog', { name: 'Try it on' });
     const consent = dialog.getByRole('group', { name: 'Before you upload a photo' });
-    await expect.poll(() => consent.textContent(), { timeout: 30_000 }).toMatch(/deleted after 24 hours/);
+    await expect.poll(() => consent.textContent(), { timeout: 90_000 }).toMatch(/deleted after 24 hours/);
     expect(requests.some((r) => r.url === `${cdnUrl}/extensions/fitroom-theme/assets/fitroom-dialog.js`)).toBe(true);
     expect(await consent.textContent()).toMatch(/What is sent: the photo you choose.*Who processes it: Fitroom \(my-test-app\.myshopify\.io\)/);
     expect(await consent.getByRole('link', { name: 'This shop\'s privacy policy' }).getAttribute('href')).toBe('/policies/privacy-policy');
@@ -272,7 +272,7 @@ describe('the Fitroom theme blocks, rendered by Liquid, through the app proxy', 
     await page.getByRole('button', { name: 'View in 3D' }).click();
     const dialog = page.getByRole('dialog', { name: 'See it in 3D' });
     const viewer = dialog.locator('model-viewer');
-    await viewer.waitFor({ state: 'attached', timeout: 30_000 });
+    await viewer.waitFor({ state: 'attached', timeout: 90_000 });
     await expect.poll(() => viewer.evaluate((mv) => (mv as HTMLElement & { loaded?: boolean }).loaded === true), { timeout: 60_000 }).toBe(true);
     expect(appHits).toEqual(['/apps/fitroom/widget/v1/model-viewer.min.js']);
     expect(await viewer.getAttribute('src')).toBe(`${cdnUrl}/files/runner.glb`);

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestService, waitForJob, type TestService } from '../../support/harness.ts';
 import { watchWorker, type WorkerChild } from '../../support/service-process.ts';
-import { testPlugin } from '../../support/test-plugin.ts';
+import { releaseFileOf, testPlugin } from '../../support/test-plugin.ts';
 import { JOB_TASK } from '../../../adapters/postgres/job-store.ts';
 
 /**
@@ -43,10 +44,30 @@ function spawnWorker(): WorkerChild {
   return child;
 }
 
-async function submitWait(waitMs: number, text: string): Promise<string> {
-  const sub = await svc.call('POST', '/api/v1/test-jobs', { key, body: { mode: 'wait', waitMs, text } });
+const releaseFiles: string[] = [];
+
+/** A job whose work stage runs until the test releases it (release()), whatever the machine's load. */
+async function submitWait(text: string): Promise<{ jobId: string; release: () => void }> {
+  const sub = await svc.call('POST', '/api/v1/test-jobs', { key, body: { mode: 'wait', waitMs: 60_000, text } });
   expect(sub.status).toBe(202);
-  return sub.body.jobId;
+  const file = releaseFileOf(sub.body.jobId);
+  releaseFiles.push(file);
+  return { jobId: sub.body.jobId, release: () => writeFileSync(file, '') };
+}
+
+/** Resolves when the worker has printed a line matching `re` (already or later). */
+function said(w: WorkerChild, re: RegExp): Promise<void> {
+  return new Promise((resolve) => {
+    if (re.test(w.output.join(''))) return resolve();
+    const onData = () => {
+      if (!re.test(w.output.join(''))) return;
+      w.proc.stdout!.off('data', onData);
+      w.proc.stderr!.off('data', onData);
+      resolve();
+    };
+    w.proc.stdout!.on('data', onData);
+    w.proc.stderr!.on('data', onData);
+  });
 }
 
 async function timeline(jobId: string) {
@@ -85,11 +106,12 @@ afterAll(async () => {
   for (const c of children) if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill('SIGKILL');
   await Promise.all(children.map((c) => c.exited));
   await svc?.close();
+  for (const f of releaseFiles) rmSync(f, { force: true });
 });
 
 describe('worker crash recovery (separate processes on one database)', () => {
   it('completes a job after its worker was killed with SIGKILL mid-job', async () => {
-    const jobId = await submitWait(2500, 'survived');
+    const { jobId, release } = await submitWait('survived');
     const first = spawnWorker();
     await first.ready;
     await waitForJob(svc, key, jobId, (j) => j.status === 'processing', 30_000);
@@ -104,6 +126,7 @@ describe('worker crash recovery (separate processes on one database)', () => {
 
     const second = spawnWorker();
     await second.ready;
+    release();
     const done = await waitForJob(svc, key, jobId, undefined, 40_000);
     expect(done.status).toBe('completed');
     expect(done.results).toHaveLength(1);
@@ -135,7 +158,7 @@ describe('worker crash recovery (separate processes on one database)', () => {
   it('drains on SIGTERM: the running job finishes, no other worker takes it over, exit code 0', async () => {
     const draining = spawnWorker();
     await draining.ready;
-    const jobId = await submitWait(9000, 'drained');
+    const { jobId, release } = await submitWait('drained');
     await waitForJob(svc, key, jobId, (j) => j.status === 'processing', 30_000);
     // A second, idle worker whose sweeps would release the job if the draining worker stopped beating.
     const bystander = spawnWorker();
@@ -144,6 +167,9 @@ describe('worker crash recovery (separate processes on one database)', () => {
     expect(job.body.status).toBe('processing');
 
     draining.proc.kill('SIGTERM');
+    // the job goes on running while the worker drains; it ends once the drain has begun
+    await said(draining, /SIGTERM: draining/);
+    release();
     const exit = await draining.exited;
     expect(exit.code).toBe(0);
     expect(draining.output.join('')).toMatch(/SIGTERM: draining[\s\S]*stopped/);

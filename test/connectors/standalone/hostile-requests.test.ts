@@ -101,7 +101,7 @@ describe('multipart bodies that end without their closing boundary', () => {
     await alive();
     // nothing new is left behind once the server has noticed the close and cleaned up (earlier tests'
     // cleanups may still remove their own files)
-    await expect.poll(() => uploadsLeft().filter((f) => f.endsWith('.tmp') || !before.has(f)), { timeout: 30_000 }).toEqual([]);
+    await expect.poll(() => uploadsLeft().filter((f) => f.endsWith('.tmp') || !before.has(f)), { timeout: 90_000 }).toEqual([]);
   });
 
   it('garbage, a missing boundary, a wrong content type and extra parts are told apart', async () => {

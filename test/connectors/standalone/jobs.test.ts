@@ -68,7 +68,7 @@ describe('jobs through the HTTP API', () => {
     expect(after.body).toMatchObject({ status: 'failed', cancelled: true });
     // the worker lets go of it: its work stage ends as cancelled (it would read 'running' until then)
     const trace = async () => (await svc.call('GET', `/api/v1/jobs/${sub.body.jobId}/trace`, { key })).body;
-    await expect.poll(async () => (await trace()).timeline.find((t: any) => t.stage === 'work').outcome, { timeout: 30_000 }).toBe('cancelled');
+    await expect.poll(async () => (await trace()).timeline.find((t: any) => t.stage === 'work').outcome, { timeout: 90_000 }).toBe('cancelled');
     const later = await svc.call('GET', `/api/v1/jobs/${sub.body.jobId}`, { key });
     expect(later.body.status).toBe('failed');
     expect((await trace()).timeline.some((t: any) => t.stage === 'store')).toBe(false);

@@ -1,11 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../../support/database.ts';
 import { startS3Server, type TestS3 } from '../../support/s3.ts';
 import { FAULTS_ADMIN_KEY, startRoleProcess, until, type RoleProcess } from '../../support/service-process.ts';
 import { shoeGlb } from '../../plugins/shoe3d/helpers.ts';
+import { releaseFileOf } from '../../support/test-plugin.ts';
 
 /**
  * Many machines, one database, one S3 store: two API processes (A and C) and two worker processes
@@ -37,7 +38,10 @@ afterAll(async () => {
   for (const p of running) p.kill('SIGKILL');
   await s3?.close();
   await db?.drop();
+  for (const f of released) rmSync(f, { force: true });
 });
+
+const released: string[] = [];
 
 const call = async (host: string, method: string, p: string, body?: unknown, headers: Record<string, string> = {}) => {
   const res = await fetch(`${host}${p}`, { method, headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}), ...headers }, body: body ? JSON.stringify(body) : undefined });
@@ -92,11 +96,14 @@ describe('API and workers on several machines with one S3 store', () => {
   }, 60_000);
 
   it('finishes on the other worker a job whose worker was killed, and its result downloads through C', async () => {
-    const sub = await call(a.api, 'POST', '/api/v1/test-jobs', { mode: 'wait', waitMs: 4000, text: 'survived' });
+    // the job runs until released (whatever the machine's load, it is still running when its worker is killed)
+    const sub = await call(a.api, 'POST', '/api/v1/test-jobs', { mode: 'wait', waitMs: 60_000, text: 'survived' });
     expect(sub.status).toBe(202);
     const first = await until(async () => ranBy(sub.body.jobId)[0], 30_000);
     first.proc.kill('SIGKILL');
     await first.exited;
+    released.push(releaseFileOf(sub.body.jobId));
+    writeFileSync(released[0], '');
     const other = workers.find((w) => w !== first)!;
     const job = await until(async () => {
       const r = await call(c.api, 'GET', `/api/v1/jobs/${sub.body.jobId}`);

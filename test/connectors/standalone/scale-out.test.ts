@@ -58,7 +58,7 @@ describe('several API processes on one database', () => {
     // holds all 50 (this test's key is the file's only one with that many). A count older than the
     // interval is read again at the next decision, so both processes then agree.
     const stored = async () => (await a.fitroom.pool.query<{ n: number }>(`select coalesce(max(points), 0)::int as n from rate_limits where key like '%submission:%'`)).rows[0].n;
-    await expect.poll(stored, { timeout: 30_000 }).toBeGreaterThanOrEqual(50);
+    await expect.poll(stored, { timeout: 90_000 }).toBeGreaterThanOrEqual(50);
     await new Promise((r) => setTimeout(r, 150)); // a lower bound (the read-back interval): load only lengthens it
     expect((await a.call('POST', '/api/v1/test-jobs', { key, body: { mode: 'invalid' } })).status).toBe(429);
     expect((await b.call('POST', '/api/v1/test-jobs', { key, body: { mode: 'invalid' } })).status).toBe(429);

@@ -104,7 +104,7 @@ describe('storage faults', () => {
         // health: 503 in the envelope, the storage component named, the database reported reachable
         // (asked until the health check's one-second memory of the good answer has run out)
         let h!: Awaited<ReturnType<TestService['call']>>;
-        await expect.poll(async () => (h = await svc.call('GET', '/api/v1/health')).status, { timeout: 30_000 }).toBe(503);
+        await expect.poll(async () => (h = await svc.call('GET', '/api/v1/health')).status, { timeout: 90_000 }).toBe(503);
         expect(h.body.error.code).toBe('STORAGE_UNAVAILABLE');
         expect(h.body.error.details).toEqual([{ field: 'components.storage', message: expect.any(String) }]);
         expect(h.body.components.database.reachable).toBe(true);
@@ -112,7 +112,7 @@ describe('storage faults', () => {
       } finally {
         await relay.set('forward');
       }
-      await expect.poll(async () => (await svc.call('GET', '/api/v1/health')).status, { timeout: 30_000 }).toBe(200);
+      await expect.poll(async () => (await svc.call('GET', '/api/v1/health')).status, { timeout: 90_000 }).toBe(200);
       const again = await fetch(fileUrl);
       expect(again.status).toBe(200);
       expect(new Uint8Array(await again.arrayBuffer())).toEqual(glb);

@@ -12,7 +12,7 @@ import { createTestDatabase } from '../../support/database.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const check = (databaseUrl: string) =>
-  promisify(execFile)(process.execPath, ['connectors/standalone/worker-health.ts'], { cwd: ROOT, env: { PATH: process.env.PATH!, DATABASE_URL: databaseUrl }, timeout: 30_000 }).then(
+  promisify(execFile)(process.execPath, ['connectors/standalone/worker-health.ts'], { cwd: ROOT, env: { PATH: process.env.PATH!, DATABASE_URL: databaseUrl }, timeout: 90_000 }).then(
     (r) => ({ code: 0, out: r.stdout + r.stderr }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, out: e.stdout + e.stderr }),
   );

@@ -31,7 +31,7 @@ describe('try-on app page in Chromium', () => {
     });
     const { page, context, outside, problems } = await openPage(browser, svc.ar, `${svc.ar}/tryon/app?id=${objectId}&mm=3&native_ml_size=160&pose_quality=1&debug=1&turbo=1`);
     await context.grantPermissions(['camera'], { origin: svc.ar });
-    await page.waitForFunction(() => Number(document.body.dataset.loaded ?? 0) >= 2, undefined, { timeout: 25_000 });
+    await page.waitForFunction(() => Number(document.body.dataset.loaded ?? 0) >= 2, undefined, { timeout: 90_000 });
     // the uploaded shoe is a left shoe: the pair shows it first, then its mirror (the right shoe)
     expect(await page.locator('#viewer').getAttribute('src')).toBe(`/api/get_gltf/${objectId}?color_id=default`);
     expect(await page.locator('#viewer-pair').getAttribute('src')).toBe(`/api/get_gltf/${objectId}?color_id=default&mirror=1`);

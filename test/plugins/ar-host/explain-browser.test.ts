@@ -63,7 +63,7 @@ describe('AR pages that explain themselves', () => {
     expect(note).toMatch(/^No camera: (none was found on this device\.|Camera access was refused.*)/);
     expect(note).toContain('The 3D view still works');
     expect(await page.isVisible('#camera-note')).toBe(true);
-    await page.waitForFunction(() => Number(document.body.dataset.loaded ?? 0) >= 1, undefined, { timeout: 25_000 });
+    await page.waitForFunction(() => Number(document.body.dataset.loaded ?? 0) >= 1, undefined, { timeout: 90_000 });
     await page.waitForTimeout(500);
     expect(problems).toEqual([]);
     await page.screenshot({ path: path.join(SHOTS, 'ar-app-no-camera.png') });
@@ -86,7 +86,7 @@ describe('AR pages that explain themselves', () => {
     expect(notice).toContain('"options": {"uploadToService": true}');
     expect(notice).toContain(`curl -s ${svc.ar}/tryon/api/upload_shoe`);
     expect(await page.locator('.object-id').count()).toBe(0);
-    await page.waitForFunction(() => Number(document.body.dataset.loaded ?? 0) >= 1, undefined, { timeout: 25_000 });
+    await page.waitForFunction(() => Number(document.body.dataset.loaded ?? 0) >= 1, undefined, { timeout: 90_000 });
     await page.waitForTimeout(500);
     await page.screenshot({ path: path.join(SHOTS, 'ar-viewer-src.png') });
     expect(problems).toEqual([]);

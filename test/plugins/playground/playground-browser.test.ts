@@ -137,7 +137,7 @@ describe('the playground page', () => {
     expect(await message()).toBe('Done.');
     const seen: (number | null)[] = await page.evaluate(() => (window as any).progressSeen);
     expect(seen.at(-1)).toBe(100);
-    await page.waitForFunction(() => (document.getElementById('model') as any)?.modelIsVisible === true, undefined, { timeout: 30_000 });
+    await page.waitForFunction(() => (document.getElementById('model') as any)?.modelIsVisible === true, undefined, { timeout: 90_000 });
     expect(await page.getAttribute('#result a[href*="/tryon?id="]', 'href')).toMatch(new RegExp(`^${svc.ar}/tryon\\?id=[0-9a-f]{24}&color_id=default$`));
     expect(await page.textContent('#result')).toMatch(/AR object [0-9a-f]{24}/);
     await expect.poll(() => page.locator('#trace li:not(.empty)').count()).toBeGreaterThan(5);

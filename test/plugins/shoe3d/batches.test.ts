@@ -171,7 +171,7 @@ describe('a batch run', () => {
     expect(after.webhook.attempts[0].status).toBe(200);
     // the completion check runs again on the minute: it records no second delivery, nothing is queued
     await svc.fitroom.kernel.crons.find((c) => c.task === 'fitroom_batch_check')!.run();
-    await expect.poll(() => batchDeliveries(r.body.batchId), { timeout: 30_000 }).toEqual({ recorded: 1, queued: 0 });
+    await expect.poll(() => batchDeliveries(r.body.batchId), { timeout: 90_000 }).toEqual({ recorded: 1, queued: 0 });
     expect(receiver.deliveries.filter((d) => d.path === '/batches')).toHaveLength(1);
   });
 
@@ -207,7 +207,7 @@ describe('cancelling, expiry and purge', () => {
     // no retry recovery for batch callbacks: one attempt, recorded, and none left in the queue
     expect(done.webhook.attempts).toHaveLength(1);
     expect(done.webhook.attempts[0].status).toBe(500);
-    await expect.poll(() => batchDeliveries(r.body.batchId), { timeout: 30_000 }).toEqual({ recorded: 1, queued: 0 });
+    await expect.poll(() => batchDeliveries(r.body.batchId), { timeout: 90_000 }).toEqual({ recorded: 1, queued: 0 });
     expect(receiver.deliveries.filter((d) => d.path === '/refused')).toHaveLength(1);
     const again = await svc.call('DELETE', `/api/v1/digitization/batches/${r.body.batchId}`, { key });
     expect(again.status).toBe(409);

@@ -80,7 +80,7 @@ describe('the storefront widget on the example product page', () => {
     await dialog.getByLabel('Your photo').setInputFiles(photo);
     await dialog.getByRole('button', { name: 'Try it on' }).click();
     // the stages show while the job runs, then the result image
-    await expect.poll(async () => (await dialog.getByRole('status').textContent()) ?? '', { timeout: 20_000 }).toMatch(/Checking|Sending|Dressing|Preparing|Waiting|Working|Almost|Here you are/);
+    await expect.poll(async () => (await dialog.getByRole('status').textContent()) ?? '', { timeout: 90_000 }).toMatch(/Checking|Sending|Dressing|Preparing|Waiting|Working|Almost|Here you are/);
     const result = dialog.locator('.fr-result img');
     await result.waitFor({ state: 'visible', timeout: 90_000 });
     expect(await result.getAttribute('src')).toMatch(/\/api\/v1\/files\/[0-9a-f-]{36}\?expires=\d+&token=/);
@@ -122,7 +122,7 @@ describe('the storefront widget on the example product page', () => {
     await open.click();
     const dialog = page.getByRole('dialog', { name: 'See it in 3D' });
     const viewer = dialog.locator('model-viewer');
-    await viewer.waitFor({ state: 'attached', timeout: 30_000 });
+    await viewer.waitFor({ state: 'attached', timeout: 90_000 });
     await expect.poll(() => viewer.evaluate((mv) => (mv as HTMLElement & { loaded?: boolean }).loaded === true), { timeout: 60_000 }).toBe(true);
     expect(await viewer.getAttribute('alt')).toBe('The runner in 3D');
     expect(await viewer.getAttribute('ar')).not.toBeNull();
@@ -139,7 +139,7 @@ describe('the storefront widget on the example product page', () => {
     expect(await open.evaluate((b) => b === document.activeElement)).toBe(true);
     expect(errors).toEqual([]);
     await context.close();
-  }, 120_000);
+  }, 240_000);
 
   it('with BOT_VERIFIER=turnstile renders the vendor widget in the dialog and sends its token, checked by siteverify once; works with third-party cookies blocked', async () => {
     // Cloudflare is played by nock on the service side (siteverify, each token valid once) and by a
@@ -192,7 +192,7 @@ describe('the storefront widget on the example product page', () => {
       await dialog.getByLabel('Your photo').setInputFiles(await shopperPhoto());
       await dialog.getByRole('button', { name: 'Try it on' }).click();
       const human = dialog.getByRole('button', { name: 'Verify you are human (ts-test-site)' });
-      await human.waitFor({ state: 'visible', timeout: 20_000 });
+      await human.waitFor({ state: 'visible', timeout: 90_000 });
       expect(scriptUrl).toBe('https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit');
       await page.screenshot({ path: path.join(SHOTS, 'storefront-turnstile.png') });
       await human.click();

@@ -72,7 +72,7 @@ describe('texture painter page in Chromium', () => {
     const calls: number[] = [];
     page.on('response', (res) => res.url().endsWith('/api/v1/texture-painter/enhance') && calls.push(res.status()));
     await page.goto(`${svc.api}/texture-painter?glb=${encodeURIComponent(glb.url)}`);
-    await page.waitForFunction(() => document.body.dataset.ready === '1', undefined, { timeout: 30_000 });
+    await page.waitForFunction(() => document.body.dataset.ready === '1', undefined, { timeout: 90_000 });
     await page.waitForFunction(() => (document.getElementById('viewer') as unknown as { modelIsVisible: boolean }).modelIsVisible, undefined, { timeout: 60_000 });
 
     const viewerBefore = await page.locator('#viewer').screenshot();
@@ -90,7 +90,7 @@ describe('texture painter page in Chromium', () => {
 
     const flatBefore = await strokeStd(page);
     await page.click('#enhance');
-    await page.waitForFunction(() => document.body.dataset.enhanced === '1' || document.body.dataset.failed, undefined, { timeout: 30_000 });
+    await page.waitForFunction(() => document.body.dataset.enhanced === '1' || document.body.dataset.failed, undefined, { timeout: 90_000 });
     expect(await page.evaluate(() => document.body.dataset.failed ?? null)).toBeNull();
     expect(calls).toEqual([200]);
     expect(await page.locator('#painter-status').textContent()).toMatch(/Enhanced \d+ painted pixels .*builtin-texture-painter/);
@@ -103,7 +103,7 @@ describe('texture painter page in Chromium', () => {
     expect(problems, problems.join("\n")).toEqual([]);
     expect(outside).toEqual([]);
     await context.close();
-  }, 90_000);
+  }, 240_000);
 });
 
 /** Share of clearly red pixels in a screenshot. */
