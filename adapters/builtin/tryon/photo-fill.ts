@@ -5,7 +5,7 @@
  */
 import { distanceTransform } from '../raster/distance-transform.ts';
 import { maskBounds } from '../raster/mask.ts';
-import { dilate, maxFilter } from '../raster/morphology.ts';
+import { dilate, erode, maxFilter } from '../raster/morphology.ts';
 import { labelComponents, largestComponent } from '../raster/components.ts';
 import type { RasterImage } from '../../../core/images.ts';
 import { PERSON_PART, type PersonBody } from '../../../core/ports/person-analyzer.ts';
@@ -826,6 +826,11 @@ function neckMembrane(canvas: Float32Array, fill: Uint8Array, covered: (i: numbe
   const island = components.map((c) => c.x0 > 0 && c.y0 > 0 && c.x1 < bw - 1 && c.y1 < bh - 1 && c.area <= ISLAND * area);
   for (let k = 0; k < nb; k++) if (labels[k] && island[labels[k] - 1]) region[k] = 1;
   const near = dilate(region, bw, bh, RIM + 5);
+  // the person's outline mixes skin with the backdrop: no edge values within 2 px of it
+  const body1 = new Uint8Array(nb);
+  for (let k = 0; k < nb; k++) body1[k] = body.mask[at(k)] ? 1 : 0;
+  const inside = erode(body1, bw, bh, 2);
+  const faceChroma = Math.hypot(faceLab[1], faceLab[2]);
   const touch = dilate(region, bw, bh, RIM);
   const state = new Uint8Array(nb); // 1 free, 2 known
   const lab = [0, 0, 0];
@@ -843,10 +848,11 @@ function neckMembrane(canvas: Float32Array, fill: Uint8Array, covered: (i: numbe
     let skin = fill[i] === 1;
     if (!skin && !grown[i] && !fill[i]) {
       const p = parts[i];
-      if (p === PERSON_PART.neck || p === PERSON_PART.face || p === PERSON_PART.torso || p === PERSON_PART.arm) {
+      if ((p === PERSON_PART.neck || p === PERSON_PART.face || p === PERSON_PART.torso || p === PERSON_PART.arm) && inside[k]) {
         srgbToLab(img[i * 4], img[i * 4 + 1], img[i * 4 + 2], lab);
-        // the neck in the chin's shadow is skin of the face's hue, darker
-        skin = shadedSkinDistance(lab, faceLab) < BOUNDARY_SKIN || skinLike(lab, faceLab);
+        // the neck in the chin's shadow is skin of the face's hue, darker; a white top's cloth near
+        // a pale face's colour is not (too little chroma)
+        skin = skinLike(lab, faceLab) || (shadedSkinDistance(lab, faceLab) < BOUNDARY_SKIN && Math.hypot(lab[1], lab[2]) >= 0.6 * faceChroma);
       }
     }
     if (!skin) continue;
