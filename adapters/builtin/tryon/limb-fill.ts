@@ -2,9 +2,11 @@
  * Forearms a shorter new top leaves bare where the old top had long sleeves. The old sleeve is
  * wider than the arm inside it, so filling its shape with skin draws a mannequin's tube: instead
  * the arm's outline is drawn from the visible hand it joins (its wrist's width and centre) and the
- * elbow, tapering as a forearm does; what lies outside it becomes backdrop; its skin takes the
- * hand's tone and grows from the hand's own pixels (no seam at the wrist), shaded across the arm
- * with the ridge on the side the hand shows lit, and its outline is anti-aliased.
+ * elbow, the forearm starting where the upper arm ends (one round joint) and tapering as a forearm
+ * does; what lies outside it becomes backdrop, the sleeve's soft edge with it. Its skin grows from
+ * the hand's own pixels (no seam at the wrist) and carries, up the arm, the light the hand shows
+ * across the wrist (its lit side, its shaded side, its tone), darker towards the outline as a
+ * round limb; its outline is anti-aliased.
  */
 import { largestComponent } from '../raster/components.ts';
 import { distanceTransform } from '../raster/distance-transform.ts';
@@ -19,13 +21,15 @@ import { deltaE76, SRGB_TO_LINEAR, srgbToLab } from './color.ts';
 const SHOULDER = 1.5;
 const ELBOW = 1.32;
 const BULK = 1.38;
-/** How far a forearm's tone moves from the hand's towards the person's own by 60 % of the way up to the elbow. */
-const TOWARDS_BODY = 0.5;
+/** Bins of the light across the wrist (-1..1 edge to edge), and the middle stretch of it read off the hand (beyond it the hand's outline mixes in the backdrop). */
+const BINS = 20;
+const INNER = 0.7;
 
 /**
- * A stretch of limb along an axis from a to b (unit direction d, normal nx, ny): its drawn edges
- * across the axis (`lo` < 0 < `hi`, px), per px along it, the anatomical half-width held inside the
- * old sleeve's outline and smoothed along the limb.
+ * A stretch of limb along an axis from a to b (unit direction d): its drawn edges across the axis
+ * (`lo` < 0 < `hi`, px), per px along it, the anatomical half-width held inside the old sleeve's
+ * outline and smoothed along the limb. Its ends are round (a capsule), so two stretches meeting at
+ * a joint with the same width there join without a corner.
  */
 interface Ribbon {
   ax: number;
@@ -35,55 +39,45 @@ interface Ribbon {
   len: number;
   lo: Float32Array;
   hi: Float32Array;
-  /** Lengths at its start and end over which it overlaps another ribbon at a joint (0: none). */
-  fadeStart: number;
-  fadeEnd: number;
 }
 
 /**
- * The light on (x, y) inside the limb: each ribbon's profile across it, faded to the outline's
- * value over the stretch where it overlaps the next at a joint (`fadeStart`, `fadeEnd` px from its
- * ends), the brightest taken, so the shading runs on across the elbow without a step.
+ * Where (x, y) lies against one ribbon: signed distance to its outline (negative inside), position
+ * across it (-1..1 edge to edge; radial in its round ends), its half-width, and the outward normal.
  */
-function shadeAt(ribbons: Ribbon[], x: number, y: number, ridge: number): number {
-  let best = limbProfile(1, 0);
+function place(rb: Ribbon, x: number, y: number) {
+  const ox = x - rb.ax;
+  const oy = y - rb.ay;
+  const along = ox * rb.dx + oy * rb.dy;
+  const across = rb.dx * oy - rb.dy * ox;
+  const k = Math.max(0, Math.min(rb.len, Math.round(along)));
+  const c = (rb.lo[k] + rb.hi[k]) / 2;
+  const r = Math.max(0.5, (rb.hi[k] - rb.lo[k]) / 2);
+  const end = along < 0 ? along : along > rb.len ? along - rb.len : 0;
+  const off = across - c;
+  const sgn = off >= 0 ? 1 : -1;
+  if (end === 0) return { sd: Math.abs(off) - r, u: Math.max(-1, Math.min(1, off / r)), r, gx: -rb.dy * sgn, gy: rb.dx * sgn };
+  const d = Math.hypot(end, off) || 1;
+  // in a round end: the normal points away from the end's centre (along the axis and across it)
+  return { sd: d - r, u: Math.max(-1, Math.min(1, (sgn * d) / r)), r, gx: (rb.dx * end - rb.dy * off) / d, gy: (rb.dy * end + rb.dx * off) / d };
+}
+
+/** Position across the limb at (x, y) for its light: of the ribbons holding it, the one it lies nearest the middle of (no step where two meet at a joint). */
+function acrossAt(ribbons: Ribbon[], x: number, y: number, fallback: number): number {
+  let best = fallback;
   for (const rb of ribbons) {
-    const ox = x - rb.ax;
-    const oy = y - rb.ay;
-    const along = ox * rb.dx + oy * rb.dy;
-    if (along < 0 || along > rb.len) continue;
-    const k = Math.round(along);
-    const c = (rb.lo[k] + rb.hi[k]) / 2;
-    const r = Math.max(0.5, (rb.hi[k] - rb.lo[k]) / 2);
-    const u = (rb.dx * oy - rb.dy * ox - c) / r;
-    if (Math.abs(u) > 1) continue;
-    const fade = Math.min(1, rb.fadeStart ? along / rb.fadeStart : 1, rb.fadeEnd ? (rb.len - along) / rb.fadeEnd : 1);
-    const edge = limbProfile(1, 0);
-    best = Math.max(best, edge + (limbProfile(u, ridge) - edge) * fade);
+    const q = place(rb, x, y);
+    if (q.sd <= 0.75 && Math.abs(q.u) < Math.abs(best)) best = q.u;
   }
   return best;
 }
 
-/** Where (x, y) lies against the nearest ribbon: signed distance to its outline (negative inside), position across it (-1..1 edge to edge), its half-width, and the outward normal. */
+/** Where (x, y) lies against the nearest ribbon (see place). */
 function nearest(ribbons: Ribbon[], x: number, y: number) {
   let best = { sd: Infinity, u: 0, r: 1, gx: 0, gy: 0 };
   for (const rb of ribbons) {
-    const ox = x - rb.ax;
-    const oy = y - rb.ay;
-    const along = ox * rb.dx + oy * rb.dy;
-    const across = rb.dx * oy - rb.dy * ox;
-    const k = Math.max(0, Math.min(rb.len, Math.round(along)));
-    const lo = rb.lo[k];
-    const hi = rb.hi[k];
-    const c = (lo + hi) / 2;
-    const r = Math.max(0.5, (hi - lo) / 2);
-    const side = Math.abs(across - c) - r;
-    const end = along < 0 ? -along : along > rb.len ? along - rb.len : 0;
-    const sd = end > 0 ? Math.hypot(end, Math.max(0, side)) + Math.min(0, side) : side;
-    if (sd < best.sd) {
-      const sgn = across >= c ? 1 : -1;
-      best = { sd, u: Math.max(-1, Math.min(1, (across - c) / r)), r, gx: -rb.dy * sgn, gy: rb.dx * sgn };
-    }
+    const q = place(rb, x, y);
+    if (q.sd < best.sd) best = q;
   }
   return best;
 }
@@ -92,7 +86,7 @@ function nearest(ribbons: Ribbon[], x: number, y: number) {
  * A ribbon from a to b with the half-width `radius(t)` (t from 0 at a to 1 at b), each side held
  * 1.5 px inside the person (`depth`: distance inside it, a crop at bx0, by0 of bw px wide).
  */
-function ribbon(a: Point, b: Point, radius: (t: number) => number, depth: Float32Array, bx0: number, by0: number, bw: number, fadeStart = 0, fadeEnd = 0): Ribbon {
+function ribbon(a: Point, b: Point, radius: (t: number) => number, depth: Float32Array, bx0: number, by0: number, bw: number): Ribbon {
   const len = Math.max(1, Math.round(Math.hypot(b.x - a.x, b.y - a.y)));
   const dx = (b.x - a.x) / len;
   const dy = (b.y - a.y) / len;
@@ -132,7 +126,7 @@ function ribbon(a: Point, b: Point, radius: (t: number) => number, depth: Float3
     }
     return out;
   };
-  return { ax: a.x, ay: a.y, dx, dy, len, lo: smooth(lo), hi: smooth(hi), fadeStart, fadeEnd };
+  return { ax: a.x, ay: a.y, dx, dy, len, lo: smooth(lo), hi: smooth(hi) };
 }
 
 /** One forearm drawn anew: the pixels it paints and what they are drawn from. */
@@ -145,14 +139,16 @@ export interface Forearm {
   backdrop: Uint8Array;
   /** The hand's tone, linear RGB (the median of its pixels). */
   tone: number[];
-  /** Per pixel of `skin`: the shading across the arm (its mean over the arm 1). */
-  shade: Float32Array;
-  /** Per pixel of `skin`: how far up the forearm from the wrist (0) towards the elbow (1). */
-  up: Float32Array;
+  /** The light across the arm, linear RGB per bin of its width (BINS, edge to edge): the hand's own across the wrist, darker towards the outline. */
+  profile: Float32Array;
+  /** Per pixel of `skin`: its position across the arm (-1..1 edge to edge). */
+  across: Float32Array;
   /** The box [x0, y0, x1, y1) holding `skin` and its outline. */
   box: [number, number, number, number];
   /** Pixels on the outline: their coverage by the arm (0..1) and the unit normal pointing out of it. */
   band: { i: number; a: number; gx: number; gy: number }[];
+  /** Skin pixels where the arm meets the photo's own pixels other than the hand (trousers the old sleeve hung beside), and those pixels: their staircase is softened. */
+  seam: number[];
   /** The wrist's width where the hand leaves the old sleeve (px), and the forearm's ends. */
   wristWidth: number;
   elbow: Point;
@@ -172,6 +168,79 @@ const quantile = (v: number[], q: number) => {
   const s = v.slice().sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(q * s.length))];
 };
+
+/**
+ * The light across the forearm, read off the hand just beyond the seam (`fore` the forearm's
+ * ribbon, `seamK` the seam's position along it): per bin across the wrist, the median linear RGB of
+ * the hand's inner pixels there (the same light falls on the forearm above it: a lit side, a shaded
+ * side, the skin's own tone), over the middle stretch (|u| <= INNER); beyond it, towards the
+ * outline, darkened as a round limb's profile falls. Too little hand seen: the hand's tone shaded
+ * by that profile around the lit side's ridge.
+ */
+function wristProfile(img: Uint8Array, w: number, hand: Uint8Array, box: [number, number, number, number], fore: Ribbon, seamK: number, tone: number[], ridge: number): Float32Array {
+  const k0 = Math.max(0, Math.min(fore.len, Math.round(seamK)));
+  const c0 = (fore.lo[k0] + fore.hi[k0]) / 2;
+  const r0 = Math.max(1, (fore.hi[k0] - fore.lo[k0]) / 2);
+  const bins: number[][][] = Array.from({ length: BINS }, () => [[], [], []]);
+  const [x0, y0, x1, y1] = box;
+  for (let y = y0 + 1; y < y1; y++) {
+    for (let x = x0 + 1; x < x1; x++) {
+      const i = y * w + x;
+      if (!hand[i] || !hand[i - 1] || !hand[i + 1] || !hand[i - w] || !hand[i + w]) continue;
+      const ox = x - fore.ax;
+      const oy = y - fore.ay;
+      const along = ox * fore.dx + oy * fore.dy;
+      if (along < seamK + 2 || along > seamK + 14) continue;
+      const u = (fore.dx * oy - fore.dy * ox - c0) / r0;
+      if (Math.abs(u) > INNER) continue;
+      const b = Math.min(BINS - 1, Math.floor(((u + 1) / 2) * BINS));
+      for (let c = 0; c < 3; c++) bins[b][c].push(SRGB_TO_LINEAR[img[i * 4 + c]]);
+    }
+  }
+  const centre = (b: number) => ((b + 0.5) / BINS) * 2 - 1;
+  const inner: number[] = [];
+  for (let b = 0; b < BINS; b++) if (Math.abs(centre(b)) <= INNER) inner.push(b);
+  const seen = inner.filter((b) => bins[b][0].length >= 3);
+  const out = new Float32Array(BINS * 3);
+  if (seen.length < inner.length / 2) {
+    let mean = 0;
+    for (let b = 0; b < BINS; b++) mean += limbProfile(centre(b), ridge) / BINS;
+    for (let b = 0; b < BINS; b++) for (let c = 0; c < 3; c++) out[b * 3 + c] = (tone[c] * limbProfile(centre(b), ridge)) / mean;
+    return out;
+  }
+  // the middle: each bin's median (an empty one the nearest seen bin's), smoothed [1 2 1]
+  const raw = new Float32Array(BINS * 3);
+  for (const b of inner) {
+    const from = seen.reduce((best, s) => (Math.abs(s - b) < Math.abs(best - b) ? s : best), seen[0]);
+    for (let c = 0; c < 3; c++) raw[b * 3 + c] = quantile(bins[from][c], 0.5);
+  }
+  const first = inner[0];
+  const last = inner[inner.length - 1];
+  for (const b of inner) {
+    for (let c = 0; c < 3; c++) {
+      const l = raw[Math.max(first, b - 1) * 3 + c];
+      const r = raw[Math.min(last, b + 1) * 3 + c];
+      out[b * 3 + c] = (l + 2 * raw[b * 3 + c] + r) / 4;
+    }
+  }
+  // towards the outline: the nearest middle bin's light, falling as a round limb's does
+  for (let b = 0; b < BINS; b++) {
+    if (b >= first && b <= last) continue;
+    const from = b < first ? first : last;
+    const fall = limbProfile(centre(b), 0) / limbProfile(centre(from), 0);
+    for (let c = 0; c < 3; c++) out[b * 3 + c] = out[from * 3 + c] * fall;
+  }
+  return out;
+}
+
+/** A forearm's light (linear RGB) at position u across it (-1..1), interpolated between its profile's bins. */
+export function forearmLight(profile: Float32Array, u: number, out: number[] = [0, 0, 0]): number[] {
+  const t = Math.max(0, Math.min(BINS - 1, ((u + 1) / 2) * BINS - 0.5));
+  const b = Math.min(BINS - 2, Math.floor(t));
+  const f = t - b;
+  for (let c = 0; c < 3; c++) out[c] = profile[b * 3 + c] * (1 - f) + profile[(b + 1) * 3 + c] * f;
+  return out;
+}
 
 /**
  * Plans the forearms under old sleeves that the skin fill (`fill` 1) would paint, arm by arm: where
@@ -417,20 +486,32 @@ export function planForearms(fill: Uint8Array, grown: Uint8Array, oldTop: Uint8A
     const inPerson = new Uint8Array(bw * bh);
     for (let y = 0; y < bh; y++) for (let x = 0; x < bw; x++) inPerson[y * bw + x] = mask[(y + by0) * w + x + bx0] && before[(y + by0) * w + x + bx0] !== 2 ? 1 : 0;
     const depth = distanceTransform(inPerson, bw, bh, 'unset');
-    // the outline: shoulder to elbow (overlapping the forearm at the bend), and elbow to the
-    // wrist, the forearm's bulk a third of the way down, tapering to the wrist (and a little past
-    // the seam, so the wrist is not rounded off before the hand)
-    const upper = Math.max(1, Math.hypot(E.x - S.x, E.y - S.y));
-    const eu = { x: (E.x - S.x) / upper, y: (E.y - S.y) / upper };
+    // the outline: shoulder to elbow and elbow to the wrist, round-ended and as wide at the elbow
+    // (no corner at the bend), the forearm's bulk a third of the way down, tapering to the wrist
+    // (and a little past the seam, so the wrist is not rounded off before the hand)
+    const upperArm = ribbon(S, E, (t) => rw * (SHOULDER + (ELBOW - SHOULDER) * t), depth, bx0, by0, bw);
+    // the forearm starts where the upper arm ends, as wide and on the same centre (held inside the
+    // old sleeve's and the arm's measured outline): one round joint, no lump at the elbow; and it
+    // is no wider than that further down (a hand seen slanting into a pocket is wider than its wrist)
+    let cEnd = 0;
+    let rEnd = 0;
+    let kn = 0;
+    for (let q = Math.max(0, upperArm.len - 8); q <= upperArm.len; q++, kn++) {
+      cEnd += (upperArm.hi[q] + upperArm.lo[q]) / 2;
+      rEnd += (upperArm.hi[q] - upperArm.lo[q]) / 2;
+    }
+    cEnd /= kn;
+    rEnd = Math.max(0.75 * ELBOW * rw, Math.min(ELBOW * rw, rEnd / kn));
+    const joint = { x: E.x - upperArm.dy * cEnd, y: E.y + upperArm.dx * cEnd };
+    const rf = Math.min(rw, rEnd / ELBOW);
     const ribbons = [
-      ribbon(S, { x: E.x + eu.x * ELBOW * rw, y: E.y + eu.y * ELBOW * rw }, (t) => rw * (SHOULDER + (ELBOW - SHOULDER) * t), depth, bx0, by0, bw, 0, ELBOW * rw),
-      ribbon({ x: E.x - ux * ELBOW * rw, y: E.y - uy * ELBOW * rw }, { x: wrist.x + ux * rw, y: wrist.y + uy * rw }, (t) => {
+      upperArm,
+      ribbon(joint, { x: wrist.x + ux * rw, y: wrist.y + uy * rw }, (t) => {
         // position along the forearm, 0 at the elbow, 1 at the wrist
-        const f = (t * (axisLen + (ELBOW + 1) * rw) - ELBOW * rw) / axisLen;
-        if (f <= 0) return ELBOW * rw;
-        if (f < 0.3) return rw * (ELBOW + ((BULK - ELBOW) * f) / 0.3);
-        return rw * Math.max(1, BULK - ((BULK - 1) * (f - 0.3)) / 0.7);
-      }, depth, bx0, by0, bw, ELBOW * rw, 0),
+        const f = (t * (axisLen + rw)) / axisLen;
+        if (f < 0.3) return rEnd + ((BULK * rf - rEnd) * f) / 0.3;
+        return rf * Math.max(1, BULK - ((BULK - 1) * (f - 0.3)) / 0.7);
+      }, depth, bx0, by0, bw),
     ];
     // the old sleeve's soft outline beside the person (its colour mixed into the backdrop's) goes
     // with it: repainted as backdrop
@@ -441,11 +522,38 @@ export function planForearms(fill: Uint8Array, grown: Uint8Array, oldTop: Uint8A
     // as it is on that side (a row's backdrop elsewhere can be darker or lighter)
     const around = new Uint8Array(n);
     const aroundReach = dilate(sleeve, bw, bh, Math.round(0.06 * sw));
+    const bgLab: number[][] = [[], [], []];
     for (let y = 0; y < bh; y++) {
       for (let x = 0; x < bw; x++) {
         const i = (y + by0) * w + x + bx0;
         if (halo[y * bw + x] && !sleeve[y * bw + x] && !mask[i] && !before[i]) fill[i] = 2;
-        else if (aroundReach[y * bw + x] && !mask[i] && !before[i]) around[i] = 1;
+        else if (aroundReach[y * bw + x] && !mask[i] && !before[i]) {
+          around[i] = 1;
+          if ((x + y) % 3) continue;
+          srgbToLab(img[i * 4], img[i * 4 + 1], img[i * 4 + 2], lab);
+          for (let c = 0; c < 3; c++) bgLab[c].push(lab[c]);
+        }
+      }
+    }
+    // and the sleeve's edge the parsing put inside the person as arm (the sleeve's colour mixed
+    // into the backdrop's, between the sleeve and a gap to the body): its colours lie between the
+    // two, and left as they were they are specks of the old sleeve beside the arm (a coloured
+    // sleeve only: between a black or grey one and the backdrop lies every grey, a print's too)
+    if (ref && refChroma >= 20 && bgLab[0].length >= 20) {
+      const bg = bgLab.map((v) => quantile(v, 0.5));
+      const seg = [0, 1, 2].map((c) => ref[c] - bg[c]);
+      const seg2 = seg[0] ** 2 + seg[1] ** 2 + seg[2] ** 2 || 1;
+      const rim = dilate(sleeve, bw, bh, Math.round(0.04 * sw));
+      for (let y = 0; y < bh; y++) {
+        for (let x = 0; x < bw; x++) {
+          const i = (y + by0) * w + x + bx0;
+          if (!rim[y * bw + x] || sleeve[y * bw + x] || before[i] || fill[i] || owner[i] >= 0 || hand[i] || (mask[i] && parts[i] !== PERSON_PART.arm && parts[i] !== PERSON_PART.torso) || covered(i)) continue;
+          srgbToLab(img[i * 4], img[i * 4 + 1], img[i * 4 + 2], lab);
+          // (a dark red passes the RGB skin rule: only the person's own skin tone is kept)
+          if (skinLab ? deltaE76(lab, skinLab) < 20 : isSkin(img[i * 4], img[i * 4 + 1], img[i * 4 + 2])) continue;
+          const t = Math.max(0, Math.min(1, ((lab[0] - bg[0]) * seg[0] + (lab[1] - bg[1]) * seg[1] + (lab[2] - bg[2]) * seg[2]) / seg2));
+          if (Math.hypot(lab[0] - bg[0] - t * seg[0], lab[1] - bg[1] - t * seg[1], lab[2] - bg[2] - t * seg[2]) < 18) fill[i] = 2;
+        }
       }
     }
     // the wrist meets the hand edge to edge: over the forearm's last third its outline bends to
@@ -456,11 +564,12 @@ export function planForearms(fill: Uint8Array, grown: Uint8Array, oldTop: Uint8A
     for (let y = y0; y <= y1; y++) {
       for (let x = x0; x <= x1; x++) {
         const i = y * w + x;
-        if (!source[i]) continue;
+        // (the whole hand: its first pixels, repainted, are its width where a slanted cuff ended)
+        if (!hand[i]) continue;
         const ox = x - fore.ax;
         const oy = y - fore.ay;
         const along = ox * fore.dx + oy * fore.dy;
-        if (along >= seamK + 3 && along <= seamK + 8) edges.push(fore.dx * oy - fore.dy * ox);
+        if (along >= seamK + 3 && along <= seamK + 14) edges.push(fore.dx * oy - fore.dy * ox);
       }
     }
     if (edges.length >= 10) {
@@ -475,23 +584,21 @@ export function planForearms(fill: Uint8Array, grown: Uint8Array, oldTop: Uint8A
       }
     }
     const skin = new Uint8Array(n);
-    const shade = new Float32Array(n);
-    const up = new Float32Array(n);
+    // per pixel of the skin: its position across the limb (-1..1 edge to edge)
+    const acrossArm = new Float32Array(n);
     const band: Forearm['band'] = [];
     let painted = 0;
-    let shadeSum = 0;
     for (let y = ob[1]; y <= ob[3]; y++) for (let x = ob[0]; x <= ob[2]; x++) {
       const i = y * w + x;
       if (owner[i] !== k) continue;
       const q = nearest(ribbons, x, y);
       // a ramp of 1.5 px across the outline
       const a = Math.max(0, Math.min(1, (0.75 - q.sd) / 1.5));
-      if (a >= 0.5) {
+      // (the hand's own first pixels are skin whatever the outline says)
+      if (a >= 0.5 || hand[i]) {
         skin[i] = 1;
         painted++;
-        shade[i] = shadeAt(ribbons, x, y, ridge);
-        up[i] = -((x - wrist.x) * ux + (y - wrist.y) * uy);
-        shadeSum += shade[i];
+        acrossArm[i] = acrossAt(ribbons, x, y, q.u);
       } else fill[i] = 2;
       if (a > 0 && a < 1) band.push({ i, a, gx: q.gx, gy: q.gy });
     }
@@ -507,17 +614,22 @@ export function planForearms(fill: Uint8Array, grown: Uint8Array, oldTop: Uint8A
         skin[i] = 0;
         fill[i] = 2;
         painted--;
-        shadeSum -= shade[i];
       }
     }
     if (!painted) continue;
-    // the shading's mean over the arm 1 (the tone is the mean's), faded out over the last px before
-    // the seam: there the skin grows from the hand's own pixels, shading and all
-    for (let y = ob[1]; y <= ob[3]; y++) for (let x = ob[0]; x <= ob[2]; x++) {
-      const i = y * w + x;
-      if (!skin[i]) continue;
-      shade[i] = 1 + ((shade[i] * painted) / shadeSum - 1) * Math.max(0, Math.min(1, up[i] / 8));
-      up[i] = Math.max(0, Math.min(1, up[i] / axisLen));
+    // where the skin meets what the photo keeps beside it (not the hand, not a fill): a staircase
+    // of the old sleeve's parsing, softened
+    const join = new Set<number>();
+    for (let y = Math.max(1, ob[1]); y <= Math.min(h - 2, ob[3]); y++) {
+      for (let x = Math.max(1, ob[0]); x <= Math.min(w - 2, ob[2]); x++) {
+        const i = y * w + x;
+        if (!skin[i]) continue;
+        for (const j of [i - 1, i + 1, i - w, i + w]) {
+          if (skin[j] || fill[j] || hand[j] || !mask[j] || covered(j)) continue;
+          join.add(i);
+          join.add(j);
+        }
+      }
     }
     const lin: number[][] = [[], [], []];
     // the tone of the hand's first stretch beyond the seam (the wrist's, not the fingers' in shade)
@@ -531,31 +643,21 @@ export function planForearms(fill: Uint8Array, grown: Uint8Array, oldTop: Uint8A
       if (lin[0].length >= 40) break;
     }
     const tone = lin.map((v) => quantile(v, 0.5));
-    out.push({ skin, source, backdrop: around, tone, shade, up, box: [bx0, by0, bx0 + bw, by0 + bh], band, wristWidth, elbow: { x: E.x, y: E.y }, wrist });
+    const profile = wristProfile(img, w, hand, [x0, y0, x1, y1], fore, seamK, tone, ridge);
+    out.push({ skin, source, backdrop: around, tone, profile, across: acrossArm, box: [bx0, by0, bx0 + bw, by0 + bh], band, seam: [...join], wristWidth, elbow: { x: E.x, y: E.y }, wrist });
   }
   return out;
 }
 
 /**
- * Shades each forearm across its width once its skin (flat, in the hand's tone) and the backdrop
- * beside it are synthesised on the canvas (linear RGB), its tone moving from the hand's at the
- * wrist part of the way towards the person's own (`bodyTone`, linear RGB: a forearm is lighter
- * than the back of a hand) by the elbow; then anti-aliases its outline: a pixel on it mixes the
- * arm's colour and what lies beyond by its coverage, each taken from the nearest pixel of its
- * side along the outline's normal.
+ * Anti-aliases each forearm's outline once its skin (in the light across it) and the backdrop
+ * beside it are synthesised on the canvas (linear RGB): a pixel on it mixes the arm's colour and
+ * what lies beyond by its coverage, each taken from the nearest pixel of its side along the
+ * outline's normal; where the arm meets the photo's own pixels instead, the two sides are blended
+ * over 3 px.
  */
-export function finishForearms(canvas: Float32Array, forearms: Forearm[], w: number, h: number, bodyTone?: readonly number[]): void {
+export function finishForearms(canvas: Float32Array, forearms: Forearm[], w: number, h: number): void {
   for (const f of forearms) {
-    const [x0, y0, x1, y1] = f.box;
-    const ratio = [0, 1, 2].map((c) => (bodyTone && f.tone[c] > 0 ? Math.max(0.8, Math.min(1.25, bodyTone[c] / f.tone[c])) : 1));
-    for (let y = y0; y < y1; y++) {
-      for (let x = x0; x < x1; x++) {
-        const i = y * w + x;
-        if (!f.skin[i]) continue;
-        const lift = TOWARDS_BODY * Math.min(1, f.up[i] / 0.6);
-        for (let c = 0; c < 3; c++) canvas[i * 3 + c] *= f.shade[i] * (1 + lift * (ratio[c] - 1));
-      }
-    }
     const mixed: { i: number; v: number[] }[] = [];
     const pick = (i: number, gx: number, gy: number, inside: boolean) => {
       const x = i % w;
@@ -578,5 +680,14 @@ export function finishForearms(canvas: Float32Array, forearms: Forearm[], w: num
       mixed.push({ i, v: [0, 1, 2].map((c) => a * canvas[arm * 3 + c] + (1 - a) * canvas[beyond * 3 + c]) });
     }
     for (const { i, v } of mixed) for (let c = 0; c < 3; c++) canvas[i * 3 + c] = v[c];
+    // the join with the photo's own pixels beside the arm: each side's pixel the mean of its 3x3
+    const soft = f.seam.map((i) => {
+      const v = [0, 0, 0];
+      for (let dy = -1; dy <= 1; dy++) for (let dx = -1; dx <= 1; dx++) for (let c = 0; c < 3; c++) v[c] += canvas[(i + dy * w + dx) * 3 + c] / 9;
+      return v;
+    });
+    f.seam.forEach((i, k) => {
+      for (let c = 0; c < 3; c++) canvas[i * 3 + c] = soft[k][c];
+    });
   }
 }

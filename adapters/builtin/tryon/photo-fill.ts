@@ -14,7 +14,7 @@ import { boxBlur } from './box-blur.ts';
 import { hipsMiddle } from './body-frame.ts';
 import { deltaE76, SRGB_TO_LINEAR, srgbToLab } from './color.ts';
 import type { Layer } from './warp-piece.ts';
-import { finishForearms, planForearms } from './limb-fill.ts';
+import { finishForearms, forearmLight, planForearms } from './limb-fill.ts';
 
 const median = (v: number[]) => {
   const s = v.slice().sort((a, b) => a - b);
@@ -535,17 +535,26 @@ function depthInside(region: Uint8Array, w: number, box: Box) {
  * The membrane takes the colour of whatever skin borders the gap, which can be far from the
  * person's skin (a hand, the shaded rim of an arm). Inside the gap its colour moves towards the
  * person's own skin tone (the median of face, neck and arms, linear RGB, de-shaded like the
- * membrane), fully from about 4 px in, so the border still joins the skin around it.
+ * membrane), fully from about 4 px in, so the border still joins the skin around it. With `from`
+ * (a limb's light already shaded across it, per pixel) it moves there wholly, over 6 px from the
+ * skin it grows from only: the limb's shaded outline against the backdrop keeps its light.
  */
-function towardsTone(values: Float32Array, region: Uint8Array, w: number, box: Box, tone: readonly number[]): void {
+function towardsTone(values: Float32Array, region: Uint8Array, w: number, box: Box, toneAt: (i: number) => readonly number[], from?: Uint8Array): void {
   const [bx0, by0] = box;
   const { crop, depth, bw, bh } = depthInside(region, w, box);
+  let near: Float32Array | null = null;
+  if (from) {
+    const src = new Uint8Array(bw * bh);
+    for (let y = 0; y < bh; y++) for (let x = 0; x < bw; x++) src[y * bw + x] = from[(y + by0) * w + x + bx0];
+    near = distanceTransform(src, bw, bh, 'set');
+  }
   for (let y = 0; y < bh; y++) {
     for (let x = 0; x < bw; x++) {
       const j = y * bw + x;
       if (!crop[j]) continue;
-      const t = 0.85 * Math.min(1, depth[j] / 4);
+      const t = near ? Math.min(1, near[j] / 6) : 0.85 * Math.min(1, depth[j] / 4);
       const i = (y + by0) * w + x + bx0;
+      const tone = toneAt(i);
       for (let c = 0; c < 3; c++) values[i * 3 + c] = values[i * 3 + c] * (1 - t) + tone[c] * t;
     }
   }
@@ -607,7 +616,7 @@ function softenOutline(canvas: Float32Array, fill: Uint8Array, isBackdrop: (i: n
  * levels). Background: a membrane of the backdrop around (`backdropSource`, else what lies outside
  * the person's mask: its gradient) with the backdrop's own grain. Seeded: the same inputs give the same pixels.
  */
-export function synthesiseFill(canvas: Float32Array, fill: Uint8Array, body: PersonBody, skinSource: Uint8Array, edgeDistance: Float32Array, limbRadius: (i: number) => number, skinTone?: readonly number[], skinStd?: number, backdropSource?: Uint8Array): void {
+export function synthesiseFill(canvas: Float32Array, fill: Uint8Array, body: PersonBody, skinSource: Uint8Array, edgeDistance: Float32Array, limbRadius: (i: number) => number, skinTone?: readonly number[] | ((i: number) => readonly number[]), skinStd?: number, backdropSource?: Uint8Array): void {
   const { width: w, height: h } = body.image;
   const img = body.image.data;
   const n = w * h;
@@ -663,11 +672,19 @@ export function synthesiseFill(canvas: Float32Array, fill: Uint8Array, body: Per
       const idx: number[] = [];
       for (let i = 0; i < n; i += 3) if (kind === 1 ? skinSource[i] : !body.mask[i]) idx.push(i);
       if (!idx.length && !(kind === 1 && skinTone)) continue;
-      const med = idx.length ? [0, 1, 2].map((c) => median(idx.map((i) => canvas[i * 3 + c]))) : skinTone!;
-      for (let i = 0; i < n; i++) if (region[i]) for (let c = 0; c < 3; c++) values[i * 3 + c] = med[c];
+      const med = idx.length ? [0, 1, 2].map((c) => median(idx.map((i) => canvas[i * 3 + c]))) : null;
+      for (let i = 0; i < n; i++) {
+        if (!region[i]) continue;
+        const v = med ?? (typeof skinTone === 'function' ? skinTone(i) : skinTone!);
+        for (let c = 0; c < 3; c++) values[i * 3 + c] = v[c];
+      }
     } else {
       pullPush(values, weight, w, 3, box);
-      if (kind === 1 && skinTone) towardsTone(values, region, w, box, skinTone);
+      if (kind === 1 && skinTone) {
+        const tone = skinTone;
+        if (typeof tone === 'function') towardsTone(values, region, w, box, tone, skinSource);
+        else towardsTone(values, region, w, box, () => tone);
+      }
     }
     // the grain's strength: the person's skin texture, or the backdrop's own around the fill
     let std = kind === 1 ? (skinStd ?? NaN) : NaN;
@@ -1068,11 +1085,11 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
   synthesiseFill(canvas, general, body, skinSource, depth, radius, skin?.linear, skinStd, backdropSource);
   neckMembrane(canvas, general, covered, grown, body, chestY, skinStd);
   if (forearms.length) {
-    // unshaded here (depth = radius): finishForearms shades them across the arm
+    // unshaded here (depth = radius): each in the light across it read off its hand
     const flat = new Float32Array(n).fill(1);
     // a forearm's skin is finer than the face's and neck's, whose texture sets skinStd
-    for (const f of forearms) synthesiseFill(canvas, f.skin, body, f.source, flat, () => 1, f.tone, skinStd * FOREARM_GRAIN);
-    finishForearms(canvas, forearms, w, h, skin?.linear);
+    for (const f of forearms) synthesiseFill(canvas, f.skin, body, f.source, flat, () => 1, (i) => forearmLight(f.profile, f.across[i]), skinStd * FOREARM_GRAIN);
+    finishForearms(canvas, forearms, w, h);
   }
   softenOutline(canvas, general, (i) => general[i] === 2 || (!general[i] && (!body.mask[i] || backdrop[i] === 1)), w, h, [cx0, cy0, cx1, cy1]);
   return fill;

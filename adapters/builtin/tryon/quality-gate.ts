@@ -50,11 +50,14 @@ export interface GateBounds {
    * Largest share of the arms showing outside the new garment that had to be synthesised (old
    * sleeves replaced by painted skin): a classical fill carries the skin's grain but not a real
    * forearm's shading, tendons and hands' joins, so a whole painted limb reads as a mannequin's.
-   * Held where it is with the forearms drawn from the hands (limb-fill.ts): the two real pairs
-   * beyond it (66 % and 74 %) still read as painted (an even tone lighter than the hands, a step
-   * at the elbow, washed-out on a sheer sleeve's arms), while their skin figures (5x5 std 0.88 and
-   * 0.78 of the person's own, ΔE76 4.5 and 2.1) are well within the realism bounds: those figures
-   * do not tell a convincing painted forearm from these, so they cannot lift the bound either.
+   * Held where it is with the forearms drawn from the hands in the hands' own light (limb-fill.ts):
+   * the two real pairs beyond it (66.7 % and 74.2 %) read as arms now (continuous with the hands,
+   * a round elbow), but one keeps a stepped edge against the trousers and specks of the old red
+   * sleeve at the hip, the other pale arms beside shreds of the skirt under its sheer sleeves (and a
+   * painted block at the neck); and the figures on the painted skin do not tell them from the
+   * flat-banded forearms drawn before: 5x5 std 1.10 and 0.81 of the person's own (0.87 and 0.79
+   * before), ΔE76 3.9 and 3.6 (4.5 and 1.8), ΔE76 to the hands' median 3.8 and 6.8 (1.6 and 3.8),
+   * the outline 3.3 and 3.8 L* darker than the inside (8.8 and 8.2): they cannot lift the bound.
    */
   limbSynthesised: number;
   /** Smallest share of the packshot's garment silhouette (faint edges included, holes filled) that its cut-out keeps. */

@@ -3,10 +3,11 @@
  * shoulder to the wrist and a bare hand 30 px wide below it, on a grey backdrop. The forearm must
  * be drawn as an arm (as wide as the hand at the wrist, wider towards the elbow, never the
  * sleeve's width), the sleeve outside it must become backdrop, and its skin must take the hand's
- * tone at the wrist, shaded darker at its edges than along its middle.
+ * tone at the wrist and the light across the hand (its lit side, its shaded side), darker at its
+ * edges than along its middle.
  */
 import { describe, expect, it } from 'vitest';
-import { finishForearms, planForearms } from '../../../../adapters/builtin/tryon/limb-fill.ts';
+import { finishForearms, forearmLight, planForearms } from '../../../../adapters/builtin/tryon/limb-fill.ts';
 import { synthesiseFill } from '../../../../adapters/builtin/tryon/photo-fill.ts';
 import { deltaE76, linearToSrgb, SRGB_TO_LINEAR, srgbToLab } from '../../../../adapters/builtin/tryon/color.ts';
 import { dilate } from '../../../../adapters/builtin/raster/morphology.ts';
@@ -25,7 +26,7 @@ const noise = (x: number, y: number) => {
   return ((t ^ (t >>> 13)) >>> 0) / 4294967296 - 0.5;
 };
 
-function scene() {
+function scene(handShade = (t: number) => 0.8 + 0.2 * Math.sin(Math.PI * t)) {
   const n = W * H;
   const data = new Uint8Array(n * 4);
   const mask = new Uint8Array(n);
@@ -40,7 +41,7 @@ function scene() {
         sleeve[i] = 1;
       } else if (x >= HAND.x0 && x < HAND.x1 && y >= HAND.y0 && y < HAND.y1) {
         const t = (x + 0.5 - HAND.x0) / (HAND.x1 - HAND.x0);
-        const shade = 0.8 + 0.2 * Math.sin(Math.PI * t);
+        const shade = handShade(t);
         rgb = HAND_RGB.map((v) => v * shade + 6 * noise(x, y));
       }
       if (sleeve[i] || (x >= HAND.x0 && x < HAND.x1 && y >= HAND.y0 && y < HAND.y1)) {
@@ -65,8 +66,8 @@ function scene() {
   return { body, sleeve };
 }
 
-function plan() {
-  const { body, sleeve } = scene();
+function plan(handShade?: (t: number) => number) {
+  const { body, sleeve } = scene(handShade);
   const fill = Uint8Array.from(sleeve);
   const grown = dilate(sleeve, W, H, 3);
   const lab = Array.from(srgbToLab(HAND_RGB[0], HAND_RGB[1], HAND_RGB[2], [0, 0, 0]));
@@ -86,6 +87,29 @@ function row(skin: Uint8Array, y: number) {
     last = x;
   }
   return { count, first, last };
+}
+
+/** The scene's fills synthesised as uncoverOldTop does them: backdrop, then each forearm in its light. */
+function paint(body: PersonBody & { parts: Uint8Array }, fill: Uint8Array, forearms: ReturnType<typeof planForearms>) {
+  const n = W * H;
+  const canvas = new Float32Array(n * 3);
+  for (let i = 0; i < n; i++) for (let c = 0; c < 3; c++) canvas[i * 3 + c] = SRGB_TO_LINEAR[body.image.data[i * 4 + c]];
+  const flat = new Float32Array(n).fill(1);
+  const backdrop = new Uint8Array(n);
+  for (let i = 0; i < n; i++) if (!body.mask[i]) backdrop[i] = 1;
+  const others = fill.map((v, i) => (forearms[0].skin[i] ? 0 : v));
+  synthesiseFill(canvas, others, body, new Uint8Array(n), flat, () => 1, undefined, 2, backdrop);
+  for (const f of forearms) synthesiseFill(canvas, f.skin, body, f.source, flat, () => 1, (i) => forearmLight(f.profile, f.across[i]), 2);
+  finishForearms(canvas, forearms, W, H);
+  const srgb = (i: number) => [0, 1, 2].map((c) => linearToSrgb(canvas[i * 3 + c]));
+  const mean = (xs: number[], y0: number, y1: number) => {
+    const s = [0, 0, 0];
+    let k = 0;
+    for (let y = y0; y < y1; y++) for (const x of xs) { const v = srgb(y * W + x); for (let c = 0; c < 3; c++) s[c] += v[c]; k++; }
+    return s.map((v) => v / k);
+  };
+  const lum = (v: number[]) => 0.299 * v[0] + 0.587 * v[1] + 0.114 * v[2];
+  return { mean, lum };
 }
 
 describe('planForearms', () => {
@@ -118,24 +142,8 @@ describe('planForearms', () => {
 
   it('gives the forearm the hand tone at the wrist, shaded darker at its edges than along its middle', () => {
     const { body, fill, forearms } = plan();
-    const n = W * H;
-    const canvas = new Float32Array(n * 3);
-    for (let i = 0; i < n; i++) for (let c = 0; c < 3; c++) canvas[i * 3 + c] = SRGB_TO_LINEAR[body.image.data[i * 4 + c]];
-    const flat = new Float32Array(n).fill(1);
-    const backdrop = new Uint8Array(n);
-    for (let i = 0; i < n; i++) if (!body.mask[i]) backdrop[i] = 1;
-    const others = fill.map((v, i) => (forearms[0].skin[i] ? 0 : v));
-    synthesiseFill(canvas, others, body, new Uint8Array(n), flat, () => 1, undefined, 2, backdrop);
-    for (const f of forearms) synthesiseFill(canvas, f.skin, body, f.source, flat, () => 1, f.tone, 2);
-    finishForearms(canvas, forearms, W, H);
-    const srgb = (i: number) => [0, 1, 2].map((c) => linearToSrgb(canvas[i * 3 + c]));
+    const { mean, lum } = paint(body, fill, forearms);
     const lab = (rgb: number[]) => Array.from(srgbToLab(rgb[0], rgb[1], rgb[2], [0, 0, 0]));
-    const mean = (xs: number[], y0: number, y1: number) => {
-      const s = [0, 0, 0];
-      let k = 0;
-      for (let y = y0; y < y1; y++) for (const x of xs) { const v = srgb(y * W + x); for (let c = 0; c < 3; c++) s[c] += v[c]; k++; }
-      return s.map((v) => v / k);
-    };
     // the wrist's middle against the hand's just below the seam
     const r = row(forearms[0].skin, 212);
     const mid = Math.round((r.first + r.last) / 2);
@@ -145,13 +153,22 @@ describe('planForearms', () => {
     // across the forearm half way up: edges darker than the middle
     const h = row(forearms[0].skin, 170);
     const c = Math.round((h.first + h.last) / 2);
-    const lum = (v: number[]) => 0.299 * v[0] + 0.587 * v[1] + 0.114 * v[2];
     const middle = lum(mean([c - 2, c - 1, c, c + 1, c + 2], 165, 175));
     const edges = (lum(mean([h.first + 1, h.first + 2], 165, 175)) + lum(mean([h.last - 2, h.last - 1], 165, 175))) / 2;
     expect(middle - edges).toBeGreaterThan(12);
     // and the backdrop beside it is the backdrop's grey, not the sleeve's black
     const beside = mean([SLEEVE.x0 + 2, SLEEVE.x1 - 3], 165, 175);
     expect(lum(beside)).toBeGreaterThan(195);
+  });
+
+  it('carries the light across the hand up the forearm: a hand lit from its left side gives a forearm lit on that side', () => {
+    const { body, fill, forearms } = plan((t) => 1 - 0.35 * t);
+    const { mean, lum } = paint(body, fill, forearms);
+    const h = row(forearms[0].skin, 170);
+    const q = Math.round((h.last - h.first) / 4);
+    const left = lum(mean([h.first + q - 1, h.first + q, h.first + q + 1], 165, 175));
+    const right = lum(mean([h.last - q - 1, h.last - q, h.last - q + 1], 165, 175));
+    expect(left - right).toBeGreaterThan(10);
   });
 });
 

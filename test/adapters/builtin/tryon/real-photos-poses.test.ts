@@ -74,7 +74,8 @@ describe('the quality gate on the real top pairs', () => {
     //   painted from the neck into the blouse's deep V and over the higher shoulder;
     // - the long-sleeved top whose chest portrait is laid squat on a short torso: the print's
     //   structure leaves the packshot's bound (the panel's, not the sleeves' lettering);
-    // - long sleeves replaced by painted arms (01861, 01008);
+    // - long sleeves replaced by arms drawn in the hands' light, with a stepped edge against the
+    //   trousers and specks of the old sleeve (01861) or beside shreds of a skirt (01008);
     // - skin painted in a block at the neck where the new neckline left the old one uncovered: a
     //   flat brown notched block where the floral top's ruffle collar was (model_4; its arms are
     //   clean since the cut-out opens the sleeve's gap), a

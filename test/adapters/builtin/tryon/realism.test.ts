@@ -55,9 +55,11 @@ const GATED: Record<string, GateCheckName> = {
   // the chest's halftone portrait laid squat on the short torso (the body panel alone measures 1.83x
   // the packshot panel's balance; the sleeves, their lettering along the arms, bring it down to 1.60x)
   'model_8.jpg + 049805_1.jpg': 'print-structure',
-  // long red sleeves -> short sleeves: both arms painted plain tan from sleeve to wrist
+  // long red sleeves -> short sleeves: both arms drawn in the hands' own light, continuous at the
+  // wrists, but a stepped edge against the trousers and specks of the red sleeve at the left hip
   '01861_00.jpg + 050181_1.jpg': 'limb-synthesised',
-  // sheer black long sleeves -> a tee: both forearms painted plain tan
+  // sheer black long sleeves -> a tee: pale forearms in the hands' light beside shreds of the skirt
+  // the sheer sleeve hung over (and a painted block at the neck, 58 %)
   '01008_00.jpg + 07764_00.jpg': 'limb-synthesised',
   // (00035_00 + 09290_00 shown since the blouse's long sleeves reach the wrists over the old ones)
   // the ruffle mock neck drawn as a slit neckline: the skin in it joins the neck now, but the
