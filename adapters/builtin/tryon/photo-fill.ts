@@ -5,7 +5,7 @@
  */
 import { distanceTransform } from '../raster/distance-transform.ts';
 import { maskBounds } from '../raster/mask.ts';
-import { dilate, maxFilter } from '../raster/morphology.ts';
+import { dilate, erode, maxFilter } from '../raster/morphology.ts';
 import { labelComponents, largestComponent } from '../raster/components.ts';
 import type { RasterImage } from '../../../core/images.ts';
 import { PERSON_PART, type PersonBody } from '../../../core/ports/person-analyzer.ts';
@@ -617,7 +617,7 @@ function softenOutline(canvas: Float32Array, fill: Uint8Array, isBackdrop: (i: n
  * levels). Background: a membrane of the backdrop around (`backdropSource`, else what lies outside
  * the person's mask: its gradient) with the backdrop's own grain. Seeded: the same inputs give the same pixels.
  */
-export function synthesiseFill(canvas: Float32Array, fill: Uint8Array, body: PersonBody, skinSource: Uint8Array, edgeDistance: Float32Array, limbRadius: (i: number) => number, skinTone?: readonly number[] | ((i: number) => readonly number[]), skinStd?: number, backdropSource?: Uint8Array, neck?: NeckSkin): void {
+export function synthesiseFill(canvas: Float32Array, fill: Uint8Array, body: PersonBody, skinSource: Uint8Array, edgeDistance: Float32Array, limbRadius: (i: number) => number, skinTone?: readonly number[] | ((i: number) => readonly number[]), skinStd?: number, backdropSource?: Uint8Array): void {
   const { width: w, height: h } = body.image;
   const img = body.image.data;
   const n = w * h;
@@ -684,7 +684,7 @@ export function synthesiseFill(canvas: Float32Array, fill: Uint8Array, body: Per
       if (kind === 1 && skinTone) {
         const tone = skinTone;
         if (typeof tone === 'function') towardsTone(values, region, w, box, tone, skinSource);
-        else towardsTone(values, region, w, box, (i) => (neck?.tone && i < neck.below * w ? neck.tone : tone));
+        else towardsTone(values, region, w, box, () => tone);
       }
     }
     // the grain's strength: the person's skin texture, or the backdrop's own around the fill
@@ -702,9 +702,7 @@ export function synthesiseFill(canvas: Float32Array, fill: Uint8Array, body: Per
         for (let c = 0; c < 3; c++) lum += values[i * 3 + c] * sh * [0.2126, 0.7152, 0.0722][c];
         // the grain is in sRGB levels: converted to a relative change of linear light (gamma ~2.2)
         const srgbLum = 255 * Math.max(1e-4, lum) ** (1 / 2.2);
-        // the person's own skin texture where the caller has it (the neck's, mirrored), else grain
-        const own = kind === 1 && neck ? neck.detail(x, y) : NaN;
-        const gain = (Math.max(0, srgbLum + (Number.isFinite(own) ? own : amp * grain(x, y, seed))) / srgbLum) ** 2.2;
+        const gain = (Math.max(0, srgbLum + amp * grain(x, y, seed)) / srgbLum) ** 2.2;
         for (let c = 0; c < 3; c++) canvas[i * 3 + c] = Math.max(0, values[i * 3 + c] * sh * gain);
       }
     }
@@ -777,52 +775,155 @@ function armOutline(fill: Uint8Array, oldTop: Uint8Array, body: PersonBody & { p
   }
 }
 
-/** The neck's own skin for skin filled below it, above the chest line (`below`, a row). */
-export interface NeckSkin {
-  /** Fine detail (sRGB levels) for a fill pixel, NaN where none is known. */
-  detail: (x: number, y: number) => number;
-  /** The visible neck skin's median colour (linear RGB), the tone a fill above `below` moves to. */
-  tone: number[] | null;
-  below: number;
-}
+/** Relaxation sweeps of the neck's membrane (over-relaxed Gauss-Seidel from a pull-push start). */
+const MEMBRANE_SWEEPS = 160;
+/** Within this shadedSkinDistance of the face's skin a pixel beside the neck fill is skin to continue. */
+const BOUNDARY_SKIN = 16;
+/** The new garment's contact shadow on the skin in its opening: darkest (linear light) at its edge, over a few pixels. */
+const CONTACT_SHADE = 0.14;
+const CONTACT_REACH = 3;
+/** The photo's pixels this close to the neck fill (the old neckline's outline and its shadow on the skin) are filled too. */
+const RIM = 2;
+/** Islands up to this share of the neck fill's area, enclosed by it and the new garment, are filled too. */
+const ISLAND = 0.05;
+/** The neck fill's grain against the person's skin texture (which the face's and a beard's detail raise). */
+const NECK_GRAIN = 0.7;
 
 /**
- * Skin filled where a new neckline uncovers the old one takes the neck's own colour (its median,
- * not the face's, which is lit and redder) and texture: per column, a fill pixel above the chest
- * line takes the fine detail (luminance less its 7x7 mean, sRGB levels) of the visible neck skin
- * mirrored about the fill's top edge in that column, so the texture runs on across the edge as
- * the neck's own (pores, stubble, a fine chain), not as a synthetic grain.
+ * Skin filled where a new neckline uncovers the old one (above the chest line, off the arms) is
+ * the neck and chest continued: a harmonic membrane (the Laplace equation solved over the fill)
+ * whose edge values are the photo's own skin right beside it, so the fill meets the neck, its
+ * shading and its colour without a step anywhere and carries the light's gradient across from the
+ * chin's shadow to the chest. Hair, backdrop and cloth beside the fill (which the parsing may call
+ * neck) are no edge values: the membrane only flows along them. The fill gets the skin's grain
+ * (`skinStd`, sRGB levels) and a soft contact shadow under the new garment's edge.
  */
-function neckSkin(canvas: Float32Array, fill: Uint8Array, skinSource: Uint8Array, body: PersonBody & { parts: Uint8Array }, chestY: number): NeckSkin | undefined {
+function neckMembrane(canvas: Float32Array, fill: Uint8Array, covered: (i: number) => boolean, grown: Uint8Array, body: PersonBody & { parts: Uint8Array }, chestY: number, skinStd: number): void {
   const { width: w, height: h } = body.image;
+  const { parts } = body;
   const img = body.image.data;
-  const y1 = Math.min(h, Math.ceil(chestY));
-  if (y1 <= 0) return undefined;
-  const on = new Float32Array(w * y1);
-  const lum = new Float32Array(w * y1);
-  const tones: number[][] = [[], [], []];
-  for (let i = 0; i < w * y1; i++) {
-    if (!skinSource[i] || body.parts[i] !== PERSON_PART.neck) continue;
-    on[i] = 1;
-    lum[i] = lumOf(img, i);
-    if (i % 3 === 0) for (let c = 0; c < 3; c++) tones[c].push(canvas[i * 3 + c]);
+  const faceLab = faceSkinLab(body);
+  if (!faceLab) return;
+  const yEnd = Math.min(h, Math.ceil(chestY));
+  let x0 = w;
+  let y0 = h;
+  let x1 = -1;
+  let y1 = -1;
+  for (let y = 0; y < yEnd; y++) {
+    for (let x = 0; x < w; x++) {
+      const i = y * w + x;
+      if (fill[i] !== 1 || parts[i] === PERSON_PART.arm) continue;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
+    }
   }
-  const m = boxBlur(on, w, y1, 3);
-  const s = boxBlur(lum, w, y1, 3);
-  return {
-    below: y1,
-    tone: tones[0].length >= 50 ? tones.map(median) : null,
-    detail: (x, y) => {
-      if (y >= y1) return NaN;
-      let top = y;
-      while (top > 0 && fill[(top - 1) * w + x] === 1) top--;
-      const ys = 2 * top - 1 - y;
-      if (ys < 0) return NaN;
-      const i = ys * w + x;
-      if (!on[i] || m[i] < 0.5) return NaN;
-      return lum[i] - s[i] / m[i];
-    },
-  };
+  if (x1 < 0) return;
+  const pad = 6;
+  const bx0 = Math.max(0, x0 - pad);
+  const by0 = Math.max(0, y0 - pad);
+  const bw = Math.min(w, x1 + 1 + pad) - bx0;
+  const bh = Math.min(h, y1 + 1 + pad) - by0;
+  const at = (k: number) => (by0 + Math.floor(k / bw)) * w + bx0 + (k % bw);
+  const nb = bw * bh;
+  const region = new Uint8Array(nb);
+  for (let k = 0; k < nb; k++) {
+    const i = at(k);
+    region[k] = fill[i] === 1 && parts[i] !== PERSON_PART.arm && Math.floor(i / w) < yEnd ? 1 : 0;
+  }
+  // edge values: skin the photo shows 3-7 px from the fill (the 1 px rim is mixed with the old
+  // top's outline), or skin already synthesised below the chest line
+  // small islands the fill and the new garment enclose (light cloth of the old top taken for skin,
+  // a gap in the fill's map) are filled with it, not continued as skin
+  const open = new Uint8Array(nb);
+  for (let k = 0; k < nb; k++) open[k] = region[k] || covered(at(k)) ? 0 : 1;
+  const { labels, components } = labelComponents(open, bw, bh, { connectivity: 4 });
+  let area = 0;
+  for (let k = 0; k < nb; k++) area += region[k];
+  const island = components.map((c) => c.x0 > 0 && c.y0 > 0 && c.x1 < bw - 1 && c.y1 < bh - 1 && c.area <= ISLAND * area);
+  for (let k = 0; k < nb; k++) if (labels[k] && island[labels[k] - 1]) region[k] = 1;
+  const near = dilate(region, bw, bh, RIM + 5);
+  // the person's outline mixes skin with the backdrop: no edge values within 2 px of it
+  const body1 = new Uint8Array(nb);
+  for (let k = 0; k < nb; k++) body1[k] = body.mask[at(k)] ? 1 : 0;
+  const inside = erode(body1, bw, bh, 2);
+  const faceChroma = Math.hypot(faceLab[1], faceLab[2]);
+  const touch = dilate(region, bw, bh, RIM);
+  const state = new Uint8Array(nb); // 1 free, 2 known
+  const lab = [0, 0, 0];
+  const values = new Float32Array(nb * 3);
+  const weight = new Float32Array(nb);
+  let known = 0;
+  for (let k = 0; k < nb; k++) {
+    const i = at(k);
+    if (!near[k] || covered(i)) continue;
+    // the fill and its rim, where the photo shows the old neckline's outline and contact shadow
+    if (region[k] || (touch[k] && (fill[i] === 1 || !fill[i]) && parts[i] !== PERSON_PART.hair && parts[i] !== PERSON_PART.background && body.mask[i])) {
+      state[k] = 1;
+      continue;
+    }
+    let skin = fill[i] === 1;
+    if (!skin && !grown[i] && !fill[i]) {
+      const p = parts[i];
+      if ((p === PERSON_PART.neck || p === PERSON_PART.face || p === PERSON_PART.torso || p === PERSON_PART.arm) && inside[k]) {
+        srgbToLab(img[i * 4], img[i * 4 + 1], img[i * 4 + 2], lab);
+        // the neck in the chin's shadow is skin of the face's hue, darker; a white top's cloth near
+        // a pale face's colour is not (too little chroma)
+        skin = skinLike(lab, faceLab) || (shadedSkinDistance(lab, faceLab) < BOUNDARY_SKIN && Math.hypot(lab[1], lab[2]) >= 0.6 * faceChroma);
+      }
+    }
+    if (!skin) continue;
+    state[k] = 2;
+    weight[k] = 1;
+    for (let c = 0; c < 3; c++) values[k * 3 + c] = canvas[i * 3 + c];
+    known++;
+  }
+  if (known < 12) return;
+  // start from a pull-push of the edge values, then relax to the harmonic fill
+  pullPush(values, weight, bw, 3, [0, 0, bw, bh]);
+  const omega = 1.85;
+  for (let sweep = 0; sweep < MEMBRANE_SWEEPS; sweep++) {
+    for (let y = 0; y < bh; y++) {
+      for (let x = 0; x < bw; x++) {
+        const k = y * bw + x;
+        if (state[k] !== 1) continue;
+        let m = 0;
+        let r = 0;
+        let g = 0;
+        let b = 0;
+        for (const q of [x > 0 ? k - 1 : -1, x < bw - 1 ? k + 1 : -1, y > 0 ? k - bw : -1, y < bh - 1 ? k + bw : -1]) {
+          if (q < 0 || !state[q]) continue;
+          r += values[q * 3];
+          g += values[q * 3 + 1];
+          b += values[q * 3 + 2];
+          m++;
+        }
+        if (!m) continue;
+        values[k * 3] += omega * (r / m - values[k * 3]);
+        values[k * 3 + 1] += omega * (g / m - values[k * 3 + 1]);
+        values[k * 3 + 2] += omega * (b / m - values[k * 3 + 2]);
+      }
+    }
+  }
+  // the contact shadow: distance to the new garment's opaque pixels
+  const cloth = new Uint8Array(nb);
+  for (let k = 0; k < nb; k++) cloth[k] = covered(at(k)) ? 1 : 0;
+  const toCloth = distanceTransform(cloth, bw, bh, 'set');
+  const amp = (NECK_GRAIN * (Number.isFinite(skinStd) ? skinStd : 2)) / GRAIN_STD;
+  const seed = 0x5eed + 7919;
+  for (let k = 0; k < nb; k++) {
+    if (state[k] !== 1) continue;
+    const i = at(k);
+    const x = i % w;
+    const y = Math.floor(i / w);
+    const shade = 1 - CONTACT_SHADE * Math.exp(-Math.max(0, toCloth[k] - 1) / CONTACT_REACH);
+    let lum = 0;
+    for (let c = 0; c < 3; c++) lum += Math.max(0, values[k * 3 + c]) * shade * [0.2126, 0.7152, 0.0722][c];
+    const srgbLum = 255 * Math.max(1e-4, lum) ** (1 / 2.2);
+    const gain = (Math.max(0, srgbLum + amp * grain(x, y, seed)) / srgbLum) ** 2.2;
+    for (let c = 0; c < 3; c++) canvas[i * 3 + c] = Math.max(0, values[k * 3 + c] * shade * gain);
+  }
 }
 
 /**
@@ -982,7 +1083,8 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
   // everything but the forearms first (their backdrop too), then each forearm from its hand
   const general = forearms.length ? fill.slice() : fill;
   for (const f of forearms) for (let i = 0; i < n; i++) if (f.skin[i]) general[i] = 0;
-  synthesiseFill(canvas, general, body, skinSource, depth, radius, skin?.linear, skinStd, backdropSource, neckSkin(canvas, general, skinSource, body, chestY));
+  synthesiseFill(canvas, general, body, skinSource, depth, radius, skin?.linear, skinStd, backdropSource);
+  neckMembrane(canvas, general, covered, grown, body, chestY, skinStd);
   if (forearms.length) {
     // unshaded here (depth = radius): each in the light across it read off its hand
     const flat = new Float32Array(n).fill(1);

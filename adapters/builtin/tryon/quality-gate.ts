@@ -74,10 +74,28 @@ export interface GateBounds {
   fragments: number;
   /**
    * Largest area, relative to the neck's, of skin synthesised in a block between the chin and the
-   * chest line (where a new neckline left the old one uncovered): the fill has the skin's grain but
-   * not the neck's shading, collarbones and tendons, so a block of it reads as a flat patch.
+   * chest line (where a new neckline left the old one uncovered), off the arms: the fill continues
+   * the neck's colour and shading from its edge, but has none of its collarbones and tendons, so a
+   * large one reads as a smooth patch.
    */
   neckFill: number;
+  /**
+   * Largest colour step (CIE76, the 75th percentile along the join) between that fill, 3 px in, and
+   * the visible neck skin beside it, 3 px out: a fill of another tone reads as a pasted patch.
+   */
+  neckSeam: number;
+  /**
+   * Largest share of that fill's outline (off the new garment) against hair, backdrop or anything
+   * not skin: skin that ends there keeps the old top's shape (a shoulder plate, a flag in the hair).
+   */
+  neckOutline: number;
+}
+
+/** The skin synthesised at the neck: its block's area relative to the neck's, its seam, its outline off the skin. */
+interface NeckFill {
+  area: number;
+  seam: number | null;
+  loose: number | null;
 }
 
 /**
@@ -103,6 +121,8 @@ export const GATE_BOUNDS: GateBounds = {
   garmentKept: 0.75,
   fragments: 0.01,
   neckFill: 0.285,
+  neckSeam: 6,
+  neckOutline: 0.5,
 };
 
 export type GateCheckName =
@@ -119,7 +139,9 @@ export type GateCheckName =
   | 'limb-synthesised'
   | 'garment-lost'
   | 'foreign-fragments'
-  | 'neck-fill';
+  | 'neck-fill'
+  | 'neck-seam'
+  | 'neck-outline';
 
 export interface GateCheck {
   layer: GarmentCategory;
@@ -238,8 +260,12 @@ function describe(c: GateCheck, target: string): string {
       return `the ${g} could be cut from its packshot only in part: ${pct(v)} of its outline kept (bound ${pctBound(c.bound)}); a light garment on a light backdrop needs a packshot on a contrasting one`;
     case 'foreign-fragments':
       return `fragments of other clothes or of the backdrop pasted outside the new ${g}, over ${pct(v)} of the torso's area (bound ${pctBound(c.bound)})`;
+    case 'neck-seam':
+      return `skin painted at the neck where the old neckline was does not join the neck's own: its colour steps by ${v.toFixed(1)} ΔE across the join (bound ${c.bound} ΔE)`;
+    case 'neck-outline':
+      return `skin painted at the neck where the old neckline was ends against hair or backdrop along ${pct(v)} of its outline (a patch the old top's shape cut; bound ${pctBound(c.bound)})`;
     case 'neck-fill':
-      return `skin had to be painted in a block at the neck where the old neckline was, over ${pct(v)} of the neck's area (a flat patch without the neck's shading; bound ${pctBound(c.bound)})`;
+      return `skin had to be painted in a block at the neck where the old neckline was, over ${pct(v)} of the neck's area (too large to pass for the neck's own skin; bound ${pctBound(c.bound)})`;
   }
 }
 
@@ -385,7 +411,9 @@ function checkLayer(layer: LayerDiagnostics, view: PhotoView, packshot: RasterIm
   const kept = onTorso && packshot ? garmentKept(packshot, cut ?? cutOut(packshot, cat)) : null;
   out.push(check(cat, 'garment-lost', kept, b.garmentKept, 'min', kept === null ? null : 'gate'));
   const neck = onTorso && targetArea ? view.neckFill(garmentAt, fill) : null;
-  out.push(check(cat, 'neck-fill', neck, b.neckFill, 'max', neck === null ? null : 'gate'));
+  out.push(check(cat, 'neck-fill', neck?.area ?? null, b.neckFill, 'max', neck ? 'gate' : null));
+  out.push(check(cat, 'neck-seam', neck?.seam ?? null, b.neckSeam, 'max', neck?.seam != null ? 'gate' : null));
+  out.push(check(cat, 'neck-outline', neck?.loose ?? null, b.neckOutline, 'max', neck?.loose != null ? 'gate' : null));
   return out;
 }
 
@@ -442,6 +470,16 @@ function skinDistance(t: Float32Array, k: number, skin: number[]): number {
   const da = t[k + 1] - skin[1];
   const db = t[k + 2] - skin[2];
   return Math.sqrt(dl * dl + da * da + db * db);
+}
+
+/** The median Lab of colours (offsets into the Lab table) in the middle half of their lightness (shadows and highlights left out). */
+function midLab(t: Float32Array, keys: number[]): number[] {
+  const ls = Float32Array.from(keys, (k) => t[k]).sort();
+  const lo = ls[ls.length >> 2];
+  const hi = ls[(3 * ls.length) >> 2];
+  const mid = keys.filter((k) => t[k] >= lo && t[k] <= hi);
+  const median = (c: number) => Float32Array.from(mid, (k) => t[k + c]).sort()[mid.length >> 1];
+  return [median(0), median(1), median(2)];
 }
 
 /** Cut-outs measured per packshot pixels (a shop's packshot is checked again and again). */
@@ -605,19 +643,14 @@ class PhotoView {
    * The face's skin colour: the median Lab of the face's pixels in the middle half of their
    * lightness (eyes, brows, lips and highlights left out); null without a face in the parsing.
    */
-  skinColour(): number[] | null {
+  skinColour(label: number = PERSON_PART.face): number[] | null {
     const parts = this.#person.parts;
     if (!parts) return null;
     const t = labTable();
     const keys: number[] = [];
-    for (let i = 0; i < this.#src.length; i += 2) if (parts[this.#src[i]] === PERSON_PART.face) keys.push(this.#keyP[i] * 3);
+    for (let i = 0; i < this.#src.length; i += 2) if (parts[this.#src[i]] === label) keys.push(this.#keyP[i] * 3);
     if (keys.length < 50) return null;
-    const ls = Float32Array.from(keys, (k) => t[k]).sort();
-    const lo = ls[ls.length >> 2];
-    const hi = ls[(3 * ls.length) >> 2];
-    const mid = keys.filter((k) => t[k] >= lo && t[k] <= hi);
-    const median = (c: number) => Float32Array.from(mid, (k) => t[k + c]).sort()[mid.length >> 1];
-    return [median(0), median(1), median(2)];
+    return midLab(t, keys);
   }
 
   /**
@@ -862,7 +895,7 @@ class PhotoView {
    * and tendons, and reads as a patch). As an area relative to the neck's (the parsing's neck
    * label); null without parsing or a neck.
    */
-  neckFill(garmentAt: (i: number) => boolean, fill: Uint8Array | undefined): number | null {
+  neckFill(garmentAt: (i: number) => boolean, fill: Uint8Array | undefined): NeckFill | null {
     const parts = this.#person.parts;
     if (!parts) return null;
     const { width: W, height: H } = this;
@@ -881,17 +914,94 @@ class PhotoView {
     const n = w * h;
     const painted = new Uint8Array(n);
     let neckArea = 0;
+    let paintedArea = 0;
     for (let j = 0; j < n; j++) {
       const i = (y0 + ((j / w) | 0)) * W + x0 + (j % w);
       const p = parts[src[i]];
       if (p === PERSON_PART.neck) neckArea++;
-      if (fill ? fill[i] === 1 : (p === PERSON_PART.neck || p === PERSON_PART.torso) && this.changed(i) && !garmentAt(i)) painted[j] = 1;
+      if (p !== PERSON_PART.arm && (fill ? fill[i] === 1 : (p === PERSON_PART.neck || p === PERSON_PART.torso) && this.changed(i) && !garmentAt(i))) {
+        painted[j] = 1;
+        paintedArea++;
+      }
     }
     if (neckArea < 30) return null;
     const block = erode(painted, w, h, NECK_RIM);
     let area = 0;
     for (let j = 0; j < n; j++) if (block[j]) area++;
-    return area / neckArea;
+    // the fill's outline where it is not under the new garment: against skin the photo shows (a
+    // seam when the colours step across it), or against backdrop, hair or cloth (a shape the old
+    // top's outline gave)
+    const t = labTable();
+    const key = this.#keyR;
+    // the skin the fill continues: the visible neck's own in the result (the middle half of its
+    // lightness), else the face's (a beard or the lit face can be far from the neck's tone)
+    const ls: number[] = [];
+    for (let j = 0; j < n; j++) {
+      const i = (y0 + ((j / w) | 0)) * W + x0 + (j % w);
+      if (!painted[j] && !garmentAt(i) && parts[src[i]] === PERSON_PART.neck) ls.push(key[i] * 3);
+    }
+    const skin = ls.length >= 50 ? midLab(t, ls) : this.skinColour();
+    // only the outline of a fill wider than a rim (a rim's own outline is mostly its two edges)
+    const block2 = dilate(block, w, h, NECK_RIM + 1);
+    const lab = (i: number) => [t[key[i] * 3], t[key[i] * 3 + 1], t[key[i] * 3 + 2]];
+    // the result's mean Lab over the 3x3 window's pixels of one side
+    const mean = (xc: number, yc: number, side: (j: number) => boolean): number[] | null => {
+      const m = [0, 0, 0];
+      let c = 0;
+      for (let dy = -1; dy <= 1; dy++) {
+        for (let dx = -1; dx <= 1; dx++) {
+          const xx = xc + dx;
+          const yy = yc + dy;
+          if (xx < 0 || yy < 0 || xx >= w || yy >= h || !side(yy * w + xx)) continue;
+          const v = lab((yy + y0) * W + xx + x0);
+          for (let k = 0; k < 3; k++) m[k] += v[k];
+          c++;
+        }
+      }
+      return c >= 5 ? m.map((v) => v / c) : null;
+    };
+    const cloth = new Uint8Array(n);
+    for (let j = 0; j < n; j++) cloth[j] = garmentAt((y0 + ((j / w) | 0)) * W + x0 + (j % w)) ? 1 : 0;
+    // the garment's soft edge mixes its colour into the pixels beside it: no sample there
+    const nearCloth = dilate(cloth, w, h, 2);
+    const free = (j: number) => !painted[j] && !cloth[j];
+    const bare = (j: number) => {
+      if (painted[j] || nearCloth[j]) return false;
+      const i = (y0 + ((j / w) | 0)) * W + x0 + (j % w);
+      const p = parts[src[i]];
+      return (p === PERSON_PART.neck || p === PERSON_PART.torso || p === PERSON_PART.face) && skinDistance(t, key[i] * 3, skin!) <= SKIN_FAR;
+    };
+    const steps: number[] = [];
+    let outline = 0;
+    let loose = 0;
+    if (skin && paintedArea) {
+      for (let y = 1; y < h - 1; y++) {
+        for (let x = 1; x < w - 1; x++) {
+          const j = y * w + x;
+          if (!painted[j] || !block2[j]) continue;
+          for (const [dx, dy] of [[1, 0], [-1, 0], [0, 1], [0, -1]]) {
+            const q = j + dy * w + dx;
+            if (!free(q)) continue;
+            outline++;
+            const i = (y + dy + y0) * W + x + dx + x0;
+            if (parts[src[i]] === PERSON_PART.hair || parts[src[i]] === PERSON_PART.background || !this.#person.mask[src[i]] || skinDistance(t, key[i] * 3, skin) > SKIN_FAR) {
+              loose++;
+              continue;
+            }
+            // 3 px into the fill and 3 px out into the skin beside it
+            const a = mean(x - 2 * dx, y - 2 * dy, (k) => painted[k] === 1 && !nearCloth[k]);
+            const b = mean(x + 3 * dx, y + 3 * dy, bare);
+            if (a && b) steps.push(deltaE76(a, b));
+          }
+        }
+      }
+    }
+    steps.sort((a, b) => a - b);
+    return {
+      area: area / neckArea,
+      seam: steps.length >= 20 ? steps[Math.floor(0.75 * steps.length)] : null,
+      loose: area && outline >= 20 ? loose / outline : null,
+    };
   }
 
   /** The colours of one part of the parsing in the photo (the trousers or skirt, the hair): k-means, k = 3. */

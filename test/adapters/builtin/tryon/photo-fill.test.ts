@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { faceSkinLab, localStd, skinLike, synthesiseFill } from '../../../../adapters/builtin/tryon/photo-fill.ts';
+import { checkTryOnResult } from '../../../../adapters/builtin/tryon/quality-gate.ts';
 import { deltaE76, linearToSrgb, SRGB_TO_LINEAR, srgbToLab } from '../../../../adapters/builtin/tryon/color.ts';
 import { distanceTransform } from '../../../../adapters/builtin/raster/distance-transform.ts';
 import { renderTryOn } from '../../../../adapters/builtin/tryon/render-tryon.ts';
@@ -125,11 +126,12 @@ describe('synthesiseFill (skin)', () => {
 /**
  * On real photos (test/fixtures/real-photos), what the fill repaints: the person's own skin (hands
  * and bare arms) is never repainted, the old top's sleeves of another colour are, and nothing is
- * repainted below the new top's hem (the trousers or a skirt that shares the old top's colours).
+ * repainted below the new top's hem (the trousers or a skirt that shares the old top's colours), and
+ * the skin painted where an old neckline was joins the neck without a step.
  */
 describe('uncoverOldTop on real photos', () => {
   const analyzer = new LearnedPersonAnalyzer();
-  const runs = new Map<string, { body: PersonBody; result: RasterImage; alpha: Float32Array }>();
+  const runs = new Map<string, { body: PersonBody; result: RasterImage; alpha: Float32Array; diagnostics: TryOnDiagnostics; top: RasterImage }>();
   const lab = (d: Uint8Array, i: number) => Array.from(srgbToLab(d[i * 4], d[i * 4 + 1], d[i * 4 + 2]));
   const differs = (a: Uint8Array, b: Uint8Array, i: number) => Math.max(...[0, 1, 2].map((c) => Math.abs(a[i * 4 + c] - b[i * 4 + c]))) > 10;
 
@@ -145,7 +147,7 @@ describe('uncoverOldTop on real photos', () => {
       const body = (await analyzer.analyze(photo, new AbortController().signal)).body!;
       const diagnostics: TryOnDiagnostics = { layers: [] };
       const result = renderTryOn({ body, garments: { top }, quality: 'standard', preserveBackground: true, diagnostics });
-      runs.set(person, { body, result, alpha: diagnostics.layers[0].alpha! });
+      runs.set(person, { body, result, alpha: diagnostics.layers[0].alpha!, diagnostics, top });
     }
   }, 600_000);
 
@@ -169,6 +171,17 @@ describe('uncoverOldTop on real photos', () => {
     }
     expect(hand).toBeGreaterThan(500);
     expect(changed / hand).toBeLessThan(0.02);
+  });
+
+  it('continues the neck into the skin it paints where the old neckline was, without a step (strappy top -> V-neck blouse)', () => {
+    // the black strappy top's neckline and straps left beside the neck and on the chest under the
+    // blouse's V: filled as the neck continued, its join measured as the quality gate measures it
+    const { body, result, diagnostics, top } = runs.get('14627_00.jpg')!;
+    const verdict = checkTryOnResult({ person: body, result, garments: { top }, diagnostics });
+    const value = (name: string) => verdict.checks.find((c) => c.check === name)?.value;
+    expect(value('neck-fill')).toBeGreaterThan(0.1);
+    expect(value('neck-seam')).toBeLessThan(3);
+    expect(value('neck-outline')).toBeLessThan(0.1);
   });
 
   it('repaints the old sleeves of another colour than the chest (dark sleeves -> sleeveless top)', () => {

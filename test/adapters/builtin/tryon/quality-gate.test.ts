@@ -448,7 +448,7 @@ describe('checkTryOnResult', () => {
     expect(block.passed).toBe(false);
     expect(block.checks.find((c) => !c.passed)).toMatchObject({ check: 'neck-fill', source: 'gate', kind: 'max', bound: GATE_BOUNDS.neckFill });
     expect(value(block, 'neck-fill')).toBeGreaterThan(1);
-    expect(block.reason).toMatch(/^skin had to be painted in a block at the neck where the old neckline was, over \d+\.\d % of the neck's area \(a flat patch without the neck's shading; bound 28\.5 %\)$/);
+    expect(block.reason).toMatch(/^skin had to be painted in a block at the neck where the old neckline was, over \d+\.\d % of the neck's area \(too large to pass for the neck's own skin; bound 28\.5 %\)$/);
     // a rim 3 px deep along the new neckline blends into the skin beside it
     const rim = painted(3);
     expect(rim.passed, rim.reason).toBe(true);
@@ -456,6 +456,65 @@ describe('checkTryOnResult', () => {
     // no neck in the parsing: not measured
     expect(block.checks.find((c) => c.check === 'neck-fill')?.value).not.toBeNull();
     expect(gate(dressed([{ y0: 40, y1: 110, colour: GREEN }]), [{ category: 'top', width: W, height: H, alpha: torsoAlpha(), fill: new Uint8Array(W * H) }]).checks.find((c) => c.check === 'neck-fill')).toMatchObject({ value: null, passed: true, source: null });
+  });
+
+  /**
+   * A person whose neck (its label and skin over `neck`, x0..x1 by y0..y1) shows above the new
+   * top, and a result where the fill box (`fill`) is painted `colour` and marked as skin fill.
+   */
+  function neckCase(neck: { x0: number; x1: number; y0: number; y1: number }, fill: { x0: number; x1: number; y0: number; y1: number }, colour: Rgb) {
+    const parts = Uint8Array.from(person.parts!);
+    const mask = Uint8Array.from(person.mask);
+    const img = { ...person.image, data: Uint8Array.from(person.image.data) };
+    const result = dressed([{ y0: 40, y1: 110, colour: GREEN }]);
+    for (let y = neck.y0; y < neck.y1; y++) {
+      for (let x = neck.x0; x < neck.x1; x++) {
+        parts[y * W + x] = PERSON_PART.neck;
+        mask[y * W + x] = 255;
+        img.data.set(SKIN, (y * W + x) * 4);
+        result.data.set(SKIN, (y * W + x) * 4);
+      }
+    }
+    const alpha = torsoAlpha();
+    const map = new Uint8Array(W * H);
+    for (let y = fill.y0; y < fill.y1; y++) {
+      for (let x = fill.x0; x < fill.x1; x++) {
+        alpha[y * W + x] = 0;
+        map[y * W + x] = 1;
+        result.data.set(colour, (y * W + x) * 4);
+      }
+    }
+    const body: PersonBody = { ...person, image: img, mask, parts, landmarks: { ...person.landmarks, chin: { x: 60, y: neck.y0 } } };
+    return checkTryOnResult({ person: body, result, garments: { top: packshot }, diagnostics: { layers: [{ category: 'top', width: W, height: H, alpha, fill: map }] } });
+  }
+
+  it('refuses neck skin painted in another tone than the neck it joins (a seam), passes one that continues it', () => {
+    // a wide neck over the new top's opening, and a band 24 x 10 px painted below it (14 % of its area)
+    const neck = { x0: 44, x1: 76, y0: 26, y1: 40 };
+    const band = { x0: 48, x1: 72, y0: 40, y1: 50 };
+    const seam = neckCase(neck, band, [200, 120, 70]);
+    expect(seam.passed).toBe(false);
+    expect(seam.checks.find((c) => !c.passed)).toMatchObject({ check: 'neck-seam', source: 'gate', kind: 'max', bound: GATE_BOUNDS.neckSeam });
+    expect(value(seam, 'neck-seam')).toBeGreaterThan(15);
+    expect(seam.reason).toMatch(/^skin painted at the neck where the old neckline was does not join the neck's own: its colour steps by \d+\.\d ΔE across the join \(bound 6 ΔE\)$/);
+    const joined = neckCase(neck, band, SKIN);
+    expect(joined.passed, joined.reason).toBe(true);
+    expect(value(joined, 'neck-seam')).toBeLessThan(1);
+    expect(value(joined, 'neck-fill')).toBeLessThan(GATE_BOUNDS.neckFill);
+  });
+
+  it('refuses neck skin painted out to the backdrop in the shape of the old top, passes a fill under the neck', () => {
+    // the neck beside the new top's opening (x 40..50), the fill's top edge against the backdrop
+    const plate = neckCase({ x0: 40, x1: 50, y0: 10, y1: 40 }, { x0: 50, x1: 72, y0: 40, y1: 50 }, SKIN);
+    expect(plate.passed).toBe(false);
+    expect(plate.checks.find((c) => !c.passed)).toMatchObject({ check: 'neck-outline', source: 'gate', kind: 'max', bound: GATE_BOUNDS.neckOutline });
+    expect(value(plate, 'neck-fill')).toBeLessThan(GATE_BOUNDS.neckFill);
+    expect(value(plate, 'neck-outline')).toBeGreaterThan(0.9);
+    expect(plate.reason).toMatch(/^skin painted at the neck where the old neckline was ends against hair or backdrop along \d+\.\d % of its outline \(a patch the old top's shape cut; bound 50 %\)$/);
+    // the same fill right under the neck: its outline is the neck's skin
+    const under = neckCase({ x0: 46, x1: 76, y0: 20, y1: 40 }, { x0: 50, x1: 72, y0: 40, y1: 50 }, SKIN);
+    expect(under.passed, under.reason).toBe(true);
+    expect(value(under, 'neck-outline')).toBe(0);
   });
 
   it('reports what it cannot measure as not measured: no parsing, no diagnostics', () => {

@@ -18,7 +18,7 @@ import { REALISM_TARGETS, edgeRatio, lightStrips, oldGarmentShowing, realismOfLa
 /**
  * Pairs and figures that miss their bound today, with the value measured when this was written
  * (the test holds them to no worse than that, so they can only improve) and why:
- * two today (every other figure of every shown result is within its bound).
+ * four today (every other figure of every shown result is within its bound).
  *
  * A pair the quality gate refuses is not shown to anyone: its figures are not held to the bounds
  * (the gate's print-structure check holds the streak bound itself), and the refused pairs are named
@@ -32,6 +32,13 @@ const SHORT: Record<string, Partial<Record<keyof RealismFigures, number>>> = {
   // the same at the wrists under the blouse's cuffs: the wrists' own shaded skin kept instead of a
   // flat peach band (std 1.99 with it); the fill left is small scraps beside the cuffs
   '00035_00.jpg + 09290_00.jpg': { stdRatio: 2.45 },
+  // the skin filled at the neck continues the lit skin beside it (a harmonic membrane from its edge)
+  // rather than being drawn to the median of face, neck and arms: no seam now, but the fill's median
+  // is the lit chest's, lighter than that person-wide median (shaded neck and arms in it; L* 84 vs
+  // 71 on model_2's pale chest, 73 vs 62 on model_5's shoulder beside the neck); 6.47 and 1.79
+  // before, with a visible step at the join
+  'model_2.jpg + 049949_1.jpg': { deltaE: 13.82 },
+  'model_5.jpg + 050191_1.jpg': { deltaE: 10.87 },
 };
 
 /**
@@ -42,8 +49,8 @@ const SHORT: Record<string, Partial<Record<keyof RealismFigures, number>>> = {
  * a count that would let such results through.
  */
 const GATED: Record<string, GateCheckName> = {
-  // seated side pose, panel whole (straight-sided fit): a flat brown block painted from the neck
-  // into the blouse's deep V and over the higher shoulder above the collar
+  // seated side pose, panel whole (straight-sided fit): skin painted from the neck into the
+  // blouse's deep V and over the higher shoulder out to the backdrop, grainy, 2.4x the neck's area
   'fashn-model.jpg + 09263_00.jpg': 'neck-fill',
   // the chest's halftone portrait laid squat on the short torso (the body panel alone measures 1.83x
   // the packshot panel's balance; the sleeves, their lettering along the arms, bring it down to 1.60x)
@@ -54,18 +61,22 @@ const GATED: Record<string, GateCheckName> = {
   // hands' light beside shreds of the skirt the sheer sleeve hung over
   '01008_00.jpg + 07764_00.jpg': 'neck-fill',
   // (00035_00 + 09290_00 shown since the blouse's long sleeves reach the wrists over the old ones)
-  // the ruffle collar's place painted as a flat brown notched block at the neck (the arms clean
+  // the ruffle mock neck drawn as a slit neckline: the skin in it joins the neck now, but the
+  // slit ends square over a smeared band of print and the shoulder's edge is jagged (the arms clean
   // since the cut-out opens the gap beside the left sleeve)
   'model_4.jpg + 00470_00.jpg': 'neck-fill',
-  // the cardigan's inside back and label in its V, a flat red-brown block painted at the neck's base
+  // the cardigan's inside back and label in its V, a red-brown plate of skin painted on the
+  // shoulder out to the backdrop (neck-outline 100 % too)
   '00121_00.jpg + 21514384_52353349.jpg': 'neck-fill',
-  // the shirt's open collar over an old crew neck: a flat orange block of painted skin in the V
+  // the shirt's open collar over an old crew neck: the skin in the V now joins the neck without a
+  // seam (neck-seam 3.5 ΔE) and reads as his chest, but at 51 % of the neck's area it is held by
+  // the area bound, with 00034_00 and model_4 below it still wrong by eye
   '051918_0.jpg + 049949_1.jpg': 'neck-fill',
-  // the striped tee's boat neck over a collared blouse: a flat orange block painted between the
-  // yellow rib and the neck, a jagged patch cut into the bob
+  // the striped tee's boat neck over a collared blouse: skin painted where the collar stood beside
+  // the neck, a flag of it cut into the bob
   '00034_00.jpg + 00151_00.jpg': 'neck-fill',
   // the chiffon blouse's V open (its deeper-pink inside back, label and keyhole dropped; shown
-  // before, they sat in the V): a flat brown block painted into the V, the sheer front streaky
+  // before, they sat in the V): the skin in the V joins the neck now, the sheer front streaky
   '09597_00.jpg + 049947_1.jpg': 'print-structure',
 };
 
