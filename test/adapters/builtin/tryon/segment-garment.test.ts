@@ -251,23 +251,30 @@ function teeOutline(cx: number) {
   return polygon([...right, [cx, 525], ...left, [cx, 95]]);
 }
 
+/**
+ * A drawn tee of `colour` on a white 480x640 backdrop, pasted over its drop shadow: the outline
+ * moved d px down painted grey level `shadow[d - 1]` (the farthest first), then noise.
+ */
+function teeOverShadow(colour: [number, number, number], shadow: number[], seed: number) {
+  const W = 480;
+  const H = 640;
+  const img = solidImage(W, H, [255, 255, 255, 255]);
+  const cx = W / 2;
+  const outline = teeOutline(cx);
+  for (let d = shadow.length; d >= 1; d--) paint(img, (x, y) => outline(x, y - d), [shadow[d - 1], shadow[d - 1], shadow[d - 1]]);
+  const t = new Uint8Array(W * H);
+  paint(img, outline, colour, t);
+  addNoise(img, 3, seed, t);
+  return { img, t, W, cx };
+}
+
 describe('segmentGarment: a pasted packshot with a drop shadow', () => {
   it('leaves the soft shadow under a green tee on a flat white backdrop out of the cloth', () => {
     // as 050191_1: the tee pasted on #fff with a grey shadow fading over 16 px below its hem and
     // sleeves (drawn on the person, such a band shows as a white strip along the new top's outline)
-    const W = 480;
-    const H = 640;
-    const img = solidImage(W, H, [255, 255, 255, 255]);
-    const cx = W / 2;
-    const outline = teeOutline(cx);
     // the shadow: the outline moved 16 px down, fading from 200 at the cloth to 255
-    for (let d = 16; d >= 1; d--) {
-      const v = Math.round(200 + (55 * d) / 16);
-      paint(img, (x, y) => outline(x, y - d), [v, v, v]);
-    }
-    const t = new Uint8Array(W * H);
-    paint(img, outline, [0, 137, 120], t);
-    addNoise(img, 3, 11, t);
+    const fade = Array.from({ length: 16 }, (_, k) => Math.round(200 + (55 * (k + 1)) / 16));
+    const { img, t, W, cx } = teeOverShadow([0, 137, 120], fade, 11);
     const cut = segmentGarment(img, { keepRatio: 0.2, insideBack: true, flatBackdrop: true });
     let beyond = 0;
     for (let i = 0; i < t.length; i++) if (cut.mask[i] && !t[i]) beyond++;
@@ -315,16 +322,8 @@ describe('segmentGarment: a steep drop shadow', () => {
     // as 049805_1: below the hem a grey ramp from 134 to the white backdrop over 19 px (its profile
     // there, column 480), up to 12 levels a pixel: steeper than the photo's flood steps through (it
     // was kept as cloth, a grey strip under the new top)
-    const W = 480;
-    const H = 640;
-    const img = solidImage(W, H, [255, 255, 255, 255]);
-    const cx = W / 2;
-    const outline = teeOutline(cx);
     const ramp = [134, 140, 148, 157, 166, 178, 189, 200, 212, 219, 227, 235, 240, 245, 248, 250, 252, 254, 254];
-    for (let d = ramp.length; d >= 1; d--) paint(img, (x, y) => outline(x, y - d), [ramp[d - 1], ramp[d - 1], ramp[d - 1]]);
-    const t = new Uint8Array(W * H);
-    paint(img, outline, [92, 38, 130], t);
-    addNoise(img, 3, 13, t);
+    const { img, t, W, cx } = teeOverShadow([92, 38, 130], ramp, 13);
     const cut = segmentGarment(img, { keepRatio: 0.2, insideBack: true, flatBackdrop: true });
     let hem = 0;
     for (let x = cx - 100; x <= cx + 100; x++) for (let y = 520; y < 550; y++) if (cut.mask[y * W + x]) hem = Math.max(hem, y);
