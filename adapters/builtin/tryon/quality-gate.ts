@@ -643,12 +643,12 @@ class PhotoView {
    * The face's skin colour: the median Lab of the face's pixels in the middle half of their
    * lightness (eyes, brows, lips and highlights left out); null without a face in the parsing.
    */
-  skinColour(label: number = PERSON_PART.face): number[] | null {
+  skinColour(): number[] | null {
     const parts = this.#person.parts;
     if (!parts) return null;
     const t = labTable();
     const keys: number[] = [];
-    for (let i = 0; i < this.#src.length; i += 2) if (parts[this.#src[i]] === label) keys.push(this.#keyP[i] * 3);
+    for (let i = 0; i < this.#src.length; i += 2) if (parts[this.#src[i]] === PERSON_PART.face) keys.push(this.#keyP[i] * 3);
     if (keys.length < 50) return null;
     return midLab(t, keys);
   }
