@@ -40,6 +40,12 @@ export interface LimbDiagnostics {
    * meets the hand's own pixels (null: too little of either seen there).
    */
   forearms: { painted: number; wristJoin: number | null }[];
+  /**
+   * Each upper arm drawn from the bare arm the photo shows below an old short sleeve's hem (its
+   * width and the light across it there): the skin it paints (px) and the colour step (CIE76)
+   * where it meets that arm (null: too little seen). Absent: none drawn.
+   */
+  upperArms?: { painted: number; join: number | null }[];
   /** Arm skin synthesised otherwise (px): a fill of the sleeve's shape in the skin's tone, not drawn from a hand. */
   otherArmSkin: number;
 }

@@ -608,54 +608,9 @@ export function planForearms(fill: Uint8Array, grown: Uint8Array, oldTop: Uint8A
         fore.hi[k] += (handHi - fore.hi[k]) * wt;
       }
     }
-    const skin = new Uint8Array(n);
-    // per pixel of the skin: its position across the limb (-1..1 edge to edge)
-    const acrossArm = new Float32Array(n);
-    const band: Forearm['band'] = [];
-    let painted = 0;
-    for (let y = ob[1]; y <= ob[3]; y++) for (let x = ob[0]; x <= ob[2]; x++) {
-      const i = y * w + x;
-      if (owner[i] !== k) continue;
-      const q = nearest(ribbons, x, y);
-      // a ramp of 1.5 px across the outline
-      const a = Math.max(0, Math.min(1, (0.75 - q.sd) / 1.5));
-      // (the hand's own first pixels are skin whatever the outline says)
-      if (a >= 0.5 || hand[i]) {
-        skin[i] = 1;
-        painted++;
-        acrossArm[i] = acrossAt(ribbons, x, y, q.u);
-      } else fill[i] = 2;
-      if (a > 0 && a < 1) band.push({ i, a, gx: q.gx, gy: q.gy });
-    }
-    // the arm is one piece from the wrist up: skin cut off from it (the old sleeve's rim beside a
-    // new puffed sleeve that hides the upper arm) is backdrop
-    const skinCrop = new Uint8Array(bw * bh);
-    for (let y = 0; y < bh; y++) for (let x = 0; x < bw; x++) skinCrop[y * bw + x] = skin[(y + by0) * w + x + bx0];
-    const main = largestComponent(skinCrop, bw, bh, { connectivity: 8 });
-    for (let y = 0; y < bh; y++) {
-      for (let x = 0; x < bw; x++) {
-        const i = (y + by0) * w + x + bx0;
-        if (!skin[i] || main[y * bw + x]) continue;
-        skin[i] = 0;
-        fill[i] = 2;
-        painted--;
-      }
-    }
-    if (!painted) continue;
-    // where the skin meets what the photo keeps beside it (not the hand, not a fill): a staircase
-    // of the old sleeve's parsing, softened
-    const join = new Set<number>();
-    for (let y = Math.max(1, ob[1]); y <= Math.min(h - 2, ob[3]); y++) {
-      for (let x = Math.max(1, ob[0]); x <= Math.min(w - 2, ob[2]); x++) {
-        const i = y * w + x;
-        if (!skin[i]) continue;
-        for (const j of [i - 1, i + 1, i - w, i + w]) {
-          if (skin[j] || fill[j] || hand[j] || !mask[j] || covered(j)) continue;
-          join.add(i);
-          join.add(j);
-        }
-      }
-    }
+    const drawn = paintRibbons(owner, k, ob, ribbons, hand, fill, mask, covered, w, h, [bx0, by0, bw, bh]);
+    if (!drawn) continue;
+    const { skin, across: acrossArm, band, seam: join } = drawn;
     const lin: number[][] = [[], [], []];
     // the tone of the hand's first stretch beyond the seam (the wrist's, not the fingers' in shade)
     for (const pass of [0.15, 0.35, Infinity]) {
@@ -669,9 +624,287 @@ export function planForearms(fill: Uint8Array, grown: Uint8Array, oldTop: Uint8A
     }
     const tone = lin.map((v) => quantile(v, 0.5));
     const profile = wristProfile(img, w, hand, [x0, y0, x1, y1], fore, seamK, tone, ridge);
-    out.push({ skin, source, backdrop: around, sleeveLine, tone, profile, across: acrossArm, box: [bx0, by0, bx0 + bw, by0 + bh], band, seam: [...join], wristWidth, elbow: { x: E.x, y: E.y }, wrist });
+    out.push({ skin, source, backdrop: around, sleeveLine, tone, profile, across: acrossArm, box: [bx0, by0, bx0 + bw, by0 + bh], band, seam: join, wristWidth, elbow: { x: E.x, y: E.y }, wrist });
   }
   return out;
+}
+
+/** The stretch of bare arm below an old short sleeve's hem its light and width are read over (px, beyond 2 px off the hem). */
+const BELOW = 12;
+
+/**
+ * Plans the upper arms under old short sleeves that the skin fill (`fill` 1) would paint, arm by
+ * arm, drawn from the arm the photo shows below the sleeve's hem (as planForearms draws forearms
+ * from the hands): its width and centre just below the hem, carried up the arm's axis to the
+ * shoulder and widening as the photo's arm widens towards the hem (a round end at the shoulder),
+ * and the light across it there (its lit side, its shaded side, its tone). Fill pixels of that arm
+ * outside the outline become backdrop (`fill` 2, in place). `taken` marks skin already drawn (the
+ * forearms); `grown` the old top and its rim. An arm with no bare arm seen below its sleeve, or no
+ * sleeve over it, is left as it was.
+ */
+export function planUpperArms(fill: Uint8Array, grown: Uint8Array, taken: Uint8Array, covered: (i: number) => boolean, body: PersonBody & { parts: Uint8Array }, skinLab: number[] | null): Forearm[] {
+  const { width: w, height: h, data: img } = body.image;
+  const { parts, mask } = body;
+  const L = body.landmarks;
+  const n = w * h;
+  const sw = Math.hypot(L.leftShoulder.x - L.rightShoulder.x, L.leftShoulder.y - L.rightShoulder.y);
+  const lab = [0, 0, 0];
+  const skinAt = (i: number) => {
+    if (!skinLab) return isSkin(img[i * 4], img[i * 4 + 1], img[i * 4 + 2]);
+    srgbToLab(img[i * 4], img[i * 4 + 1], img[i * 4 + 2], lab);
+    return deltaE76(lab, skinLab) < 20 || isSkin(img[i * 4], img[i * 4 + 1], img[i * 4 + 2]);
+  };
+  const arms = [
+    { S: L.leftShoulder, E: L.leftElbow, W: L.leftWrist },
+    { S: L.rightShoulder, E: L.rightElbow, W: L.rightWrist },
+  ];
+  const lineDist = (a: Point, b: Point, x: number, y: number) => {
+    const dx = b.x - a.x;
+    const dy = b.y - a.y;
+    const t = Math.max(0, Math.min(1, ((x - a.x) * dx + (y - a.y) * dy) / (dx * dx + dy * dy || 1)));
+    return Math.hypot(x - a.x - t * dx, y - a.y - t * dy);
+  };
+  const armDist = (a: (typeof arms)[number], x: number, y: number) => Math.min(lineDist(a.S, a.E, x, y), lineDist(a.E, a.W, x, y));
+  const before = fill.slice();
+  const out: Forearm[] = [];
+  for (const [k, { S, E }] of arms.entries()) {
+    const len = Math.hypot(E.x - S.x, E.y - S.y);
+    if (len < 0.3 * sw) continue;
+    const dx = (E.x - S.x) / len;
+    const dy = (E.y - S.y) / len;
+    const other = arms[1 - k];
+    // the window around the upper arm and the elbow below it
+    const reach = 0.35 * sw;
+    const x0 = Math.max(1, Math.floor(Math.min(S.x, E.x) - reach));
+    const x1 = Math.min(w - 2, Math.ceil(Math.max(S.x, E.x) + reach));
+    const y0 = Math.max(1, Math.floor(Math.min(S.y, E.y) - reach));
+    const y1 = Math.min(h - 2, Math.ceil(Math.max(S.y, E.y) + reach));
+    if (x1 <= x0 || y1 <= y0) continue;
+    const cw = x1 - x0 + 1;
+    const ch = y1 - y0 + 1;
+    const along = (x: number, y: number) => (x - S.x) * dx + (y - S.y) * dy;
+    const acrossOf = (x: number, y: number) => dx * (y - S.y) - dy * (x - S.x);
+    const mine = (x: number, y: number) => lineDist(S, E, x, y) <= armDist(other, x, y) && lineDist(S, E, x, y) < reach;
+    // the sleeve's skin fill on this arm, and the bare arm the photo shows beside it
+    const owner = new Int8Array(n).fill(-1);
+    const ob = [w, h, -1, -1];
+    const bareCrop = new Uint8Array(cw * ch);
+    let owned = 0;
+    for (let y = y0; y <= y1; y++) {
+      for (let x = x0; x <= x1; x++) {
+        const i = y * w + x;
+        if (parts[i] !== PERSON_PART.arm || !mine(x, y)) continue;
+        if (fill[i] === 1 && !taken[i]) {
+          if (along(x, y) > len) continue;
+          owner[i] = k;
+          owned++;
+          if (x < ob[0]) ob[0] = x;
+          if (y < ob[1]) ob[1] = y;
+          if (x > ob[2]) ob[2] = x;
+          if (y > ob[3]) ob[3] = y;
+        } else if (mask[i] && !fill[i] && !grown[i] && !covered(i) && skinAt(i)) bareCrop[(y - y0) * cw + x - x0] = 1;
+      }
+    }
+    // (a rim of the old sleeve under a new one is the membrane's: only a stretch of arm is drawn)
+    if (owned < 0.05 * sw * 0.1 * sw) continue;
+    // the hem: going down the arm, where the bare arm becomes wider than the fill beside it (a rim
+    // of fill along the arm's side below the hem is not the sleeve) and stays so
+    const t0 = -Math.ceil(reach);
+    const steps = Math.ceil(len + reach) - t0 + 1;
+    const fillW = new Float32Array(steps);
+    const bareW = new Float32Array(steps);
+    for (let y = y0; y <= y1; y++) {
+      for (let x = x0; x <= x1; x++) {
+        const q = Math.round(along(x, y)) - t0;
+        if (q < 0 || q >= steps) continue;
+        if (owner[y * w + x] === k) fillW[q]++;
+        else if (bareCrop[(y - y0) * cw + x - x0]) bareW[q]++;
+      }
+    }
+    let seamK0 = -1;
+    const run = 8;
+    for (let q = 0; q + run < steps && seamK0 < 0; q++) {
+      let ok = true;
+      for (let r = 0; r < run && ok; r++) ok = bareW[q + r] >= 0.08 * sw && bareW[q + r] > 2 * fillW[q + r];
+      // (and the sleeve above it: fill over most of the stretch just before)
+      let above = 0;
+      for (let r = 1; r <= 2 * run; r++) if (q - r >= 0 && fillW[q - r] >= 0.05 * sw) above++;
+      if (ok && above >= run / 2) seamK0 = q + t0;
+    }
+    if (seamK0 < 0) continue;
+    // the sleeve's fill ends there: what lies along the arm below it is the membrane's
+    for (let y = ob[1]; y <= ob[3]; y++) for (let x = ob[0]; x <= ob[2]; x++) if (owner[y * w + x] === k && along(x, y) > seamK0 + 3) owner[y * w + x] = -1;
+    // and the old top's rim the fill left between it and the bare arm (the hem's shadow on the
+    // skin, kept as skin by its colour) is the drawn arm's too: it is drawn across the hem
+    const ownCrop = new Uint8Array(cw * ch);
+    for (let y = ob[1]; y <= ob[3]; y++) for (let x = ob[0]; x <= ob[2]; x++) if (owner[y * w + x] === k) ownCrop[(y - y0) * cw + x - x0] = 1;
+    const nearOwn = dilate(ownCrop, cw, ch, 5);
+    const grow = (x: number, y: number) => {
+      if (x < ob[0]) ob[0] = x;
+      if (y < ob[1]) ob[1] = y;
+      if (x > ob[2]) ob[2] = x;
+      if (y > ob[3]) ob[3] = y;
+    };
+    for (let y = y0; y <= y1; y++) {
+      for (let x = x0; x <= x1; x++) {
+        const i = y * w + x;
+        if (owner[i] >= 0 || !nearOwn[(y - y0) * cw + x - x0] || !grown[i] || before[i] || !mask[i] || parts[i] !== PERSON_PART.arm || covered(i) || taken[i] || along(x, y) > seamK0 + 3) continue;
+        owner[i] = k;
+        fill[i] = 1;
+        bareCrop[(y - y0) * cw + x - x0] = 0;
+        grow(x, y);
+      }
+    }
+    if (seamK0 < 0.12 * sw) continue;
+    // the bare arm just beyond the hem (down the arm from the seam): its width and centre
+    const below = (lo: number, hi: number) => {
+      const v: number[] = [];
+      for (let y = y0; y <= y1; y++) {
+        for (let x = x0; x <= x1; x++) {
+          if (!bareCrop[(y - y0) * cw + x - x0]) continue;
+          const t = along(x, y) - seamK0;
+          if (t >= lo && t <= hi) v.push(acrossOf(x, y));
+        }
+      }
+      return v;
+    };
+    const first = below(2, 2 + BELOW);
+    // (the bare arm lies below the hem, as wide as an arm: not the torso's skin beside a sleeve)
+    if (first.length < 4 * BELOW) continue;
+    const lo = quantile(first, 0.03);
+    const hi = quantile(first, 0.97);
+    const rb = Math.min(0.16 * sw, Math.max(0.06 * sw, (hi - lo + 1) / 2));
+    if (first.length < 0.8 * BELOW * rb) continue;
+    const cb = (lo + hi) / 2;
+    // how the arm widens towards the hem (its width a stretch further down), carried up to the
+    // shoulder: no narrower than at the hem, at most a quarter wider
+    const lower = below(0.1 * sw, 0.1 * sw + BELOW);
+    let rs = 1.12 * rb;
+    if (lower.length >= 2 * BELOW) {
+      const rl = (quantile(lower, 0.97) - quantile(lower, 0.03) + 1) / 2;
+      rs = Math.max(rb, Math.min(1.25 * rb, rb + ((rb - rl) / (0.1 * sw)) * seamK0));
+    }
+    // the axis: from the shoulder to the arm's centre at the hem, and on past it over the bare arm
+    // (its light is read there)
+    const B = { x: S.x + dx * seamK0 - dy * cb, y: S.y + dy * seamK0 + dx * cb };
+    const seamK = Math.hypot(B.x - S.x, B.y - S.y);
+    const ux = (B.x - S.x) / seamK;
+    const uy = (B.y - S.y) / seamK;
+    const end = { x: B.x + ux * (2 + BELOW + 2), y: B.y + uy * (2 + BELOW + 2) };
+    // (the box holds the fill, the arm's round end at the shoulder and its stretch past the hem)
+    const bx0 = Math.max(0, Math.min(ob[0], Math.floor(end.x - rb), Math.floor(S.x - 1.5 * rs)) - 4);
+    const by0 = Math.max(0, Math.min(ob[1], Math.floor(end.y - rb), Math.floor(S.y - 1.5 * rs)) - 4);
+    const bw = Math.min(w, Math.max(ob[2], Math.ceil(end.x + rb), Math.ceil(S.x + 1.5 * rs)) + 5) - bx0;
+    const bh = Math.min(h, Math.max(ob[3], Math.ceil(end.y + rb), Math.ceil(S.y + 1.5 * rs)) + 5) - by0;
+    const inPerson = new Uint8Array(bw * bh);
+    for (let y = 0; y < bh; y++) for (let x = 0; x < bw; x++) inPerson[y * bw + x] = mask[(y + by0) * w + x + bx0] && before[(y + by0) * w + x + bx0] !== 2 ? 1 : 0;
+    const depth = distanceTransform(inPerson, bw, bh, 'unset');
+    const total = seamK + 2 + BELOW + 2;
+    const arm = ribbon(S, end, (t) => {
+      const q = t * total;
+      return q >= seamK ? rb : rs + ((rb - rs) * q) / seamK;
+    }, depth, bx0, by0, bw);
+    // the sleeve's fill the parsing calls torso (its cap over the shoulder): inside the arm's
+    // outline it is the arm's skin, beyond it on the arm's outer side backdrop; on its inner side
+    // (towards the chest) it stays the membrane's
+    const midX = (L.leftShoulder.x + L.rightShoulder.x) / 2;
+    const outward = (S.x - midX) * -uy >= 0 ? 1 : -1;
+    for (let y = by0; y < by0 + bh; y++) {
+      for (let x = bx0; x < bx0 + bw; x++) {
+        const i = y * w + x;
+        if (fill[i] !== 1 || owner[i] >= 0 || taken[i] || (parts[i] !== PERSON_PART.torso && parts[i] !== PERSON_PART.arm) || !mine(x, y)) continue;
+        const t = (x - S.x) * ux + (y - S.y) * uy;
+        if (t > seamK0 + 3) continue;
+        const q = place(arm, x, y);
+        const side = (ux * (y - S.y) - uy * (x - S.x)) * outward;
+        if (q.sd <= 0.75 || (side > 0 && t >= -rs && t <= seamK)) {
+          owner[i] = k;
+          grow(x, y);
+        }
+      }
+    }
+    // the bare arm the skin grows from (its piece beside the seam) and its light across the arm
+    const source = new Uint8Array(n);
+    const lin: number[][] = [[], [], []];
+    for (let y = y0; y <= y1; y++) {
+      for (let x = x0; x <= x1; x++) {
+        if (!bareCrop[(y - y0) * cw + x - x0]) continue;
+        const i = y * w + x;
+        const t = (x - S.x) * ux + (y - S.y) * uy - seamK;
+        if (t < -3 || t > 0.15 * sw) continue;
+        source[i] = 1;
+        if (t >= 2 && t <= 2 + BELOW) for (let c = 0; c < 3; c++) lin[c].push(SRGB_TO_LINEAR[img[i * 4 + c]]);
+      }
+    }
+    if (lin[0].length < 20) continue;
+    const drawn = paintRibbons(owner, k, ob, [arm], source, fill, mask, covered, w, h, [bx0, by0, bw, bh]);
+    if (!drawn) continue;
+    const tone = lin.map((v) => quantile(v, 0.5));
+    const profile = wristProfile(img, w, source, [x0, y0, x1 + 1, y1 + 1], arm, seamK, tone, 0);
+    out.push({ skin: drawn.skin, source, backdrop: new Uint8Array(n), sleeveLine: [], tone, profile, across: drawn.across, box: [bx0, by0, bx0 + bw, by0 + bh], band: drawn.band, seam: drawn.seam, wristWidth: 2 * rb, elbow: { x: E.x, y: E.y }, wrist: B });
+  }
+  return out;
+}
+
+/**
+ * Paints one limb's ribbons over the fill pixels it owns (`owner` k, in box `ob`, inclusive):
+ * inside the outline (anti-aliased over 1.5 px) skin, outside it backdrop (`fill` 2, in place);
+ * skin cut off from the limb's main piece (within the crop [bx0, by0, bw, bh]) is backdrop too.
+ * `own` marks the photo's skin the limb grows from (its first pixels are skin whatever the outline
+ * says). Returns the skin, each skin pixel's position across the limb, the outline's pixels and
+ * where the skin meets the photo's other pixels; null when nothing is painted.
+ */
+function paintRibbons(owner: Int8Array, k: number, ob: number[], ribbons: Ribbon[], own: Uint8Array, fill: Uint8Array, mask: Uint8Array, covered: (i: number) => boolean, w: number, h: number, crop: [number, number, number, number]) {
+  const n = w * h;
+  const [bx0, by0, bw, bh] = crop;
+  const skin = new Uint8Array(n);
+  // per pixel of the skin: its position across the limb (-1..1 edge to edge)
+  const across = new Float32Array(n);
+  const band: Forearm['band'] = [];
+  let painted = 0;
+  for (let y = ob[1]; y <= ob[3]; y++) for (let x = ob[0]; x <= ob[2]; x++) {
+    const i = y * w + x;
+    if (owner[i] !== k) continue;
+    const q = nearest(ribbons, x, y);
+    // a ramp of 1.5 px across the outline
+    const a = Math.max(0, Math.min(1, (0.75 - q.sd) / 1.5));
+    if (a >= 0.5 || own[i]) {
+      skin[i] = 1;
+      painted++;
+      across[i] = acrossAt(ribbons, x, y, q.u);
+    } else fill[i] = 2;
+    if (a > 0 && a < 1) band.push({ i, a, gx: q.gx, gy: q.gy });
+  }
+  // the limb is one piece: skin cut off from it (the old sleeve's rim beside a new puffed sleeve
+  // that hides the upper arm) is backdrop
+  const skinCrop = new Uint8Array(bw * bh);
+  for (let y = 0; y < bh; y++) for (let x = 0; x < bw; x++) skinCrop[y * bw + x] = skin[(y + by0) * w + x + bx0];
+  const main = largestComponent(skinCrop, bw, bh, { connectivity: 8 });
+  for (let y = 0; y < bh; y++) {
+    for (let x = 0; x < bw; x++) {
+      const i = (y + by0) * w + x + bx0;
+      if (!skin[i] || main[y * bw + x]) continue;
+      skin[i] = 0;
+      fill[i] = 2;
+      painted--;
+    }
+  }
+  if (!painted) return null;
+  // where the skin meets what the photo keeps beside it (not the skin it grows from, not a fill):
+  // a staircase of the old sleeve's parsing, softened
+  const seam = new Set<number>();
+  for (let y = Math.max(1, ob[1]); y <= Math.min(h - 2, ob[3]); y++) {
+    for (let x = Math.max(1, ob[0]); x <= Math.min(w - 2, ob[2]); x++) {
+      const i = y * w + x;
+      if (!skin[i]) continue;
+      for (const j of [i - 1, i + 1, i - w, i + w]) {
+        if (skin[j] || fill[j] || own[j] || !mask[j] || covered(j)) continue;
+        seam.add(i);
+        seam.add(j);
+      }
+    }
+  }
+  return { skin, across, band, seam: [...seam] };
 }
 
 /**

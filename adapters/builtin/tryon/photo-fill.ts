@@ -14,7 +14,7 @@ import { boxBlur } from './box-blur.ts';
 import { hipsMiddle } from './body-frame.ts';
 import { deltaE76, SRGB_TO_LINEAR, srgbToLab } from './color.ts';
 import type { Layer } from './warp-piece.ts';
-import { finishForearms, forearmLight, planForearms, wristJoin } from './limb-fill.ts';
+import { finishForearms, forearmLight, planForearms, planUpperArms, wristJoin } from './limb-fill.ts';
 import type { LimbDiagnostics } from './diagnostics.ts';
 
 const median = (v: number[]) => {
@@ -1048,6 +1048,11 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
   }
   // forearms under old long sleeves: drawn to the arm's outline from the hand they join
   const forearms = planForearms(fill, grown, oldTop, covered, body, skin?.lab ?? null);
+  // upper arms under old short sleeves: drawn from the bare arm below the hem
+  const taken = new Uint8Array(n);
+  for (const f of forearms) for (let i = 0; i < n; i++) if (f.skin[i]) taken[i] = 1;
+  const upperArms = planUpperArms(fill, grown, taken, covered, body, skin?.lab ?? null);
+  const limbs = [...forearms, ...upperArms];
   for (const f of forearms) for (let i = 0; i < n; i++) backdropSource[i] = fill[i] ? 0 : backdropSource[i] | f.backdrop[i];
   // the person's visible skin the fill is grown from: skin of the arms, neck, face and torso near
   // the person's own tone (deep shadows, the outline's mixed pixels and backdrop left out)
@@ -1080,23 +1085,25 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
   const skinStd = localStd(img, w, own, [0, 0, w, h], 3);
   // an arm is a narrow cylinder, the torso a wide one: their shading falls off over different widths
   const radius = (i: number) => (parts[i] === PERSON_PART.arm ? 0.1 : 0.3) * sw;
-  // everything but the forearms first (their backdrop too), then each forearm from its hand
-  const general = forearms.length ? fill.slice() : fill;
-  for (const f of forearms) for (let i = 0; i < n; i++) if (f.skin[i]) general[i] = 0;
+  // everything but the drawn limbs first (their backdrop too), then each limb from the skin it
+  // continues (a forearm from its hand, an upper arm from the arm below the old hem)
+  const general = limbs.length ? fill.slice() : fill;
+  for (const f of limbs) for (let i = 0; i < n; i++) if (f.skin[i]) general[i] = 0;
   synthesiseFill(canvas, general, body, skinSource, depth, radius, skin?.linear, skinStd, backdropSource);
   neckMembrane(canvas, general, covered, grown, body, chestY, skinStd);
-  if (forearms.length) {
-    // unshaded here (depth = radius): each in the light across it read off its hand
+  if (limbs.length) {
+    // unshaded here (depth = radius): each in the light across it read off the skin it continues
     const flat = new Float32Array(n).fill(1);
-    // a forearm's skin is finer than the face's and neck's, whose texture sets skinStd
-    for (const f of forearms) synthesiseFill(canvas, f.skin, body, f.source, flat, () => 1, (i) => forearmLight(f.profile, f.across[i]), skinStd * FOREARM_GRAIN);
-    finishForearms(canvas, forearms, w, h, (j) => general[j] === 2);
+    // an arm's skin is finer than the face's and neck's, whose texture sets skinStd
+    for (const f of limbs) synthesiseFill(canvas, f.skin, body, f.source, flat, () => 1, (i) => forearmLight(f.profile, f.across[i]), skinStd * FOREARM_GRAIN);
+    finishForearms(canvas, limbs, w, h, (j) => general[j] === 2);
   }
   if (record) {
     let otherArmSkin = 0;
     for (let i = 0; i < n; i++) if (general[i] === 1 && parts[i] === PERSON_PART.arm) otherArmSkin++;
     record.limbs = {
       forearms: forearms.map((f) => ({ painted: f.skin.reduce((a, v) => a + v, 0), wristJoin: wristJoin(canvas, f, w, h) })),
+      upperArms: upperArms.map((f) => ({ painted: f.skin.reduce((a, v) => a + v, 0), join: wristJoin(canvas, f, w, h) })),
       otherArmSkin,
     };
   }

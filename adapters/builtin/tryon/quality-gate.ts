@@ -89,6 +89,12 @@ export interface GateBounds {
    * not skin: skin that ends there keeps the old top's shape (a shoulder plate, a flag in the hair).
    */
   neckOutline: number;
+  /**
+   * Largest colour step (CIE76, the worst of a few bins across the arm) where skin painted on an
+   * arm ends against the arm's own skin, measured along the arm: a fill that continues the arm
+   * steps by little, a flat band of another tone or without the arm's shading steps.
+   */
+  armJoin: number;
 }
 
 /** The skin synthesised at the neck: its block's area relative to the neck's, its seam, its outline off the skin. */
@@ -123,6 +129,7 @@ export const GATE_BOUNDS: GateBounds = {
   neckFill: 0.285,
   neckSeam: 6,
   neckOutline: 0.5,
+  armJoin: 6,
 };
 
 export type GateCheckName =
@@ -141,7 +148,8 @@ export type GateCheckName =
   | 'foreign-fragments'
   | 'neck-fill'
   | 'neck-seam'
-  | 'neck-outline';
+  | 'neck-outline'
+  | 'arm-join';
 
 export interface GateCheck {
   layer: GarmentCategory;
@@ -264,6 +272,8 @@ function describe(c: GateCheck, target: string): string {
       return `skin painted at the neck where the old neckline was does not join the neck's own: its colour steps by ${v.toFixed(1)} ΔE across the join (bound ${c.bound} ΔE)`;
     case 'neck-outline':
       return `skin painted at the neck where the old neckline was ends against hair or backdrop along ${pct(v)} of its outline (a patch the old top's shape cut; bound ${pctBound(c.bound)})`;
+    case 'arm-join':
+      return `skin painted on the arms where the old sleeves were does not continue the arm it ends on: across the arm, its colour steps by up to ${v.toFixed(1)} ΔE where it meets the arm's own skin (a flat band of another tone or shading; bound ${c.bound} ΔE)`;
     case 'neck-fill':
       return `skin had to be painted in a block at the neck where the old neckline was, over ${pct(v)} of the neck's area (too large to pass for the neck's own skin; bound ${pctBound(c.bound)})`;
   }
@@ -414,6 +424,8 @@ function checkLayer(layer: LayerDiagnostics, view: PhotoView, packshot: RasterIm
   out.push(check(cat, 'neck-fill', neck?.area ?? null, b.neckFill, 'max', neck ? 'gate' : null));
   out.push(check(cat, 'neck-seam', neck?.seam ?? null, b.neckSeam, 'max', neck?.seam != null ? 'gate' : null));
   out.push(check(cat, 'neck-outline', neck?.loose ?? null, b.neckOutline, 'max', neck?.loose != null ? 'gate' : null));
+  const armJoin = onTorso && targetArea ? view.armJoin(garmentAt, fill) : null;
+  out.push(check(cat, 'arm-join', armJoin, b.armJoin, 'max', armJoin === null ? null : 'gate'));
   return out;
 }
 
@@ -769,6 +781,31 @@ class PhotoView {
     // around the fill (closed over a few percent of the shoulders' width), and the person's inside
     const amid = fill ? close(filled, w, h, pad) : filled;
     const inside = erode(person, w, h, pad);
+    // backdrop synthesised that opens onto the photo's backdrop (where an old sleeve or a wider
+    // old top stood beyond the body) moves the person's outline in: it is no patch inside them
+    const opened = new Uint8Array(n);
+    if (fill) {
+      const queue: number[] = [];
+      for (let j = 0; j < n; j++) {
+        if (fill[at(j)] !== 2 || !person[j]) continue;
+        const x = j % w;
+        const y = (j / w) | 0;
+        if ((x > 0 && !person[j - 1]) || (x < w - 1 && !person[j + 1]) || (y > 0 && !person[j - w]) || (y < h - 1 && !person[j + w])) {
+          opened[j] = 1;
+          queue.push(j);
+        }
+      }
+      for (let q = 0; q < queue.length; q++) {
+        const j = queue[q];
+        const x = j % w;
+        const y = (j / w) | 0;
+        for (const k of [x > 0 ? j - 1 : -1, x < w - 1 ? j + 1 : -1, y > 0 ? j - w : -1, y < h - 1 ? j + w : -1]) {
+          if (k < 0 || opened[k] || fill[at(k)] !== 2) continue;
+          opened[k] = 1;
+          queue.push(k);
+        }
+      }
+    }
     let clothArea = 0;
     let clothLeft = 0;
     let armArea = 0;
@@ -797,7 +834,7 @@ class PhotoView {
       let foreign = false;
       if (fill?.[i] === 2) {
         // backdrop synthesised deep inside the person (a patch of wall on the skirt)
-        foreign = inside[j] > 0;
+        foreign = inside[j] > 0 && !opened[j];
       } else if (changed) {
         // the top's or the fill's paint on the legs, away from where the old top hung (changed
         // well beyond a textured cloth's resampling in a smaller result)
@@ -1002,6 +1039,149 @@ class PhotoView {
       seam: steps.length >= 20 ? steps[Math.floor(0.75 * steps.length)] : null,
       loose: area && outline >= 20 ? loose / outline : null,
     };
+  }
+
+  /**
+   * Skin painted on an arm where an old sleeve was, where it ends against the arm's own skin the
+   * photo shows (a short sleeve's hem above the bare arm, a long one's cuff above the hand): along
+   * the arm's axis (shoulder to elbow or elbow to wrist, whichever the join crosses), the painted
+   * arm just before the join against the real arm just beyond it, bin by bin across the arm (each
+   * side over its own width): the largest CIE76 step of a bin's median. A fill that continues the
+   * arm (its tone, its lit and its shaded side) steps by little; a flat band of another tone, or
+   * without the arm's shading across it, steps. Only joins that cross the arm count (a rim along
+   * the arm's side is not one), and only a painted stretch longer than a rim. Null: no such join.
+   */
+  armJoin(garmentAt: (i: number) => boolean, fill: Uint8Array | undefined): number | null {
+    const parts = this.#person.parts;
+    const skin = this.skinColour();
+    if (!parts || !skin) return null;
+    const { width: W, height: H } = this;
+    const src = this.#src;
+    const L = this.#person.landmarks;
+    const kx = W / this.#person.image.width;
+    const ky = H / this.#person.image.height;
+    const at = (p: { x: number; y: number }) => ({ x: p.x * kx, y: p.y * ky });
+    const sw = Math.hypot((L.leftShoulder.x - L.rightShoulder.x) * kx, (L.leftShoulder.y - L.rightShoulder.y) * ky);
+    if (!(sw > 10)) return null;
+    const t = labTable();
+    // 1 painted arm skin, 2 the arm's own skin left as the photo shows it
+    const kind = new Uint8Array(W * H);
+    let x0 = W;
+    let y0 = H;
+    let x1 = -1;
+    let y1 = -1;
+    let anyPainted = false;
+    for (let i = 0; i < kind.length; i++) {
+      if (parts[src[i]] !== PERSON_PART.arm || garmentAt(i)) continue;
+      const painted = fill ? fill[i] === 1 : this.changed(i);
+      if (painted ? skinDistance(t, this.#keyR[i] * 3, skin) > 1.5 * SKIN_FAR : (fill && fill[i]) || this.changed(i) || skinDistance(t, this.#keyP[i] * 3, skin) > SKIN_FAR) continue;
+      kind[i] = painted ? 1 : 2;
+      if (painted) anyPainted = true;
+      const x = i % W;
+      const y = (i / W) | 0;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
+    }
+    if (!anyPainted) return null;
+    const segments = [
+      [at(L.leftShoulder), at(L.leftElbow)],
+      [at(L.leftElbow), at(L.leftWrist)],
+      [at(L.rightShoulder), at(L.rightElbow)],
+      [at(L.rightElbow), at(L.rightWrist)],
+    ].map(([a, b]) => {
+      const len = Math.hypot(b.x - a.x, b.y - a.y) || 1;
+      return { a, dx: (b.x - a.x) / len, dy: (b.y - a.y) / len, len };
+    });
+    const dist = (s: (typeof segments)[number], x: number, y: number) => {
+      const along = Math.max(0, Math.min(s.len, (x - s.a.x) * s.dx + (y - s.a.y) * s.dy));
+      return Math.hypot(x - s.a.x - along * s.dx, y - s.a.y - along * s.dy);
+    };
+    const nearestSegment = (x: number, y: number) => {
+      let best = 0;
+      for (let k = 1; k < 4; k++) if (dist(segments[k], x, y) < dist(segments[best], x, y)) best = k;
+      return best;
+    };
+    // the join: painted pixels with the real arm 1-2 px beyond, the step along the nearest segment
+    const joins: { x: number; y: number; e: number }[][] = [[], [], [], []];
+    for (let y = Math.max(2, y0); y <= Math.min(H - 3, y1); y++) {
+      for (let x = Math.max(2, x0); x <= Math.min(W - 3, x1); x++) {
+        const i = y * W + x;
+        if (kind[i] !== 1) continue;
+        for (const [dx, dy] of [[1, 0], [-1, 0], [0, 1], [0, -1]]) {
+          if (kind[i + dy * W + dx] !== 2 && kind[i + 2 * (dy * W + dx)] !== 2) continue;
+          const k = nearestSegment(x, y);
+          const e = dx * segments[k].dx + dy * segments[k].dy;
+          if (Math.abs(e) >= 0.7) joins[k].push({ x, y, e });
+        }
+      }
+    }
+    const reach = Math.max(6, 0.05 * sw);
+    const bins = 5;
+    const lab = (i: number) => [t[this.#keyR[i] * 3], t[this.#keyR[i] * 3 + 1], t[this.#keyR[i] * 3 + 2]];
+    let worst: number | null = null;
+    for (let k = 0; k < 4; k++) {
+      const js = joins[k];
+      if (js.length < 6) continue;
+      const s = segments[k];
+      // where the join lies along the segment, and which way the real arm lies from it
+      const alongs = js.map((j) => (j.x - s.a.x) * s.dx + (j.y - s.a.y) * s.dy).sort((a, b) => a - b);
+      const t0 = alongs[alongs.length >> 1];
+      const dir = js.reduce((a, j) => a + j.e, 0) >= 0 ? 1 : -1;
+      const sides: { v: number; i: number }[][] = [[], []];
+      let deepest = 0;
+      const bx0 = Math.max(0, Math.floor(Math.min(...js.map((j) => j.x)) - 0.3 * sw));
+      const bx1 = Math.min(W - 1, Math.ceil(Math.max(...js.map((j) => j.x)) + 0.3 * sw));
+      const by0 = Math.max(0, Math.floor(Math.min(...js.map((j) => j.y)) - 0.3 * sw));
+      const by1 = Math.min(H - 1, Math.ceil(Math.max(...js.map((j) => j.y)) + 0.3 * sw));
+      for (let y = by0; y <= by1; y++) {
+        for (let x = bx0; x <= bx1; x++) {
+          const i = y * W + x;
+          if (!kind[i] || nearestSegment(x, y) !== k) continue;
+          // depth from the join, positive into the painted side for painted pixels, the real side for real ones
+          const off = ((x - s.a.x) * s.dx + (y - s.a.y) * s.dy - t0) * dir;
+          const depth = kind[i] === 1 ? -off : off;
+          if (depth < 2 || depth > reach) continue;
+          if (kind[i] === 1) deepest = Math.max(deepest, depth);
+          sides[kind[i] - 1].push({ v: s.dx * (y - s.a.y) - s.dy * (x - s.a.x), i });
+        }
+      }
+      // a rim of a few px beside the real arm blends in: not a stretch of painted arm
+      if (deepest < 0.6 * reach || sides[0].length < 20 || sides[1].length < 20) continue;
+      // each side's extent across the arm: a join across the arm's whole width (the painted arm
+      // as wide as the real one and on its line), not a painted rim beside it
+      const extent = sides.map((side) => {
+        const vs = side.map((p) => p.v).sort((a, b) => a - b);
+        const lo = vs[Math.floor(0.05 * vs.length)];
+        const hi = vs[Math.floor(0.95 * vs.length)];
+        return { c: (lo + hi) / 2, r: Math.max(1, (hi - lo) / 2) };
+      });
+      if (extent[0].r < 0.7 * extent[1].r || Math.abs(extent[0].c - extent[1].c) > 0.5 * extent[1].r) continue;
+      const medians = sides.map((side, q) => {
+        const { c, r } = extent[q];
+        const per: number[][][] = Array.from({ length: bins }, () => [[], [], []]);
+        for (const p of side) {
+          const u = (p.v - c) / r;
+          if (Math.abs(u) > 0.8) continue;
+          const b = Math.min(bins - 1, Math.floor(((u + 0.8) / 1.6) * bins));
+          const v = lab(p.i);
+          for (let q = 0; q < 3; q++) per[b][q].push(v[q]);
+        }
+        return per.map((ch) => (ch[0].length >= 3 ? ch.map((v) => v.sort((a, b) => a - b)[v.length >> 1]) : null));
+      });
+      let step = -1;
+      let measured = 0;
+      for (let b = 0; b < bins; b++) {
+        const p = medians[0][b];
+        const r = medians[1][b];
+        if (!p || !r) continue;
+        measured++;
+        step = Math.max(step, deltaE76(p, r));
+      }
+      if (measured >= 3) worst = Math.max(worst ?? 0, step);
+    }
+    return worst;
   }
 
   /** The colours of one part of the parsing in the photo (the trousers or skirt, the hair): k-means, k = 3. */

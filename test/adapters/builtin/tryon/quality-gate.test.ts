@@ -517,6 +517,77 @@ describe('checkTryOnResult', () => {
     expect(value(under, 'neck-outline')).toBe(0);
   });
 
+  it('refuses upper arms painted as a flat band 30 % darker than the arm below, ending square; passes them painted in the arm\'s light', () => {
+    // a larger scene: arms 30 px wide (x 20..50 and 150..180, y 45..210) lit across their width
+    // (brighter on the ridge, darker at the edges), a short-sleeved purple tee over the arms down
+    // to y 100; the new top is sleeveless, so the result paints the upper arms down to the hem
+    const AW = 200;
+    const AH = 240;
+    const PURPLE: Rgb = [60, 35, 80];
+    const arms = [{ x0: 20, x1: 50 }, { x0: 150, x1: 180 }];
+    const armAt = (x: number, y: number) => (y >= 45 && y < 210 ? arms.find((a) => x >= a.x0 && x < a.x1) : undefined);
+    const torsoAt = (x: number, y: number) => x >= 50 && x < 150 && y >= 40 && y < 170;
+    const faceAt = (x: number, y: number) => x >= 85 && x < 115 && y >= 5 && y < 35;
+    const lit = (x: number, a: { x0: number; x1: number }): Rgb => {
+      const u = ((x + 0.5 - a.x0) / (a.x1 - a.x0)) * 2 - 1;
+      const shade = 0.72 + 0.28 * Math.cos((u * Math.PI) / 2);
+      return [SKIN[0] * shade, SKIN[1] * shade, SKIN[2] * shade].map(Math.round) as Rgb;
+    };
+    const grain = (x: number, y: number) => (((x * 7 + y * 13) % 5) - 2);
+    const before = (x: number, y: number): Rgb => {
+      const a = armAt(x, y);
+      if (a) return y < 100 ? PURPLE : lit(x, a).map((v) => v + grain(x, y)) as Rgb;
+      return torsoAt(x, y) ? RED : faceAt(x, y) ? SKIN : GREY;
+    };
+    const parts = new Uint8Array(AW * AH);
+    const mask = new Uint8Array(AW * AH);
+    for (let y = 0; y < AH; y++) {
+      for (let x = 0; x < AW; x++) {
+        const part = armAt(x, y) ? PERSON_PART.arm : torsoAt(x, y) ? PERSON_PART.torso : faceAt(x, y) ? PERSON_PART.face : 0;
+        parts[y * AW + x] = part;
+        mask[y * AW + x] = part ? 255 : 0;
+      }
+    }
+    const p = (x: number, y: number) => ({ x, y });
+    const landmarks = { ...person.landmarks, chin: p(100, 36), leftShoulder: p(165, 45), leftElbow: p(165, 140), leftWrist: p(165, 205), rightShoulder: p(35, 45), rightElbow: p(35, 140), rightWrist: p(35, 205), hipLeft: p(148, 170), hipRight: p(52, 170) } as BodyLandmarks;
+    const tee: PersonBody = { image: image(AW, AH, before), mask, parts, depth: new Float32Array(AW * AH), landmarks, pixelsPerCm: 2, pose: 'photo' };
+    const alpha = new Float32Array(AW * AH);
+    const fill = new Uint8Array(AW * AH);
+    for (let y = 0; y < AH; y++) {
+      for (let x = 0; x < AW; x++) {
+        if (torsoAt(x, y)) alpha[y * AW + x] = 1;
+        else if (armAt(x, y) && y < 100) fill[y * AW + x] = 1;
+      }
+    }
+    const result = (band: (x: number, y: number, a: { x0: number; x1: number }) => Rgb) =>
+      image(AW, AH, (x, y) => {
+        const a = armAt(x, y);
+        if (torsoAt(x, y)) return GREEN;
+        if (a && y < 100) return band(x, y, a);
+        return before(x, y);
+      });
+    const verdict = (img: RasterImage) => checkTryOnResult({ person: tee, result: img, garments: { top: packshot }, diagnostics: { layers: [{ category: 'top', width: AW, height: AH, alpha, fill }] } });
+    const join = (v: GateVerdict) => v.checks.find((c) => c.check === 'arm-join')!;
+    // a flat band 30 % darker than the arm, ending square on the hem's line
+    const flat = verdict(result(() => [SKIN[0] * 0.7, SKIN[1] * 0.7, SKIN[2] * 0.7].map(Math.round) as Rgb));
+    expect(flat.passed).toBe(false);
+    expect(join(flat)).toMatchObject({ passed: false, source: 'gate', kind: 'max', bound: GATE_BOUNDS.armJoin });
+    expect(join(flat).value).toBeGreaterThan(15);
+    expect(flat.reason).toMatch(/^skin painted on the arms where the old sleeves were does not continue the arm it ends on: across the arm, its colour steps by up to \d+\.\d ΔE where it meets the arm's own skin \(a flat band of another tone or shading; bound 6 ΔE\)$/);
+    // a band in the arm's own tone but flat across it (none of its shading) steps at its edges
+    const untoned = verdict(result(() => SKIN));
+    expect(join(untoned).value).toBeGreaterThan(GATE_BOUNDS.armJoin);
+    // painted in the arm's light across it (its ridge, its shaded edges), with its grain: passes
+    const good = verdict(result((x, y, a) => lit(x, a).map((v) => v + grain(x + 3, y)) as Rgb));
+    expect(join(good)).toMatchObject({ passed: true, source: 'gate' });
+    expect(join(good).value).toBeLessThan(2);
+    expect(good.passed, good.reason).toBe(true);
+    // a rim of a few px painted above the arm (an old sleeve's hem under a new sleeve) is no band
+    const rimFill = fill.map((v, i) => (v && ((i / AW) | 0) >= 96 ? 1 : 0));
+    const rim = checkTryOnResult({ person: tee, result: result((_x, y) => (y >= 96 ? [SKIN[0] * 0.7, SKIN[1] * 0.7, SKIN[2] * 0.7].map(Math.round) as Rgb : PURPLE)), garments: { top: packshot }, diagnostics: { layers: [{ category: 'top', width: AW, height: AH, alpha, fill: rimFill }] } });
+    expect(join(rim).value).toBeNull();
+  });
+
   it('reports what it cannot measure as not measured: no parsing, no diagnostics', () => {
     const { parts: _parts, ...classical } = person;
     const v = checkTryOnResult({ person: classical, result: dressed([{ y0: 40, y1: 100, colour: GREEN }]), garments: { top: packshot } });

@@ -70,7 +70,7 @@ for (const p of pairs) {
   const name = `${p.person.replace(/\.\w+$/, '')}+${p.topGarment.replace(/\.\w+$/, '')}`;
   await sideBySide(name, person, result);
   console.log(
-    `${name.padEnd(36)} ${verdict.passed ? 'PASS' : 'GATED'} ${ms}ms fold ${(w.folded * 100).toFixed(2)}% stretch ${f2(w.maxAreaRatio)} squeeze ${w.minAreaRatio.toFixed(3)}${w.fallback ? ` [${w.fallback}]` : ''} | std ${f2(f.stdRatio)} dE ${f2(f.deltaE)} streak ${f2(f.streak)} edge ${f2(f.edge)} old ${(f.oldShowing * 100).toFixed(1)}% gap ${((verdict.checks.find((c) => c.check === 'garment-gap')?.value ?? 0) * 100).toFixed(1)}% | ${(['old-cloth', 'limb-repainted', 'limb-synthesised', 'foreign-fragments', 'garment-lost', 'neck-fill', 'neck-seam', 'neck-outline'] as const).map((k) => `${k} ${gateValue(k)}`).join(' ')} | ${boxes}${verdict.reason ? ` | ${verdict.reason}` : ''}`,
+    `${name.padEnd(36)} ${verdict.passed ? 'PASS' : 'GATED'} ${ms}ms fold ${(w.folded * 100).toFixed(2)}% stretch ${f2(w.maxAreaRatio)} squeeze ${w.minAreaRatio.toFixed(3)}${w.fallback ? ` [${w.fallback}]` : ''} | std ${f2(f.stdRatio)} dE ${f2(f.deltaE)} streak ${f2(f.streak)} edge ${f2(f.edge)} old ${(f.oldShowing * 100).toFixed(1)}% gap ${((verdict.checks.find((c) => c.check === 'garment-gap')?.value ?? 0) * 100).toFixed(1)}% | ${(['old-cloth', 'limb-repainted', 'limb-synthesised', 'foreign-fragments', 'garment-lost', 'neck-fill', 'neck-seam', 'neck-outline'] as const).map((k) => `${k} ${gateValue(k)}`).join(' ')} arm-join ${verdict.checks.find((c) => c.check === 'arm-join')?.value?.toFixed(1) ?? '-'} | ${boxes}${verdict.reason ? ` | ${verdict.reason}` : ''}`,
   );
 }
 console.log(`written to ${out}`);
