@@ -631,6 +631,8 @@ export function planForearms(fill: Uint8Array, grown: Uint8Array, oldTop: Uint8A
 
 /** The stretch of bare arm below an old short sleeve's hem its light and width are read over (px, beyond 2 px off the hem). */
 const BELOW = 12;
+/** The old hem's contact shadow on the arm just below it (relative to the shoulders' width): drawn over, and the light read beyond it. */
+const SHADOW = 0.035;
 
 /**
  * Plans the upper arms under old short sleeves that the skin fill (`fill` 1) would paint, arm by
@@ -658,14 +660,16 @@ export function planUpperArms(fill: Uint8Array, grown: Uint8Array, taken: Uint8A
     { S: L.leftShoulder, E: L.leftElbow, W: L.leftWrist },
     { S: L.rightShoulder, E: L.rightElbow, W: L.rightWrist },
   ];
-  const lineDist = (a: Point, b: Point, x: number, y: number) => {
+  // squared distances (the arm a pixel belongs to is the nearer one)
+  const lineDist2 = (a: Point, b: Point, x: number, y: number) => {
     const dx = b.x - a.x;
     const dy = b.y - a.y;
     const t = Math.max(0, Math.min(1, ((x - a.x) * dx + (y - a.y) * dy) / (dx * dx + dy * dy || 1)));
-    return Math.hypot(x - a.x - t * dx, y - a.y - t * dy);
+    return (x - a.x - t * dx) ** 2 + (y - a.y - t * dy) ** 2;
   };
-  const armDist = (a: (typeof arms)[number], x: number, y: number) => Math.min(lineDist(a.S, a.E, x, y), lineDist(a.E, a.W, x, y));
-  const before = fill.slice();
+  const armDist2 = (a: (typeof arms)[number], x: number, y: number) => Math.min(lineDist2(a.S, a.E, x, y), lineDist2(a.E, a.W, x, y));
+  let before: Uint8Array | undefined;
+  let owner: Int8Array | undefined;
   const out: Forearm[] = [];
   for (const [k, { S, E }] of arms.entries()) {
     const len = Math.hypot(E.x - S.x, E.y - S.y);
@@ -674,7 +678,7 @@ export function planUpperArms(fill: Uint8Array, grown: Uint8Array, taken: Uint8A
     const dy = (E.y - S.y) / len;
     const other = arms[1 - k];
     // the window around the upper arm and the elbow below it
-    const reach = 0.35 * sw;
+    const reach = 0.25 * sw;
     const x0 = Math.max(1, Math.floor(Math.min(S.x, E.x) - reach));
     const x1 = Math.min(w - 2, Math.ceil(Math.max(S.x, E.x) + reach));
     const y0 = Math.max(1, Math.floor(Math.min(S.y, E.y) - reach));
@@ -684,29 +688,39 @@ export function planUpperArms(fill: Uint8Array, grown: Uint8Array, taken: Uint8A
     const ch = y1 - y0 + 1;
     const along = (x: number, y: number) => (x - S.x) * dx + (y - S.y) * dy;
     const acrossOf = (x: number, y: number) => dx * (y - S.y) - dy * (x - S.x);
-    const mine = (x: number, y: number) => lineDist(S, E, x, y) <= armDist(other, x, y) && lineDist(S, E, x, y) < reach;
-    // the sleeve's skin fill on this arm, and the bare arm the photo shows beside it
-    const owner = new Int8Array(n).fill(-1);
-    const ob = [w, h, -1, -1];
-    const bareCrop = new Uint8Array(cw * ch);
+    const mine = (x: number, y: number) => {
+      const d = lineDist2(S, E, x, y);
+      return d < reach * reach && d <= armDist2(other, x, y);
+    };
+    // the sleeve's skin fill on this arm (counted first: most photos have none to draw)
     let owned = 0;
     for (let y = y0; y <= y1; y++) {
       for (let x = x0; x <= x1; x++) {
         const i = y * w + x;
-        if (parts[i] !== PERSON_PART.arm || !mine(x, y)) continue;
-        if (fill[i] === 1 && !taken[i]) {
-          if (along(x, y) > len) continue;
-          owner[i] = k;
-          owned++;
-          if (x < ob[0]) ob[0] = x;
-          if (y < ob[1]) ob[1] = y;
-          if (x > ob[2]) ob[2] = x;
-          if (y > ob[3]) ob[3] = y;
-        } else if (mask[i] && !fill[i] && !grown[i] && !covered(i) && skinAt(i)) bareCrop[(y - y0) * cw + x - x0] = 1;
+        if (fill[i] === 1 && parts[i] === PERSON_PART.arm && !taken[i] && along(x, y) <= len && mine(x, y)) owned++;
       }
     }
     // (a rim of the old sleeve under a new one is the membrane's: only a stretch of arm is drawn)
     if (owned < 0.05 * sw * 0.1 * sw) continue;
+    before ??= fill.slice();
+    owner ??= new Int8Array(n).fill(-1);
+    // the fill, and the bare arm the photo shows beside it
+    const ob = [w, h, -1, -1];
+    const bareCrop = new Uint8Array(cw * ch);
+    for (let y = y0; y <= y1; y++) {
+      for (let x = x0; x <= x1; x++) {
+        const i = y * w + x;
+        if (parts[i] !== PERSON_PART.arm) continue;
+        if (fill[i] === 1 && !taken[i]) {
+          if (along(x, y) > len || !mine(x, y)) continue;
+          owner[i] = k;
+          if (x < ob[0]) ob[0] = x;
+          if (y < ob[1]) ob[1] = y;
+          if (x > ob[2]) ob[2] = x;
+          if (y > ob[3]) ob[3] = y;
+        } else if (mask[i] && !fill[i] && !grown[i] && !covered(i) && mine(x, y) && skinAt(i)) bareCrop[(y - y0) * cw + x - x0] = 1;
+      }
+    }
     // the hem: going down the arm, where the bare arm becomes wider than the fill beside it (a rim
     // of fill along the arm's side below the hem is not the sleeve) and stays so
     const t0 = -Math.ceil(reach);
@@ -715,10 +729,12 @@ export function planUpperArms(fill: Uint8Array, grown: Uint8Array, taken: Uint8A
     const bareW = new Float32Array(steps);
     for (let y = y0; y <= y1; y++) {
       for (let x = x0; x <= x1; x++) {
+        const own = owner[y * w + x] === k;
+        if (!own && !bareCrop[(y - y0) * cw + x - x0]) continue;
         const q = Math.round(along(x, y)) - t0;
         if (q < 0 || q >= steps) continue;
-        if (owner[y * w + x] === k) fillW[q]++;
-        else if (bareCrop[(y - y0) * cw + x - x0]) bareW[q]++;
+        if (own) fillW[q]++;
+        else bareW[q]++;
       }
     }
     let seamK0 = -1;
@@ -732,43 +748,32 @@ export function planUpperArms(fill: Uint8Array, grown: Uint8Array, taken: Uint8A
       if (ok && above >= run / 2) seamK0 = q + t0;
     }
     if (seamK0 < 0) continue;
+    // and a sleeve's stretch of arm above it, the fill as wide as an arm over a quarter of the way
+    // up to the shoulder at least (not an old sleeveless top's edge, nor a rim under a new sleeve)
+    let rows = 0;
+    for (let q = Math.max(0, -t0); q < seamK0 - t0; q++) if (fillW[q] >= 0.05 * sw) rows++;
+    if (rows < Math.max(0.25 * seamK0, 0.1 * sw)) continue;
     // the sleeve's fill ends there: what lies along the arm below it is the membrane's
-    for (let y = ob[1]; y <= ob[3]; y++) for (let x = ob[0]; x <= ob[2]; x++) if (owner[y * w + x] === k && along(x, y) > seamK0 + 3) owner[y * w + x] = -1;
-    // and the old top's rim the fill left between it and the bare arm (the hem's shadow on the
-    // skin, kept as skin by its colour) is the drawn arm's too: it is drawn across the hem
-    const ownCrop = new Uint8Array(cw * ch);
-    for (let y = ob[1]; y <= ob[3]; y++) for (let x = ob[0]; x <= ob[2]; x++) if (owner[y * w + x] === k) ownCrop[(y - y0) * cw + x - x0] = 1;
-    const nearOwn = dilate(ownCrop, cw, ch, 5);
-    const grow = (x: number, y: number) => {
-      if (x < ob[0]) ob[0] = x;
-      if (y < ob[1]) ob[1] = y;
-      if (x > ob[2]) ob[2] = x;
-      if (y > ob[3]) ob[3] = y;
-    };
-    for (let y = y0; y <= y1; y++) {
-      for (let x = x0; x <= x1; x++) {
-        const i = y * w + x;
-        if (owner[i] >= 0 || !nearOwn[(y - y0) * cw + x - x0] || !grown[i] || before[i] || !mask[i] || parts[i] !== PERSON_PART.arm || covered(i) || taken[i] || along(x, y) > seamK0 + 3) continue;
-        owner[i] = k;
-        fill[i] = 1;
-        bareCrop[(y - y0) * cw + x - x0] = 0;
-        grow(x, y);
-      }
-    }
+    // (a slanting hem reaches a little further down on one side)
+    const hemEnd = seamK0 + Math.max(3, 0.05 * sw);
+    for (let y = ob[1]; y <= ob[3]; y++) for (let x = ob[0]; x <= ob[2]; x++) if (owner[y * w + x] === k && along(x, y) > hemEnd) owner[y * w + x] = -1;
     if (seamK0 < 0.12 * sw) continue;
     // the bare arm just beyond the hem (down the arm from the seam): its width and centre
+    const bareAt: number[] = [];
+    for (let y = y0; y <= y1; y++) {
+      for (let x = x0; x <= x1; x++) {
+        if (!bareCrop[(y - y0) * cw + x - x0]) continue;
+        const t = along(x, y) - seamK0;
+        if (t >= 0 && t <= 0.15 * sw + BELOW) bareAt.push(t, acrossOf(x, y));
+      }
+    }
     const below = (lo: number, hi: number) => {
       const v: number[] = [];
-      for (let y = y0; y <= y1; y++) {
-        for (let x = x0; x <= x1; x++) {
-          if (!bareCrop[(y - y0) * cw + x - x0]) continue;
-          const t = along(x, y) - seamK0;
-          if (t >= lo && t <= hi) v.push(acrossOf(x, y));
-        }
-      }
+      for (let j = 0; j < bareAt.length; j += 2) if (bareAt[j] >= lo && bareAt[j] <= hi) v.push(bareAt[j + 1]);
       return v;
     };
-    const first = below(2, 2 + BELOW);
+    // (past a slanting hem's lower side)
+    const first = below(0.05 * sw + 2, 0.05 * sw + 2 + BELOW);
     // (the bare arm lies below the hem, as wide as an arm: not the torso's skin beside a sleeve)
     if (first.length < 4 * BELOW) continue;
     const lo = quantile(first, 0.03);
@@ -778,29 +783,81 @@ export function planUpperArms(fill: Uint8Array, grown: Uint8Array, taken: Uint8A
     const cb = (lo + hi) / 2;
     // how the arm widens towards the hem (its width a stretch further down), carried up to the
     // shoulder: no narrower than at the hem, at most a quarter wider
-    const lower = below(0.1 * sw, 0.1 * sw + BELOW);
+    // (at least a tenth wider: the shoulder's muscle), and its line carried up too (the arm's
+    // centre below the hem and further down give its slant), held near the shoulder joint
+    const lower = below(0.15 * sw + 2, 0.15 * sw + 2 + BELOW);
     let rs = 1.12 * rb;
+    let slope = 0;
     if (lower.length >= 2 * BELOW) {
-      const rl = (quantile(lower, 0.97) - quantile(lower, 0.03) + 1) / 2;
-      rs = Math.max(rb, Math.min(1.25 * rb, rb + ((rb - rl) / (0.1 * sw)) * seamK0));
+      const ll = quantile(lower, 0.03);
+      const lh = quantile(lower, 0.97);
+      const rl = (lh - ll + 1) / 2;
+      rs = Math.max(1.1 * rb, Math.min(1.25 * rb, rb + ((rb - rl) / (0.1 * sw)) * (seamK0 + 0.05 * sw)));
+      slope = ((ll + lh) / 2 - cb) / (0.1 * sw);
     }
+    const cHem = cb - slope * (0.05 * sw + 2 + BELOW / 2);
+    const cTop = Math.max(-0.5 * rs, Math.min(0.5 * rs, cHem - slope * seamK0));
+    const grow = (x: number, y: number) => {
+      if (x < ob[0]) ob[0] = x;
+      if (y < ob[1]) ob[1] = y;
+      if (x > ob[2]) ob[2] = x;
+      if (y > ob[3]) ob[3] = y;
+    };
     // the axis: from the shoulder to the arm's centre at the hem, and on past it over the bare arm
     // (its light is read there)
-    const B = { x: S.x + dx * seamK0 - dy * cb, y: S.y + dy * seamK0 + dx * cb };
-    const seamK = Math.hypot(B.x - S.x, B.y - S.y);
-    const ux = (B.x - S.x) / seamK;
-    const uy = (B.y - S.y) / seamK;
-    const end = { x: B.x + ux * (2 + BELOW + 2), y: B.y + uy * (2 + BELOW + 2) };
+    const A = { x: S.x - dy * cTop, y: S.y + dx * cTop };
+    const B = { x: S.x + dx * seamK0 - dy * cHem, y: S.y + dy * seamK0 + dx * cHem };
+    const seamK = Math.hypot(B.x - A.x, B.y - A.y);
+    const ux = (B.x - A.x) / seamK;
+    const uy = (B.y - A.y) / seamK;
+    const past = SHADOW * sw + 2 + BELOW + 2;
+    const end = { x: B.x + ux * past, y: B.y + uy * past };
+    // the bare arm the skin grows from (its piece beside the seam) and its light across the arm
+    const source = new Uint8Array(n);
+    const lin: number[][] = [[], [], []];
+    for (let y = y0; y <= y1; y++) {
+      for (let x = x0; x <= x1; x++) {
+        if (!bareCrop[(y - y0) * cw + x - x0]) continue;
+        const i = y * w + x;
+        const t = (x - A.x) * ux + (y - A.y) * uy - seamK;
+        if (t < -3 || t > 0.15 * sw) continue;
+        source[i] = 1;
+        if (t >= SHADOW * sw + 2 && t <= SHADOW * sw + 2 + BELOW) for (let c = 0; c < 3; c++) lin[c].push(SRGB_TO_LINEAR[img[i * 4 + c]]);
+      }
+    }
+    if (lin[0].length < 20) continue;
+    // and the old top's rim the fill left between it and the bare arm (the hem's shadow on the
+    // skin, kept as skin by its colour) is the drawn arm's too: it is drawn across the hem
+    const ownCrop = new Uint8Array(cw * ch);
+    for (let y = ob[1]; y <= ob[3]; y++) for (let x = ob[0]; x <= ob[2]; x++) if (owner[y * w + x] === k) ownCrop[(y - y0) * cw + x - x0] = 1;
+    const nearOwn = dilate(ownCrop, cw, ch, 5);
+    for (let y = y0; y <= y1; y++) {
+      for (let x = x0; x <= x1; x++) {
+        const i = y * w + x;
+        if (owner[i] >= 0 || !nearOwn[(y - y0) * cw + x - x0] || !grown[i] || before[i] || !mask[i] || parts[i] !== PERSON_PART.arm || covered(i) || taken[i] || along(x, y) > hemEnd) continue;
+        owner[i] = k;
+        fill[i] = 1;
+        grow(x, y);
+      }
+    }
     // (the box holds the fill, the arm's round end at the shoulder and its stretch past the hem)
-    const bx0 = Math.max(0, Math.min(ob[0], Math.floor(end.x - rb), Math.floor(S.x - 1.5 * rs)) - 4);
-    const by0 = Math.max(0, Math.min(ob[1], Math.floor(end.y - rb), Math.floor(S.y - 1.5 * rs)) - 4);
-    const bw = Math.min(w, Math.max(ob[2], Math.ceil(end.x + rb), Math.ceil(S.x + 1.5 * rs)) + 5) - bx0;
-    const bh = Math.min(h, Math.max(ob[3], Math.ceil(end.y + rb), Math.ceil(S.y + 1.5 * rs)) + 5) - by0;
+    const bx0 = Math.max(0, Math.min(ob[0], Math.floor(end.x - rb), Math.floor(A.x - 1.5 * rs)) - 4);
+    const by0 = Math.max(0, Math.min(ob[1], Math.floor(end.y - rb), Math.floor(A.y - 1.5 * rs)) - 4);
+    const bw = Math.min(w, Math.max(ob[2], Math.ceil(end.x + rb), Math.ceil(A.x + 1.5 * rs)) + 5) - bx0;
+    const bh = Math.min(h, Math.max(ob[3], Math.ceil(end.y + rb), Math.ceil(A.y + 1.5 * rs)) + 5) - by0;
     const inPerson = new Uint8Array(bw * bh);
-    for (let y = 0; y < bh; y++) for (let x = 0; x < bw; x++) inPerson[y * bw + x] = mask[(y + by0) * w + x + bx0] && before[(y + by0) * w + x + bx0] !== 2 ? 1 : 0;
+    // (the old sleeve the fill turned to backdrop beyond the arm's edge measured further down,
+    // or the parsing left out of the person, is the arm's to take: the arm is as wide at the hem
+    // as the bare arm just below it shows)
+    for (let y = 0; y < bh; y++) {
+      for (let x = 0; x < bw; x++) {
+        const i = (y + by0) * w + x + bx0;
+        inPerson[y * bw + x] = (mask[i] && before[i] !== 2) || (before[i] && along(x + bx0, y + by0) <= hemEnd) ? 1 : 0;
+      }
+    }
     const depth = distanceTransform(inPerson, bw, bh, 'unset');
-    const total = seamK + 2 + BELOW + 2;
-    const arm = ribbon(S, end, (t) => {
+    const total = seamK + past;
+    const arm = ribbon(A, end, (t) => {
       const q = t * total;
       return q >= seamK ? rb : rs + ((rb - rs) * q) / seamK;
     }, depth, bx0, by0, bw);
@@ -812,35 +869,58 @@ export function planUpperArms(fill: Uint8Array, grown: Uint8Array, taken: Uint8A
     for (let y = by0; y < by0 + bh; y++) {
       for (let x = bx0; x < bx0 + bw; x++) {
         const i = y * w + x;
-        if (fill[i] !== 1 || owner[i] >= 0 || taken[i] || (parts[i] !== PERSON_PART.torso && parts[i] !== PERSON_PART.arm) || !mine(x, y)) continue;
-        const t = (x - S.x) * ux + (y - S.y) * uy;
-        if (t > seamK0 + 3) continue;
+        const trimmed = fill[i] === 2 && before[i] === 2;
+        if ((fill[i] !== 1 && !trimmed) || owner[i] >= 0 || taken[i] || (!trimmed && parts[i] !== PERSON_PART.torso && parts[i] !== PERSON_PART.arm) || !mine(x, y)) continue;
+        const t = (x - A.x) * ux + (y - A.y) * uy;
+        if (t > hemEnd) continue;
         const q = place(arm, x, y);
-        const side = (ux * (y - S.y) - uy * (x - S.x)) * outward;
-        if (q.sd <= 0.75 || (side > 0 && t >= -rs && t <= seamK)) {
+        const side = (ux * (y - A.y) - uy * (x - A.x)) * outward;
+        if (q.sd <= 0.75 || (!trimmed && side > 0 && t >= -rs && t <= seamK)) {
           owner[i] = k;
+          fill[i] = 1;
           grow(x, y);
         }
       }
     }
-    // the bare arm the skin grows from (its piece beside the seam) and its light across the arm
-    const source = new Uint8Array(n);
-    const lin: number[][] = [[], [], []];
-    for (let y = y0; y <= y1; y++) {
-      for (let x = x0; x <= x1; x++) {
-        if (!bareCrop[(y - y0) * cw + x - x0]) continue;
-        const i = y * w + x;
-        const t = (x - S.x) * ux + (y - S.y) * uy - seamK;
-        if (t < -3 || t > 0.15 * sw) continue;
-        source[i] = 1;
-        if (t >= 2 && t <= 2 + BELOW) for (let c = 0; c < 3; c++) lin[c].push(SRGB_TO_LINEAR[img[i * 4 + c]]);
+    // the hem's contact shadow on the bare arm (no sleeve casts it now): the bare arm inside the
+    // drawn outline down to SHADOW past where the fill ends on its line along the arm (a slanting
+    // hem ends lower on one side), drawn over
+    const acrossArm = (x: number, y: number) => Math.round(ux * (y - A.y) - uy * (x - A.x));
+    const span = Math.ceil(1.5 * rs) + 2;
+    const hemAt = new Float32Array(2 * span + 1).fill(-Infinity);
+    for (let y = ob[1]; y <= ob[3]; y++) {
+      for (let x = ob[0]; x <= ob[2]; x++) {
+        if (owner[y * w + x] !== k) continue;
+        const c = acrossArm(x, y) + span;
+        if (c >= 0 && c <= 2 * span) hemAt[c] = Math.max(hemAt[c], (x - A.x) * ux + (y - A.y) * uy);
       }
     }
-    if (lin[0].length < 20) continue;
+    const shadow = Math.max(4, SHADOW * sw);
+    for (let y = Math.max(y0, by0); y <= Math.min(y1, by0 + bh - 1); y++) {
+      for (let x = Math.max(x0, bx0); x <= Math.min(x1, bx0 + bw - 1); x++) {
+        const i = y * w + x;
+        if (!bareCrop[(y - y0) * cw + x - x0] || owner[i] >= 0) continue;
+        const c = acrossArm(x, y) + span;
+        if (c < 0 || c > 2 * span || (x - A.x) * ux + (y - A.y) * uy > hemAt[c] + shadow || place(arm, x, y).sd > 0) continue;
+        owner[i] = k;
+        fill[i] = 1;
+        source[i] = 0;
+        grow(x, y);
+      }
+    }
+    // the old sleeve's soft outline beside the person (its colour mixed into the backdrop's) goes
+    // with it: repainted as backdrop
+    const halo = dilate(ownCrop, cw, ch, 4);
+    for (let y = y0; y <= y1; y++) {
+      for (let x = x0; x <= x1; x++) {
+        const i = y * w + x;
+        if (halo[(y - y0) * cw + x - x0] && !mask[i] && !before[i] && !covered(i) && along(x, y) <= hemEnd) fill[i] = 2;
+      }
+    }
     const drawn = paintRibbons(owner, k, ob, [arm], source, fill, mask, covered, w, h, [bx0, by0, bw, bh]);
     if (!drawn) continue;
     const tone = lin.map((v) => quantile(v, 0.5));
-    const profile = wristProfile(img, w, source, [x0, y0, x1 + 1, y1 + 1], arm, seamK, tone, 0);
+    const profile = wristProfile(img, w, source, [x0, y0, x1 + 1, y1 + 1], arm, seamK + SHADOW * sw, tone, 0);
     out.push({ skin: drawn.skin, source, backdrop: new Uint8Array(n), sleeveLine: [], tone, profile, across: drawn.across, box: [bx0, by0, bx0 + bw, by0 + bh], band: drawn.band, seam: drawn.seam, wristWidth: 2 * rb, elbow: { x: E.x, y: E.y }, wrist: B });
   }
   return out;

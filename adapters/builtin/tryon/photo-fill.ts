@@ -1095,7 +1095,27 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
     // unshaded here (depth = radius): each in the light across it read off the skin it continues
     const flat = new Float32Array(n).fill(1);
     // an arm's skin is finer than the face's and neck's, whose texture sets skinStd
-    for (const f of limbs) synthesiseFill(canvas, f.skin, body, f.source, flat, () => 1, (i) => forearmLight(f.profile, f.across[i]), skinStd * FOREARM_GRAIN);
+    for (const f of forearms) synthesiseFill(canvas, f.skin, body, f.source, flat, () => 1, (i) => forearmLight(f.profile, f.across[i]), skinStd * FOREARM_GRAIN);
+    // the upper arms in one pass (each grows from its own arm below the hem, far from the other)
+    if (upperArms.length) {
+      const skinOf = upperArms.length === 1 ? upperArms[0].skin : new Uint8Array(n);
+      const sourceOf = upperArms.length === 1 ? upperArms[0].source : new Uint8Array(n);
+      const which = new Int8Array(n);
+      upperArms.forEach((f, k) => {
+        const [x0, y0, x1, y1] = f.box;
+        for (let y = y0; y < y1; y++) {
+          for (let x = x0; x < x1; x++) {
+            const i = y * w + x;
+            if (f.skin[i]) {
+              skinOf[i] = 1;
+              which[i] = k;
+            }
+          }
+        }
+        if (upperArms.length > 1) for (let i = 0; i < n; i++) if (f.source[i]) sourceOf[i] = 1;
+      });
+      synthesiseFill(canvas, skinOf, body, sourceOf, flat, () => 1, (i) => forearmLight(upperArms[which[i]].profile, upperArms[which[i]].across[i]), skinStd * FOREARM_GRAIN);
+    }
     finishForearms(canvas, limbs, w, h, (j) => general[j] === 2);
   }
   if (record) {
