@@ -764,7 +764,7 @@ export function planUpperArms(fill: Uint8Array, grown: Uint8Array, taken: Uint8A
       for (let x = x0; x <= x1; x++) {
         if (!bareCrop[(y - y0) * cw + x - x0]) continue;
         const t = along(x, y) - seamK0;
-        if (t >= 0 && t <= 0.15 * sw + BELOW) bareAt.push(t, acrossOf(x, y));
+        if (t >= 0 && t <= 0.15 * sw + 2 + BELOW) bareAt.push(t, acrossOf(x, y));
       }
     }
     const below = (lo: number, hi: number) => {

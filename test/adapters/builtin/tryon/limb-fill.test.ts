@@ -7,7 +7,7 @@
  * edges than along its middle.
  */
 import { describe, expect, it } from 'vitest';
-import { finishForearms, forearmLight, planForearms, wristJoin } from '../../../../adapters/builtin/tryon/limb-fill.ts';
+import { finishForearms, forearmLight, planForearms, planUpperArms, wristJoin } from '../../../../adapters/builtin/tryon/limb-fill.ts';
 import { synthesiseFill } from '../../../../adapters/builtin/tryon/photo-fill.ts';
 import { deltaE76, linearToSrgb, SRGB_TO_LINEAR, srgbToLab } from '../../../../adapters/builtin/tryon/color.ts';
 import { dilate } from '../../../../adapters/builtin/raster/morphology.ts';
@@ -213,5 +213,89 @@ describe('planForearms: a coloured sleeve in shade', () => {
       }
     }
     expect(taken / shade).toBeGreaterThan(0.95);
+  });
+});
+
+describe('planUpperArms', () => {
+  // a short dark sleeve 70 px wide from the shoulder down to y 110 over an arm 30 px wide, bare
+  // below it down to the wrist (lit from its left side: brighter on the left than on the right)
+  const ARM = { x0: 85, x1: 115, y0: 110, y1: 285 };
+  const TEE = { x0: 65, x1: 135, y0: 40, y1: 110 };
+  function teeScene() {
+    const n = W * H;
+    const data = new Uint8Array(n * 4);
+    const mask = new Uint8Array(n);
+    const parts = new Uint8Array(n);
+    const sleeve = new Uint8Array(n);
+    for (let y = 0; y < H; y++) {
+      for (let x = 0; x < W; x++) {
+        const i = y * W + x;
+        let rgb = [210, 210, 212].map((v) => v + 3 * noise(x, y));
+        const inSleeve = x >= TEE.x0 && x < TEE.x1 && y >= TEE.y0 && y < TEE.y1;
+        const inArm = x >= ARM.x0 && x < ARM.x1 && y >= ARM.y0 && y < ARM.y1;
+        if (inSleeve) {
+          rgb = [34, 28, 52];
+          sleeve[i] = 1;
+        } else if (inArm) {
+          const t = (x + 0.5 - ARM.x0) / (ARM.x1 - ARM.x0);
+          rgb = HAND_RGB.map((v) => v * (1 - 0.3 * t) + 6 * noise(x, y));
+        }
+        if (inSleeve || inArm) {
+          mask[i] = 255;
+          parts[i] = PERSON_PART.arm;
+        }
+        for (let c = 0; c < 3; c++) data[i * 4 + c] = Math.max(0, Math.min(255, Math.round(rgb[c])));
+        data[i * 4 + 3] = 255;
+      }
+    }
+    const at = (x: number, y: number) => ({ x, y });
+    const landmarks = { leftShoulder: at(100, 45), leftElbow: at(100, 170), leftWrist: at(100, 270), rightShoulder: at(-100, 45), rightElbow: at(-100, 170), rightWrist: at(-100, 270) };
+    const body = { image: { width: W, height: H, data }, mask, parts, landmarks } as unknown as PersonBody & { parts: Uint8Array };
+    const fill = Uint8Array.from(sleeve);
+    const lab = Array.from(srgbToLab(HAND_RGB[0], HAND_RGB[1], HAND_RGB[2], [0, 0, 0]));
+    const upper = planUpperArms(fill, dilate(sleeve, W, H, 3), new Uint8Array(n), () => false, body, lab);
+    return { body, fill, upper };
+  }
+
+  it('draws the upper arm as wide as the bare arm below the hem, on its line, and turns the rest of the sleeve into backdrop', () => {
+    const { fill, upper } = teeScene();
+    expect(upper).toHaveLength(1);
+    const f = upper[0];
+    for (const y of [60, 80, 100]) {
+      const r = row(f.skin, y);
+      // as wide as the arm (30 px), a little wider towards the shoulder, never the sleeve's 70
+      expect(r.count, `row ${y}`).toBeGreaterThanOrEqual(28);
+      expect(r.count, `row ${y}`).toBeLessThanOrEqual(40);
+      expect(Math.abs((r.first + r.last) / 2 - 100), `row ${y}`).toBeLessThan(3);
+      expect(fill[y * W + TEE.x0 + 3]).toBe(2);
+      expect(fill[y * W + TEE.x1 - 4]).toBe(2);
+    }
+    // the hem's rim and the first px of the bare arm below it are drawn over (one arm across the hem)
+    expect(row(f.skin, 112).count).toBeGreaterThanOrEqual(26);
+  });
+
+  it('carries the light across the arm below the hem up to the shoulder, joining the arm without a step', () => {
+    const { body, fill, upper } = teeScene();
+    const { mean, lum, canvas } = paint(body, fill, upper);
+    const lab = (rgb: number[]) => Array.from(srgbToLab(rgb[0], rgb[1], rgb[2], [0, 0, 0]));
+    // lit on the left as the arm below is, half way up the sleeve
+    const left = lum(mean([89, 90, 91], 70, 80));
+    const right = lum(mean([109, 110, 111], 70, 80));
+    expect(left - right).toBeGreaterThan(12);
+    // its middle just above the hem in the tone of the arm's middle below it
+    expect(deltaE76(lab(mean([98, 99, 100, 101], 98, 106)), lab(mean([98, 99, 100, 101], 128, 136)))).toBeLessThan(4);
+    expect(wristJoin(canvas, upper[0], W, H)!).toBeLessThan(2);
+  });
+
+  it('leaves an arm with no stretch of sleeve over it (a sleeveless top\'s rim) to the fill', () => {
+    const { body } = teeScene();
+    const n = W * H;
+    // only the sleeve's last 6 rows are fill: a rim under a new sleeve, not an upper arm to draw
+    const rim = new Uint8Array(n);
+    for (let y = TEE.y1 - 6; y < TEE.y1; y++) for (let x = TEE.x0; x < TEE.x1; x++) rim[y * W + x] = 1;
+    const lab = Array.from(srgbToLab(HAND_RGB[0], HAND_RGB[1], HAND_RGB[2], [0, 0, 0]));
+    const fill = rim.slice();
+    expect(planUpperArms(fill, dilate(rim, W, H, 3), new Uint8Array(n), () => false, body, lab)).toHaveLength(0);
+    expect(fill).toEqual(rim);
   });
 });
