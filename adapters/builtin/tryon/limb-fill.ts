@@ -670,6 +670,8 @@ export function planUpperArms(fill: Uint8Array, grown: Uint8Array, taken: Uint8A
   const armDist2 = (a: (typeof arms)[number], x: number, y: number) => Math.min(lineDist2(a.S, a.E, x, y), lineDist2(a.E, a.W, x, y));
   let before: Uint8Array | undefined;
   let owner: Int8Array | undefined;
+  // (no backdrop of their own: one empty map for all)
+  let noBackdrop: Uint8Array | undefined;
   const out: Forearm[] = [];
   for (const [k, { S, E }] of arms.entries()) {
     const len = Math.hypot(E.x - S.x, E.y - S.y);
@@ -921,7 +923,7 @@ export function planUpperArms(fill: Uint8Array, grown: Uint8Array, taken: Uint8A
     if (!drawn) continue;
     const tone = lin.map((v) => quantile(v, 0.5));
     const profile = wristProfile(img, w, source, [x0, y0, x1 + 1, y1 + 1], arm, seamK + SHADOW * sw, tone, 0);
-    out.push({ skin: drawn.skin, source, backdrop: new Uint8Array(n), sleeveLine: [], tone, profile, across: drawn.across, box: [bx0, by0, bx0 + bw, by0 + bh], band: drawn.band, seam: drawn.seam, wristWidth: 2 * rb, elbow: { x: E.x, y: E.y }, wrist: B });
+    out.push({ skin: drawn.skin, source, backdrop: (noBackdrop ??= new Uint8Array(n)), sleeveLine: [], tone, profile, across: drawn.across, box: [bx0, by0, bx0 + bw, by0 + bh], band: drawn.band, seam: drawn.seam, wristWidth: 2 * rb, elbow: { x: E.x, y: E.y }, wrist: B });
   }
   return out;
 }

@@ -522,13 +522,21 @@ const GRAIN_STD = (() => {
   return localStd(img, n, mask, [0, 0, n, n], 1) / 20;
 })();
 
-/** `region` cropped to `box`, and each of its pixels' distance to the crop's unset pixels. */
-function depthInside(region: Uint8Array, w: number, box: Box) {
+/** `region` cropped to `box`. */
+function cropOf(region: Uint8Array, w: number, box: Box): Uint8Array {
   const [bx0, by0, bx1, by1] = box;
   const bw = bx1 - bx0;
   const bh = by1 - by0;
   const crop = new Uint8Array(bw * bh);
   for (let y = 0; y < bh; y++) for (let x = 0; x < bw; x++) crop[y * bw + x] = region[(y + by0) * w + x + bx0];
+  return crop;
+}
+
+/** `region` cropped to `box`, and each of its pixels' distance to the crop's unset pixels. */
+function depthInside(region: Uint8Array, w: number, box: Box) {
+  const bw = box[2] - box[0];
+  const bh = box[3] - box[1];
+  const crop = cropOf(region, w, box);
   return { crop, depth: distanceTransform(crop, bw, bh, 'unset'), bw, bh };
 }
 
@@ -541,8 +549,11 @@ function depthInside(region: Uint8Array, w: number, box: Box) {
  * skin it grows from only: the limb's shaded outline against the backdrop keeps its light.
  */
 function towardsTone(values: Float32Array, region: Uint8Array, w: number, box: Box, toneAt: (i: number) => readonly number[], from?: Uint8Array): void {
-  const [bx0, by0] = box;
-  const { crop, depth, bw, bh } = depthInside(region, w, box);
+  const [bx0, by0, bx1, by1] = box;
+  const bw = bx1 - bx0;
+  const bh = by1 - by0;
+  // (the depth inside the region only without `from`)
+  const { crop, depth } = from ? { crop: cropOf(region, w, box), depth: null } : depthInside(region, w, box);
   let near: Float32Array | null = null;
   if (from) {
     const src = new Uint8Array(bw * bh);
@@ -553,7 +564,7 @@ function towardsTone(values: Float32Array, region: Uint8Array, w: number, box: B
     for (let x = 0; x < bw; x++) {
       const j = y * bw + x;
       if (!crop[j]) continue;
-      const t = near ? Math.min(1, near[j] / 6) : 0.85 * Math.min(1, depth[j] / 4);
+      const t = near ? Math.min(1, near[j] / 6) : 0.85 * Math.min(1, depth![j] / 4);
       const i = (y + by0) * w + x + bx0;
       const tone = toneAt(i);
       for (let c = 0; c < 3; c++) values[i * 3 + c] = values[i * 3 + c] * (1 - t) + tone[c] * t;
@@ -642,13 +653,15 @@ export function synthesiseFill(canvas: Float32Array, fill: Uint8Array, body: Per
     // a fill that spans the limb is shaded across it; a sliver beside skin the photo shows (the rim
     // of an old top between garment and arm) takes its shade from that skin, through the membrane
     const spanBox: Box = [Math.max(0, bounds.x0 - 6), Math.max(0, bounds.y0 - 6), Math.min(w, bounds.x1 + 7), Math.min(h, bounds.y1 + 7)];
-    const span = kind === 1 ? fillSpan(region, w, spanBox) : null;
+    // (measured when first needed: a limb drawn in its own light is not shaded here)
+    let span: Float32Array | undefined;
     const shadeAt = (i: number) => {
       if (kind !== 1) return 1;
       const s = limbShade(edgeDistance[i], limbRadius(i));
-      if (!region[i]) return s;
+      if (!region[i] || s >= 1) return s;
+      span ??= fillSpan(region, w, spanBox);
       const k = (Math.floor(i / w) - spanBox[1]) * (spanBox[2] - spanBox[0]) + (i % w) - spanBox[0];
-      return 1 - (1 - s) * span![k];
+      return 1 - (1 - s) * span[k];
     };
     for (let y = by0; y < by1; y++) {
       for (let x = bx0; x < bx1; x++) {
