@@ -64,6 +64,13 @@ const ASPECT_SLACK = 1.12;
 /** The same at the collar, where the cloth spans the shoulders (wider than the chest below them). */
 const SHOULDER_SLACK = 1.5;
 
+/**
+ * How much narrower across than along a sleeve's packshot may be laid on the arm (a flat sleeve
+ * seen round an arm shows about 2/pi of its width, and a loose one drapes: up to this is a
+ * sleeve's; beyond it a bell sleeve's pleats and a sleeve's print would be narrowed).
+ */
+const SLEEVE_SQUEEZE = 1.6;
+
 /** Bins along a packshot sleeve. */
 const SLEEVE_BINS = 24;
 /**
@@ -1378,6 +1385,10 @@ function drawSleeve(layer: Layer, sleeve: SleeveShape, shape: TopShape, body: Pe
   const mesh = createQuadMesh(COLS, nS);
   const pnx = -sleeve.dir.y;
   const pny = sleeve.dir.x;
+  // output pixels per packshot pixel along the sleeve; across, the packshot's width is squeezed onto
+  // the arm's by at most SLEEVE_SQUEEZE more than that: a wide (bell) sleeve shows its middle at
+  // its print's spacing and its sides go round the arm, rather than its pleats and print narrowed
+  const along = (short ? uEnd + lead : uEnd) / Math.max(1, sleeve.reach);
   for (let j = 0; j < nS; j++) {
     // the whole sleeve from its seam at the shoulder's top (the cap) to its opening: a packshot
     // sleeve's seam beside the panel lies below the shoulder's slope, above it is backdrop
@@ -1387,7 +1398,7 @@ function drawSleeve(layer: Layer, sleeve: SleeveShape, shape: TopShape, body: Pe
       const a = -1 + (2 * c) / (COLS - 1);
       const e = a >= 0 ? ext[0][j] : ext[1][j];
       const v = a * (e + ease);
-      const s = at.centre + (v / e) * 0.9 * at.half;
+      const s = at.centre + (v / e) * Math.min(0.9 * at.half, (e * SLEEVE_SQUEEZE) / along);
       const k = j * COLS + c;
       mesh.px[k] = cx[j] - ty[j] * v;
       mesh.py[k] = cy[j] + tx[j] * v;

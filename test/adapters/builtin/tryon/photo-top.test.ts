@@ -124,6 +124,35 @@ describe('the top on a person photo: shoulders and sleeves', () => {
     expect(f.lightSleeve, f.pair).toBeLessThan(100);
   });
 
+  it('lays a bell sleeve on the arm without narrowing its pleats: across at most 1.6x narrower than along', async () => {
+    // the chiffon blouse 049947_1's flared sleeves are 2-3 times the arm's width at the cuff; laid
+    // across the arm whole they were squeezed to a third (local scale across over along: median
+    // 2.57 on one sleeve, 90th percentile 2.89 and 3.79), their pleats crowded into streaks
+    const garment = await loadPhoto(path.join(REAL_PHOTOS, 'garments', '049947_1.jpg'));
+    const body = bodies[BLOUSE[0]];
+    const layer = createLayer(body.image.width, body.image.height);
+    const { maps } = drawPhotoTop(layer, cutOut(garment, 'top'), garment, body);
+    const w = layer.width;
+    for (const piece of [2, 3]) {
+      // the output-to-packshot map's Jacobian by neighbouring pixels; its singular values' ratio
+      const ratios: number[] = [];
+      for (let i = 0; i + w + 1 < maps.piece.length; i++) {
+        if (maps.piece[i] !== piece || maps.piece[i + 1] !== piece || maps.piece[i + w] !== piece) continue;
+        const a = maps.gx[i + 1] - maps.gx[i];
+        const b = maps.gx[i + w] - maps.gx[i];
+        const c = maps.gy[i + 1] - maps.gy[i];
+        const d = maps.gy[i + w] - maps.gy[i];
+        const half = (a * a + b * b + c * c + d * d) / 2;
+        const root = Math.sqrt(Math.max(0, half * half - (a * d - b * c) ** 2));
+        ratios.push(Math.sqrt((half + root) / Math.max(1e-9, half - root)));
+      }
+      ratios.sort((p, q) => p - q);
+      expect(ratios.length, `sleeve ${piece}`).toBeGreaterThan(5000);
+      expect(ratios[ratios.length >> 1], `sleeve ${piece}: median`).toBeLessThan(1.7);
+      expect(ratios[Math.floor(0.9 * ratios.length)], `sleeve ${piece}: 90th percentile`).toBeLessThan(2);
+    }
+  });
+
   it('keeps the hair of the head and the face in front, and drops hair-labelled skin and backdrop below the face', () => {
     const body = bodies['02849_00.jpg'];
     const { width: w, height: h } = body.image;

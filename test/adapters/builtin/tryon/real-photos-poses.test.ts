@@ -72,8 +72,9 @@ describe('the quality gate on the real top pairs', () => {
     // refusal, or any of these shown, is a change to look at):
     // - the seated side pose (its panel whole on the straight-sided fit): a flat brown block
     //   painted from the neck into the blouse's deep V and over the higher shoulder;
-    // - the long-sleeved top whose chest portrait is laid squat on a short torso: the print's
-    //   structure leaves the packshot's bound (the panel's, not the sleeves' lettering);
+    // - the long-sleeved top with a halftone portrait on a slim model: its crew neck covers the
+    //   whole neck, its label shows at the front and a flat patch of skin is painted on the
+    //   backdrop above a shoulder (model_8, neck-seam; the portrait keeps its aspect);
     // - sheer long sleeves replaced by pale arms drawn in the hands' light beside shreds of a
     //   skirt, and a flat block painted at the neck (01008, neck-fill first);
     // - skin painted in a block at the neck where the new neckline left the old one uncovered: a
@@ -83,17 +84,17 @@ describe('the quality gate on the real top pairs', () => {
     //   in an open shirt's V (051918_0), a flat orange block under a striped boat neck and a
     //   jagged patch cut into the hair (00034_00);
     // - the chiffon V-neck blouse, its inside back dropped: a flat brown block painted into the V
-    //   and the sheer front streaky (09597_00, print-structure first).
+    //   and the sheer front blotched by the old satin top's folds (09597_00, neck-fill first).
     expect(refused.map((r) => `${r.pair}: ${r.verdict.checks.find((c) => !c.passed)?.check}`).sort()).toEqual(
       [
         '01008_00.jpg + 07764_00.jpg: neck-fill',
         'fashn-model.jpg + 09263_00.jpg: neck-fill',
         'model_4.jpg + 00470_00.jpg: neck-fill',
-        'model_8.jpg + 049805_1.jpg: print-structure',
+        'model_8.jpg + 049805_1.jpg: neck-seam',
         '00121_00.jpg + 21514384_52353349.jpg: neck-fill',
         '051918_0.jpg + 049949_1.jpg: neck-fill',
         '00034_00.jpg + 00151_00.jpg: neck-fill',
-        '09597_00.jpg + 049947_1.jpg: print-structure',
+        '09597_00.jpg + 049947_1.jpg: neck-fill',
       ].sort(),
     );
   });

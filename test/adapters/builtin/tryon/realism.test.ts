@@ -52,9 +52,12 @@ const GATED: Record<string, GateCheckName> = {
   // seated side pose, panel whole (straight-sided fit): skin painted from the neck into the
   // blouse's deep V and over the higher shoulder out to the backdrop, grainy, 2.4x the neck's area
   'fashn-model.jpg + 09263_00.jpg': 'neck-fill',
-  // the chest's halftone portrait laid squat on the short torso (the body panel alone measures 1.83x
-  // the packshot panel's balance; the sleeves, their lettering along the arms, bring it down to 1.60x)
-  'model_8.jpg + 049805_1.jpg': 'print-structure',
+  // the crew neck drawn up to the bob's ends over the whole neck, its inside back's label at the
+  // front, and a flat patch of skin painted on the backdrop above her right shoulder (neck-seam
+  // 10.4 ΔE). The halftone portrait keeps its aspect (the panel 1.12x wider than along, within
+  // ASPECT_SLACK) and measures 0.95 against the packshot seen at its drawn size (0.39); it read 1.60
+  // against the full-size packshot, whose screen is averaged away by any faithful smaller copy
+  'model_8.jpg + 049805_1.jpg': 'neck-seam',
   // (01861_00 + 050181_1 shown since both forearms are drawn from their hands and join them, and
   // the red sleeve's smudges beside the new caps and its line at the hip are gone)
   // sheer black long sleeves -> a tee: a painted block at the neck (58 %), and pale forearms in the
@@ -76,8 +79,10 @@ const GATED: Record<string, GateCheckName> = {
   // the neck, a flag of it cut into the bob
   '00034_00.jpg + 00151_00.jpg': 'neck-fill',
   // the chiffon blouse's V open (its deeper-pink inside back, label and keyhole dropped; shown
-  // before, they sat in the V): the skin in the V joins the neck now, the sheer front streaky
-  '09597_00.jpg + 049947_1.jpg': 'print-structure',
+  // before, they sat in the V): the skin in the V joins the neck but is a block of 57.5 % of its
+  // area, and the sheer front carries the black satin's dark folds in blotches (print-structure
+  // 1.40 since its bell sleeves are no longer squeezed to a third across the arm; 1.57 before)
+  '09597_00.jpg + 049947_1.jpg': 'neck-fill',
 };
 
 const analyzer = new LearnedPersonAnalyzer();
