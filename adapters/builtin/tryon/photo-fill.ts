@@ -1002,6 +1002,42 @@ function neckMembrane(canvas: Float32Array, fill: Uint8Array, covered: (i: numbe
  * old top's rim that show the backdrop or skin already are left as they are. Returns the fill map
  * (1 skin, 2 background).
  */
+/**
+ * A light old top (white on a pale backdrop) has pixels in the backdrop's colour: left as backdrop
+ * seen through the person, they stayed as white specks and strips beside the new top. Backdrop
+ * seen inside the person's outline is a gap that opens onto the backdrop around the person; such
+ * pixels that reach it through no other backdrop pixel (holes in the parsing's mask do not count)
+ * are the old top's and take the fill.
+ */
+function enclosedBackdrop(fill: Uint8Array, backdrop: Uint8Array, mask: Uint8Array, w: number, h: number, kindAt: (i: number) => number): void {
+  const box = maskBounds(backdrop, w, h);
+  if (!box) return;
+  // labelled in the backdrop pixels' box, a few pixels wider: what leaves the box is the backdrop around
+  const x0 = Math.max(0, box.x0 - 4);
+  const y0 = Math.max(0, box.y0 - 4);
+  const cw = Math.min(w, box.x1 + 5) - x0;
+  const ch = Math.min(h, box.y1 + 5) - y0;
+  const open = new Uint8Array(cw * ch);
+  for (let y = 0; y < ch; y++) {
+    for (let x = 0; x < cw; x++) {
+      const i = (y + y0) * w + x + x0;
+      open[y * cw + x] = backdrop[i] || !mask[i] ? 1 : 0;
+    }
+  }
+  const { labels, components } = labelComponents(open, cw, ch, { connectivity: 4 });
+  const reaches = new Uint8Array(components.length + 1);
+  for (let x = 0; x < cw; x++) reaches[labels[x]] = reaches[labels[(ch - 1) * cw + x]] = 1;
+  for (let y = 0; y < ch; y++) reaches[labels[y * cw]] = reaches[labels[y * cw + cw - 1]] = 1;
+  for (let y = 0; y < ch; y++) {
+    for (let x = 0; x < cw; x++) {
+      const i = (y + y0) * w + x + x0;
+      if (!backdrop[i] || reaches[labels[y * cw + x]]) continue;
+      backdrop[i] = 0;
+      fill[i] = kindAt(i);
+    }
+  }
+}
+
 export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8Array, body: PersonBody & { parts: Uint8Array }, record?: { limbs?: LimbDiagnostics }): Uint8Array {
   const { width: w, height: h, data } = layer;
   const n = w * h;
@@ -1035,10 +1071,18 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
   const skin = skinColour(body, SRGB_TO_LINEAR, oldTop);
   const faceLab = faceSkinLab(body);
   const backdropAt = backdropRows(body.image, body.mask);
+  // skin on the arms, the neck, above the chest and across the new top's width; backdrop elsewhere
+  const kindAt = (i: number) => {
+    const x = i % w;
+    const y = (i - x) / w;
+    const p = parts[i];
+    const row = left[y] >= 0 ? y : hemRow;
+    const within = row >= 0 && x >= left[row] && x <= right[row];
+    return !body.mask[i] || p === PERSON_PART.background ? 2 : p === PERSON_PART.arm || p === PERSON_PART.neck || y < chestY || within ? 1 : 2;
+  };
   // pixels of the person that show the backdrop (only the old top's rim is asked)
   const backdrop = new Uint8Array(n);
   for (let y = 0; y < h; y++) {
-    const row = left[y] >= 0 ? y : hemRow;
     for (let x = 0; x < w; x++) {
       const i = y * w + x;
       if (!grown[i] || covered(i)) continue;
@@ -1061,11 +1105,11 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
       if (x > bx1) bx1 = x;
       if (y < by0) by0 = y;
       if (y > by1) by1 = y;
-      const within = row >= 0 && x >= left[row] && x <= right[row];
-      fill[i] = !body.mask[i] || p === PERSON_PART.background ? 2 : p === PERSON_PART.arm || p === PERSON_PART.neck || y < chestY || within ? 1 : 2;
+      fill[i] = kindAt(i);
     }
   }
   if (bx1 < 0) return fill;
+  enclosedBackdrop(fill, backdrop, body.mask, w, h, kindAt);
   armOutline(fill, oldTop, body);
   // how deep each pixel lies inside the person (for the limb's shading), in the fill's box only;
   // backdrop seen inside the mask counts as outside

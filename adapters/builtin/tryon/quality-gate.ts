@@ -473,6 +473,12 @@ function skinDistance(t: Float32Array, k: number, skin: number[]): number {
 }
 
 /** The median Lab of colours (offsets into the Lab table) in the middle half of their lightness (shadows and highlights left out). */
+/** Lab colours skin takes in photos of any complexion: warm hue (red to yellow), some chroma, not black. */
+function skinHued(L: number, a: number, b: number): boolean {
+  const hue = (Math.atan2(b, a) * 180) / Math.PI;
+  return L >= 15 && Math.hypot(a, b) >= 8 && hue >= 15 && hue <= 85;
+}
+
 function midLab(t: Float32Array, keys: number[]): number[] {
   const ls = Float32Array.from(keys, (k) => t[k]).sort();
   const lo = ls[ls.length >> 2];
@@ -649,8 +655,18 @@ class PhotoView {
     const t = labTable();
     const keys: number[] = [];
     for (let i = 0; i < this.#src.length; i += 2) if (parts[this.#src[i]] === PERSON_PART.face) keys.push(this.#keyP[i] * 3);
-    if (keys.length < 50) return null;
-    return midLab(t, keys);
+    if (keys.length >= 50) return midLab(t, keys);
+    // a shop photo cropped at the chin has no face: the skin-hued pixels of the neck and arms stand
+    // in (the parsing's neck and arms hold collars and sleeves too, so their hue sorts them); without
+    // a colour to tell skin from cloth, the checks around the garment would not be measured at all
+    const bare: number[] = [];
+    for (let i = 0; i < this.#src.length; i += 2) {
+      const p = parts[this.#src[i]];
+      if (p !== PERSON_PART.neck && p !== PERSON_PART.arm) continue;
+      const k = this.#keyP[i] * 3;
+      if (skinHued(t[k], t[k + 1], t[k + 2])) bare.push(k);
+    }
+    return bare.length >= 200 ? midLab(t, bare) : null;
   }
 
   /**
@@ -659,7 +675,7 @@ class PhotoView {
    * synthesised deep inside the person, paint on the legs away from the old top, and the photo's
    * own pixels amid a fill that are neither skin nor backdrop (shreds). Pixels within a few of the
    * garment's outline (its matte) are left out. Measured over the person's bounding box (the
-   * morphology is most of the cost); null without parsing or a face to take the skin's colour from.
+   * morphology is most of the cost); null without parsing or bare skin (face, else neck and arms) to take the skin's colour from.
    */
   around(garment: Uint8Array, old: Uint8Array | undefined, fill: Uint8Array | undefined, torsoArea: number): Around | null {
     const parts = this.#person.parts;

@@ -265,6 +265,27 @@ describe('checkTryOnResult', () => {
     expect(value(repainted, 'old-cloth')).toBe(0);
   });
 
+  it('tells old sleeves from skin on a shop photo cropped at the chin (no face): the bare arms give the skin', () => {
+    // the two-colour tee again, on a photo whose face is out of the frame (backdrop, no face label)
+    const PURPLE: Rgb = [60, 35, 80];
+    const sleeve = (x: number, y: number) => inArm(x, y) && y < 62;
+    const headless = personBody((x, y) => (sleeve(x, y) ? PURPLE : inFace(x, y) ? GREY : photo(x, y)));
+    headless.parts!.forEach((p, i) => {
+      if (p === PERSON_PART.face) {
+        headless.parts![i] = PERSON_PART.background;
+        headless.mask[i] = 0;
+      }
+    });
+    const result = (sleeves: Rgb | null) => image(W, H, (x, y) => (inTorso(x, y) ? GREEN : sleeve(x, y) ? (sleeves ?? PURPLE) : inFace(x, y) ? GREY : photo(x, y)));
+    const left = checkTryOnResult({ person: headless, result: result(null), garments: { top: packshot } });
+    expect(left.passed).toBe(false);
+    expect(left.checks.find((c) => !c.passed)).toMatchObject({ check: 'old-cloth', source: 'gate' });
+    const repainted = checkTryOnResult({ person: headless, result: result(SKIN), garments: { top: packshot } });
+    expect(repainted.passed, repainted.reason).toBe(true);
+    expect(value(repainted, 'old-cloth')).toBe(0);
+    expect(value(repainted, 'limb-repainted')).toBe(0);
+  });
+
   it('takes hair in shade the parsing labels torso beside the neck for hair, not old cloth; a strap down to the shoulders stays cloth', () => {
     // hair beside the face down to 6 px above the shoulders, with a pocket of it in deep shade
     // (darker than any colour of the hair label) that the parsing calls torso; in the second
