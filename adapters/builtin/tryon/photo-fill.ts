@@ -314,10 +314,15 @@ export function findOldTop(body: PersonBody & { parts: Uint8Array }): OldTop {
     if (t && c / t > 0.4) hem = y;
   }
 
+  // hair hanging over the shoulders that the parsing gave the torso or the neck (a bob's ends
+  // below the chin) is no cloth: no skin is painted into it
+  const hair = hairOverBody(body, labs, hem, (c) => nearest(c));
+  for (let i = 0; i < n; i++) if (hair[i]) oldTop[i] = 0;
   // cloth of other colours joined to it above its hem: sleeves, straps, a contrasting collar
   const backdropAt = backdropRows(img, body.mask);
   const other = new Uint8Array(n);
   for (let i = 0; i < Math.min(n, (hem + 1) * w); i++) {
+    if (hair[i]) continue;
     if (oldTop[i]) other[i] = 1;
     else if (clothy(parts[i]) && !isSkinAt[i] && body.mask[i] && !backdropAt(i) && !(skin && parts[i] === PERSON_PART.neck && shadedSkinDistance(labAt(i), skin) <= SHADED_SKIN)) other[i] = 2;
   }
@@ -328,6 +333,69 @@ export function findOldTop(body: PersonBody & { parts: Uint8Array }): OldTop {
   for (let i = 0; i < n; i++) if (reach[i] && labels[i]) joined[labels[i]] = 1;
   for (let i = 0; i < n; i++) repaint[i] = oldTop[i] || (other[i] === 2 && joined[labels[i]]) ? 1 : 0;
   return { oldTop, hem, repaint, own };
+}
+
+/** Within this ΔE76 of the head's hair (and nearer it than the cloth and the skin) a body pixel is hair. */
+const HAIR_NEAR = 12;
+
+/**
+ * Hair below the face that the parsing labels torso, arm or neck: pixels of the colours of the
+ * head's hair (the hair label above the face's middle), nearer them than the old top's cloth
+ * (`clothDistance`; blonde hair can be as near the face's skin as to its own colour), joined to
+ * the hair label through such pixels (8-connected, above the old top's hem). A strap or collar of
+ * the hair's colour away from the hair stays cloth.
+ */
+function hairOverBody(body: PersonBody & { parts: Uint8Array }, labs: Float32Array, hem: number, clothDistance: (c: ArrayLike<number>) => number): Uint8Array {
+  const { width: w, height: h, data } = body.image;
+  const { parts } = body;
+  const out = new Uint8Array(w * h);
+  let faceTop = h;
+  let faceBottom = -1;
+  for (let i = 0; i < w * h; i++) {
+    if (parts[i] !== PERSON_PART.face) continue;
+    const y = (i / w) | 0;
+    if (y < faceTop) faceTop = y;
+    faceBottom = y;
+  }
+  if (faceBottom < 0) return out;
+  const faceMid = (faceTop + faceBottom) >> 1;
+  const lab = [0, 0, 0];
+  const head: number[][] = [];
+  for (let i = 0; i < faceMid * w; i += 3) if (parts[i] === PERSON_PART.hair) head.push(Array.from(srgbToLab(data[i * 4], data[i * 4 + 1], data[i * 4 + 2], lab)));
+  if (head.length < 60) return out;
+  const hair = palette(head.length > 1000 ? head.filter((_, k) => k % Math.ceil(head.length / 1000) === 0) : head, 3);
+  const rows = Math.min(h, hem + 1);
+  const c = [0, 0, 0];
+  const like = (i: number) => {
+    const p = parts[i];
+    if (p !== PERSON_PART.torso && p !== PERSON_PART.neck && p !== PERSON_PART.arm) return false;
+    c[0] = labs[i * 3];
+    c[1] = labs[i * 3 + 1];
+    c[2] = labs[i * 3 + 2];
+    let d = Infinity;
+    for (const k of hair) d = Math.min(d, deltaE76(c, k));
+    return d < HAIR_NEAR && d + 4 < clothDistance(c);
+  };
+  const queue: number[] = [];
+  for (let i = faceMid * w; i < rows * w; i++) {
+    if (parts[i] !== PERSON_PART.hair) continue;
+    const x = i % w;
+    for (const q of [i - 1, i + 1, i - w, i + w, i - w - 1, i - w + 1, i + w - 1, i + w + 1]) {
+      if (q < 0 || q >= rows * w || out[q] || Math.abs((q % w) - x) > 1 || !like(q)) continue;
+      out[q] = 1;
+      queue.push(q);
+    }
+  }
+  while (queue.length) {
+    const i = queue.pop()!;
+    const x = i % w;
+    for (const q of [i - 1, i + 1, i - w, i + w, i - w - 1, i - w + 1, i + w - 1, i + w + 1]) {
+      if (q < 0 || q >= rows * w || out[q] || Math.abs((q % w) - x) > 1 || !like(q)) continue;
+      out[q] = 1;
+      queue.push(q);
+    }
+  }
+  return out;
 }
 
 /**

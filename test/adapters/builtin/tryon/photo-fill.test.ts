@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { faceSkinLab, localStd, skinLike, synthesiseFill } from '../../../../adapters/builtin/tryon/photo-fill.ts';
+import { faceSkinLab, findOldTop, localStd, skinLike, synthesiseFill } from '../../../../adapters/builtin/tryon/photo-fill.ts';
 import { checkTryOnResult } from '../../../../adapters/builtin/tryon/quality-gate.ts';
 import { deltaE76, linearToSrgb, SRGB_TO_LINEAR, srgbToLab } from '../../../../adapters/builtin/tryon/color.ts';
 import { distanceTransform } from '../../../../adapters/builtin/raster/distance-transform.ts';
@@ -15,6 +15,7 @@ import { LearnedPersonAnalyzer } from '../../../../adapters/human/person-analyze
 import type { RasterImage } from '../../../../core/images.ts';
 import { PERSON_PART, type PersonBody } from '../../../../core/ports/person-analyzer.ts';
 import { REAL_PHOTOS, loadPhoto } from '../../../support/tryon-metrics.ts';
+import { LANDMARKS } from './fixture-body.ts';
 
 const W = 120;
 const H = 160;
@@ -120,6 +121,52 @@ describe('synthesiseFill (skin)', () => {
 
   it('gives the same pixels on every run', () => {
     expect(Buffer.from(render().out).equals(Buffer.from(out))).toBe(true);
+  });
+});
+
+describe('findOldTop', () => {
+  it('leaves hair the parsing calls torso below the chin out of the old top to repaint', () => {
+    // a drawn photo: a blue shirt, ash-blond hair (too grey for skin) hanging beside the neck to
+    // below the shoulders, parsed hair above the chin and torso below it (as a bob's ends are)
+    const w = 768;
+    const h = 1024;
+    const data = new Uint8Array(w * h * 4);
+    const parts = new Uint8Array(w * h);
+    const mask = new Uint8Array(w * h);
+    const paint = (x0: number, x1: number, y0: number, y1: number, rgb: number[], part: number) => {
+      for (let y = y0; y < y1; y++) {
+        for (let x = x0; x < x1; x++) {
+          const i = y * w + x;
+          data.set([...rgb.map((v) => v + Math.round(6 * noise(x, y))), 255], i * 4);
+          parts[i] = part;
+          mask[i] = part === PERSON_PART.background ? 0 : 255;
+        }
+      }
+    };
+    const HAIR = [150, 140, 122];
+    const SKIN = [224, 178, 150];
+    paint(0, w, 0, h, [236, 236, 236], PERSON_PART.background);
+    paint(300, 468, 30, 100, HAIR, PERSON_PART.hair);
+    paint(270, 498, 214, 560, [90, 130, 200], PERSON_PART.torso);
+    paint(280, 488, 560, 1000, [40, 40, 60], PERSON_PART.legs);
+    paint(350, 418, 164, 214, SKIN, PERSON_PART.neck);
+    paint(330, 438, 60, 164, SKIN, PERSON_PART.face);
+    for (const [x0, x1] of [[296, 340], [428, 472]]) {
+      paint(x0, x1, 100, 164, HAIR, PERSON_PART.hair);
+      paint(x0, x1, 164, 250, HAIR, PERSON_PART.torso);
+    }
+    const body = { image: { width: w, height: h, data }, mask, parts, landmarks: LANDMARKS, pixelsPerCm: 950 / 170, pose: 'photo' } as PersonBody & { parts: Uint8Array };
+    const { oldTop, repaint } = findOldTop(body);
+    expect(repaint[400 * w + 384]).toBe(1);
+    let hair = 0;
+    let taken = 0;
+    for (let y = 164; y < 250; y++) {
+      for (const x of [310, 320, 450, 460]) {
+        hair++;
+        if (repaint[y * w + x] || oldTop[y * w + x]) taken++;
+      }
+    }
+    expect(taken / hair).toBeLessThan(0.02);
   });
 });
 
