@@ -4,7 +4,8 @@
  * - skinRealism: repainted skin has the texture (local 5x5 luminance std, 0.5-2x) and colour
  *   (median, ΔE76 <= 8) of the person's own visible skin;
  * - streakRatio: inside the garment, horizontal over vertical gradient energy, relative to the
- *   packshot's own ratio (within 1/1.5 .. 1.5; smears and shredding drive it off);
+ *   packshot's own ratio at the size the garment was drawn (within 1/1.5 .. 1.5; smears and
+ *   shredding drive it off);
  * - edgeRatio: the garment outline's length over that of a smoothed outline (<= 1.15);
  * - oldGarmentShowing: share of the person's own top still showing, unchanged, outside the new
  *   garment (<= 3 %).
@@ -281,7 +282,7 @@ export function realismOfLayer(result: RasterImage, person: RasterImage, packsho
     stdRatio: skin.stdRatio,
     deltaE: skin.deltaE,
     skinFilled: skin.count,
-    streak: streakRatio(result, alpha, packshot, packshotMask, 0.99),
+    streak: streakRatio(result, alpha, packshot, packshotMask, 0.99, layer.warp?.scale),
     edge: edgeRatio(alpha, w, h),
     oldShowing: oldGarmentShowing(result, person, oldCloth, alpha),
   };

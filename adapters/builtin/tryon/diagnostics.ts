@@ -11,6 +11,8 @@ export interface WarpDiagnostics {
   /** Largest and smallest local area ratio of the mapping, relative to its median (1 = rigid). */
   maxAreaRatio: number;
   minAreaRatio: number;
+  /** The garment's size on the output: median output pixels per packshot pixel (linear). */
+  scale?: number;
   /** Set when the landmarks were unreliable and a simpler, stable fit was used instead; names why. */
   fallback?: string;
 }

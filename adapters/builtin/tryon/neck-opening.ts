@@ -11,7 +11,9 @@
  * grows from there through pixels nearer that colour than the front's, within a window at the top
  * middle of the garment, its holes (a neck label) filled. When the inside is not told from the front
  * by colour (a black tee's inside is black too) or the region runs off down the chest, nothing is
- * labelled and the renderer falls back on its own estimate.
+ * labelled and the renderer falls back on its own estimate. A V edged by a trim of another colour
+ * (a cardigan's placket) whose inside is the front's own colour is followed down between the
+ * trims' inner edges to where they meet (trimmedV).
  */
 import type { RasterImage } from '../../../core/images.ts';
 import { fillHoles } from '../raster/components.ts';
@@ -175,7 +177,73 @@ export function insideBackOfNeck(img: RasterImage, mask: Uint8Array, box: [numbe
   }
   // an opening spans a fair part of the middle (not a neck label alone) and not most of the chest
   if (span < 0.6 * half || area > 0.08 * W * H) return null;
+  trimmedV(out, mask, w, cx, half, H, Math.round(deepest), (i) => {
+    const k = labAt(i);
+    return [lab[k], lab[k + 1], lab[k + 2]];
+  }, frontC);
   return out;
+}
+
+/**
+ * A trim's colour: this far from the front's cloth (ΔE76 with lightness at half weight: a knit's
+ * shading and its inside's shade stay near), and each side's trim within TRIM_MATCH of the other's.
+ */
+const TRIM_FAR = 12;
+const TRIM_MATCH = 12;
+
+/**
+ * A V neck edged by a trim of another colour (a cardigan's placket, a knitted V band): its inside
+ * back is often the front's own colour, and the colour test above finds only the back collar. Below
+ * it, per row, the trim is met from each side (scanning in from the front's cloth beside the
+ * neck): what lies between the two trims' inner edges is the opening, down to where they meet.
+ * Taken (added to `out`) only when both sides show a trim of one colour on at least 80 % of the
+ * rows, over at least a tenth of the garment's height, and the opening narrows downwards (a V).
+ */
+function trimmedV(out: Uint8Array, mask: Uint8Array, w: number, cx: number, half: number, H: number, from: number, labOf: (i: number) => number[], frontC: number[]): void {
+  const d = (a: number[], b: number[]) => Math.hypot(0.5 * (a[0] - b[0]), a[1] - b[1], a[2] - b[2]);
+  const far = (i: number) => !!mask[i] && d(labOf(i), frontC) > TRIM_FAR;
+  // the trim on one side: in from `start` (the front's cloth), the first run of 3 trim pixels (its
+  // outer edge), then its end (the inner edge); null when none before the middle
+  const trimAt = (y: number, side: -1 | 1, start: number): { outer: number; x: number; c: number[] } | null => {
+    let x = start;
+    // from the cloth's outline in the row (the shoulder's slope), a few pixels in
+    while (Math.abs(x - cx) > 1 && !mask[y * w + x]) x -= side;
+    x -= 3 * side;
+    if (Math.abs(x - cx) <= 1 || far(y * w + x)) return null;
+    while (Math.abs(x - cx) > 1 && !(far(y * w + x) && far(y * w + x - side) && far(y * w + x - 2 * side))) x -= side;
+    if (Math.abs(x - cx) <= 1) return null;
+    const c = labOf(y * w + x - side);
+    let e = x;
+    while (Math.abs(e - cx) > 0 && far(y * w + e - side) && d(labOf(y * w + e - side), c) < TRIM_MATCH) e -= side;
+    return { outer: x, x: e, c };
+  };
+  const rows: { y: number; l: number; r: number }[] = [];
+  // each row's scan starts a little outside the trim the row above found (the V's edges run in
+  // towards the middle), the first row's at the cloth's outline
+  const start = { l: Math.round(cx - 0.7 * half), r: Math.round(cx + 0.7 * half) };
+  let misses = 0;
+  for (let y = from + 1; y < from + 0.6 * H && misses <= 3; y++) {
+    const l = trimAt(y, -1, start.l);
+    const r = trimAt(y, 1, start.r);
+    if (!l || !r || d(l.c, r.c) > TRIM_MATCH) { misses++; continue; }
+    if (r.x - l.x < 2) break;
+    rows.push({ y, l: l.x, r: r.x });
+    start.l = l.outer - 8;
+    start.r = r.outer + 8;
+    misses = 0;
+  }
+  if (rows.length < 0.1 * H || rows.length < 0.8 * (rows[rows.length - 1].y - from)) return;
+  const top = rows.slice(0, 5);
+  const bottom = rows.slice(-5);
+  const width = (v: typeof rows) => v.reduce((a, q) => a + q.r - q.l, 0) / v.length;
+  if (width(bottom) > 0.6 * width(top)) return;
+  for (let k = 0; k < rows.length; k++) {
+    const { y, l, r } = rows[k];
+    for (let x = l; x <= r; x++) if (mask[y * w + x]) out[y * w + x] = 1;
+    // a row the trims' test missed (a label, a button) between two it found: bridged
+    const next = rows[k + 1];
+    for (let yy = y + 1; next && yy < next.y; yy++) for (let x = Math.max(l, next.l); x <= Math.min(r, next.r); x++) if (mask[yy * w + x]) out[yy * w + x] = 1;
+  }
 }
 
 /**

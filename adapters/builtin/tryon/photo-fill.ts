@@ -314,10 +314,15 @@ export function findOldTop(body: PersonBody & { parts: Uint8Array }): OldTop {
     if (t && c / t > 0.4) hem = y;
   }
 
+  // hair hanging over the shoulders that the parsing gave the torso or the neck (a bob's ends
+  // below the chin) is no cloth: no skin is painted into it
+  const hair = hairOverBody(body, labs, hem, (c) => nearest(c));
+  for (let i = 0; i < n; i++) if (hair[i]) oldTop[i] = 0;
   // cloth of other colours joined to it above its hem: sleeves, straps, a contrasting collar
   const backdropAt = backdropRows(img, body.mask);
   const other = new Uint8Array(n);
   for (let i = 0; i < Math.min(n, (hem + 1) * w); i++) {
+    if (hair[i]) continue;
     if (oldTop[i]) other[i] = 1;
     else if (clothy(parts[i]) && !isSkinAt[i] && body.mask[i] && !backdropAt(i) && !(skin && parts[i] === PERSON_PART.neck && shadedSkinDistance(labAt(i), skin) <= SHADED_SKIN)) other[i] = 2;
   }
@@ -328,6 +333,69 @@ export function findOldTop(body: PersonBody & { parts: Uint8Array }): OldTop {
   for (let i = 0; i < n; i++) if (reach[i] && labels[i]) joined[labels[i]] = 1;
   for (let i = 0; i < n; i++) repaint[i] = oldTop[i] || (other[i] === 2 && joined[labels[i]]) ? 1 : 0;
   return { oldTop, hem, repaint, own };
+}
+
+/** Within this ΔE76 of the head's hair (and nearer it than the cloth and the skin) a body pixel is hair. */
+const HAIR_NEAR = 12;
+
+/**
+ * Hair below the face that the parsing labels torso, arm or neck: pixels of the colours of the
+ * head's hair (the hair label above the face's middle), nearer them than the old top's cloth
+ * (`clothDistance`; blonde hair can be as near the face's skin as to its own colour), joined to
+ * the hair label through such pixels (8-connected, above the old top's hem). A strap or collar of
+ * the hair's colour away from the hair stays cloth.
+ */
+function hairOverBody(body: PersonBody & { parts: Uint8Array }, labs: Float32Array, hem: number, clothDistance: (c: ArrayLike<number>) => number): Uint8Array {
+  const { width: w, height: h, data } = body.image;
+  const { parts } = body;
+  const out = new Uint8Array(w * h);
+  let faceTop = h;
+  let faceBottom = -1;
+  for (let i = 0; i < w * h; i++) {
+    if (parts[i] !== PERSON_PART.face) continue;
+    const y = (i / w) | 0;
+    if (y < faceTop) faceTop = y;
+    faceBottom = y;
+  }
+  if (faceBottom < 0) return out;
+  const faceMid = (faceTop + faceBottom) >> 1;
+  const lab = [0, 0, 0];
+  const head: number[][] = [];
+  for (let i = 0; i < faceMid * w; i += 3) if (parts[i] === PERSON_PART.hair) head.push(Array.from(srgbToLab(data[i * 4], data[i * 4 + 1], data[i * 4 + 2], lab)));
+  if (head.length < 60) return out;
+  const hair = palette(head.length > 1000 ? head.filter((_, k) => k % Math.ceil(head.length / 1000) === 0) : head, 3);
+  const rows = Math.min(h, hem + 1);
+  const c = [0, 0, 0];
+  const like = (i: number) => {
+    const p = parts[i];
+    if (p !== PERSON_PART.torso && p !== PERSON_PART.neck && p !== PERSON_PART.arm) return false;
+    c[0] = labs[i * 3];
+    c[1] = labs[i * 3 + 1];
+    c[2] = labs[i * 3 + 2];
+    let d = Infinity;
+    for (const k of hair) d = Math.min(d, deltaE76(c, k));
+    return d < HAIR_NEAR && d + 4 < clothDistance(c);
+  };
+  const queue: number[] = [];
+  for (let i = faceMid * w; i < rows * w; i++) {
+    if (parts[i] !== PERSON_PART.hair) continue;
+    const x = i % w;
+    for (const q of [i - 1, i + 1, i - w, i + w, i - w - 1, i - w + 1, i + w - 1, i + w + 1]) {
+      if (q < 0 || q >= rows * w || out[q] || Math.abs((q % w) - x) > 1 || !like(q)) continue;
+      out[q] = 1;
+      queue.push(q);
+    }
+  }
+  while (queue.length) {
+    const i = queue.pop()!;
+    const x = i % w;
+    for (const q of [i - 1, i + 1, i - w, i + w, i - w - 1, i - w + 1, i + w - 1, i + w + 1]) {
+      if (q < 0 || q >= rows * w || out[q] || Math.abs((q % w) - x) > 1 || !like(q)) continue;
+      out[q] = 1;
+      queue.push(q);
+    }
+  }
+  return out;
 }
 
 /**
@@ -947,6 +1015,42 @@ function neckMembrane(canvas: Float32Array, fill: Uint8Array, covered: (i: numbe
  * old top's rim that show the backdrop or skin already are left as they are. Returns the fill map
  * (1 skin, 2 background).
  */
+/**
+ * A light old top (white on a pale backdrop) has pixels in the backdrop's colour: left as backdrop
+ * seen through the person, they stayed as white specks and strips beside the new top. Backdrop
+ * seen inside the person's outline is a gap that opens onto the backdrop around the person; such
+ * pixels that reach it through no other backdrop pixel (holes in the parsing's mask do not count)
+ * are the old top's and take the fill.
+ */
+function enclosedBackdrop(fill: Uint8Array, backdrop: Uint8Array, mask: Uint8Array, w: number, h: number, kindAt: (i: number) => number): void {
+  const box = maskBounds(backdrop, w, h);
+  if (!box) return;
+  // labelled in the backdrop pixels' box, a few pixels wider: what leaves the box is the backdrop around
+  const x0 = Math.max(0, box.x0 - 4);
+  const y0 = Math.max(0, box.y0 - 4);
+  const cw = Math.min(w, box.x1 + 5) - x0;
+  const ch = Math.min(h, box.y1 + 5) - y0;
+  const open = new Uint8Array(cw * ch);
+  for (let y = 0; y < ch; y++) {
+    for (let x = 0; x < cw; x++) {
+      const i = (y + y0) * w + x + x0;
+      open[y * cw + x] = backdrop[i] || !mask[i] ? 1 : 0;
+    }
+  }
+  const { labels, components } = labelComponents(open, cw, ch, { connectivity: 4 });
+  const reaches = new Uint8Array(components.length + 1);
+  for (let x = 0; x < cw; x++) reaches[labels[x]] = reaches[labels[(ch - 1) * cw + x]] = 1;
+  for (let y = 0; y < ch; y++) reaches[labels[y * cw]] = reaches[labels[y * cw + cw - 1]] = 1;
+  for (let y = 0; y < ch; y++) {
+    for (let x = 0; x < cw; x++) {
+      const i = (y + y0) * w + x + x0;
+      if (!backdrop[i] || reaches[labels[y * cw + x]]) continue;
+      backdrop[i] = 0;
+      fill[i] = kindAt(i);
+    }
+  }
+}
+
 export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8Array, body: PersonBody & { parts: Uint8Array }, record?: { limbs?: LimbDiagnostics }): Uint8Array {
   const { width: w, height: h, data } = layer;
   const n = w * h;
@@ -980,10 +1084,18 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
   const skin = skinColour(body, SRGB_TO_LINEAR, oldTop);
   const faceLab = faceSkinLab(body);
   const backdropAt = backdropRows(body.image, body.mask);
+  // skin on the arms, the neck, above the chest and across the new top's width; backdrop elsewhere
+  const kindAt = (i: number) => {
+    const x = i % w;
+    const y = (i - x) / w;
+    const p = parts[i];
+    const row = left[y] >= 0 ? y : hemRow;
+    const within = row >= 0 && x >= left[row] && x <= right[row];
+    return !body.mask[i] || p === PERSON_PART.background ? 2 : p === PERSON_PART.arm || p === PERSON_PART.neck || y < chestY || within ? 1 : 2;
+  };
   // pixels of the person that show the backdrop (only the old top's rim is asked)
   const backdrop = new Uint8Array(n);
   for (let y = 0; y < h; y++) {
-    const row = left[y] >= 0 ? y : hemRow;
     for (let x = 0; x < w; x++) {
       const i = y * w + x;
       if (!grown[i] || covered(i)) continue;
@@ -1006,11 +1118,11 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
       if (x > bx1) bx1 = x;
       if (y < by0) by0 = y;
       if (y > by1) by1 = y;
-      const within = row >= 0 && x >= left[row] && x <= right[row];
-      fill[i] = !body.mask[i] || p === PERSON_PART.background ? 2 : p === PERSON_PART.arm || p === PERSON_PART.neck || y < chestY || within ? 1 : 2;
+      fill[i] = kindAt(i);
     }
   }
   if (bx1 < 0) return fill;
+  enclosedBackdrop(fill, backdrop, body.mask, w, h, kindAt);
   armOutline(fill, oldTop, body);
   // how deep each pixel lies inside the person (for the limb's shading), in the fill's box only;
   // backdrop seen inside the mask counts as outside

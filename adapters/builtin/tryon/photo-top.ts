@@ -64,6 +64,13 @@ const ASPECT_SLACK = 1.12;
 /** The same at the collar, where the cloth spans the shoulders (wider than the chest below them). */
 const SHOULDER_SLACK = 1.5;
 
+/**
+ * How much narrower across than along a sleeve's packshot may be laid on the arm (a flat sleeve
+ * seen round an arm shows about 2/pi of its width, and a loose one drapes: up to this is a
+ * sleeve's; beyond it a bell sleeve's pleats and a sleeve's print would be narrowed).
+ */
+const SLEEVE_SQUEEZE = 1.6;
+
 /** Bins along a packshot sleeve. */
 const SLEEVE_BINS = 24;
 /**
@@ -445,6 +452,36 @@ export function hairStrands(img: RasterImage, parts: Uint8Array, own: number[][]
     }
   }
   return front;
+}
+
+/** A collar whose middle rises this share of the panel's length above its shoulder line stands (a mock or turtle neck). */
+const STANDING_COLLAR = 0.075;
+
+/**
+ * A standing collar (a mock neck, a turtleneck, a ruffled stand): across the middle third of the
+ * panel the cloth's top rises more than STANDING_COLLAR of the panel's length above its shoulder
+ * line, as a column narrower than the shoulders (at half its height, under 0.8 of the panel's half
+ * width each side of the middle). It closes around the neck: there is no opening to leave out, and
+ * it climbs the neck. Returns the collar's top row in the packshot, or null.
+ */
+function standingCollar(cut: GarmentCutout, shape: TopShape): number | null {
+  const w = cut.image.width;
+  const H = shape.hemY - shape.shoulderY;
+  const rise = shape.shoulderY - STANDING_COLLAR * H;
+  const tops: number[] = [];
+  for (let x = Math.round(shape.centre - 0.3 * shape.halfWidth); x <= shape.centre + 0.3 * shape.halfWidth; x++) {
+    let y = 0;
+    while (y < shape.shoulderY && cut.labels[y * w + x] !== 0) y++;
+    tops.push(y);
+  }
+  if (!tops.length || tops.filter((t) => t < rise).length < 0.8 * tops.length) return null;
+  const top = median(tops);
+  const row = Math.round((top + shape.shoulderY) / 2);
+  let a = Math.round(shape.centre);
+  let b = a;
+  while (a > 0 && cut.labels[row * w + a - 1] === 0) a--;
+  while (b < w - 1 && cut.labels[row * w + b + 1] === 0) b++;
+  return Math.max(shape.centre - a, b - shape.centre) < 0.8 * shape.halfWidth ? top : null;
 }
 
 /**
@@ -956,7 +993,9 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
   const solidFrom = shape.shoulderY + 0.12 * (shape.hemY - shape.shoulderY);
   const solidTo = shape.hemY - 0.03 * (shape.hemY - shape.shoulderY);
   // the cut-out's own label of the inside back when it found one (neck-opening.ts), else the estimate here
-  const dropped = cut.insideBack ?? innerBack(cut, packshot, shape);
+  // (a standing collar has none: it closes around the neck)
+  const collarTop = cut.insideBack ? null : standingCollar(cut, shape);
+  const dropped = cut.insideBack ?? (collarTop === null ? innerBack(cut, packshot, shape) : new Uint8Array(packshot.width * packshot.height));
   const pw = cut.image.width;
   const ph = cut.image.height;
   const maps = createWarpMaps(n);
@@ -1062,7 +1101,8 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
       mesh.b[node] = y;
     }
   }
-  const neckTop = Math.min(topY, neckFit?.base ?? topY);
+  // a standing collar climbs the neck to its own top; elsewhere the neck shows above the collar
+  const neckTop = collarTop === null ? Math.min(topY, neckFit?.base ?? topY) : topY + (collarTop - shape.shoulderY) * s;
   const g = new Float32Array(2);
   const lifted = shoulderFit(body, cut.labels, dropped, pw, ph, shape, s, { sw, topY, armpitY, tipL, tipR, neckSpan, centre: midLine[0], scaleAcross, shoulderTop, neckFit });
   rasteriseMesh(mesh, w, h, (i, mx, my) => {
@@ -1378,6 +1418,10 @@ function drawSleeve(layer: Layer, sleeve: SleeveShape, shape: TopShape, body: Pe
   const mesh = createQuadMesh(COLS, nS);
   const pnx = -sleeve.dir.y;
   const pny = sleeve.dir.x;
+  // output pixels per packshot pixel along the sleeve; across, the packshot's width is squeezed onto
+  // the arm's by at most SLEEVE_SQUEEZE more than that: a wide (bell) sleeve shows its middle at
+  // its print's spacing and its sides go round the arm, rather than its pleats and print narrowed
+  const along = (short ? uEnd + lead : uEnd) / Math.max(1, sleeve.reach);
   for (let j = 0; j < nS; j++) {
     // the whole sleeve from its seam at the shoulder's top (the cap) to its opening: a packshot
     // sleeve's seam beside the panel lies below the shoulder's slope, above it is backdrop
@@ -1387,7 +1431,7 @@ function drawSleeve(layer: Layer, sleeve: SleeveShape, shape: TopShape, body: Pe
       const a = -1 + (2 * c) / (COLS - 1);
       const e = a >= 0 ? ext[0][j] : ext[1][j];
       const v = a * (e + ease);
-      const s = at.centre + (v / e) * 0.9 * at.half;
+      const s = at.centre + (v / e) * Math.min(0.9 * at.half, (e * SLEEVE_SQUEEZE) / along);
       const k = j * COLS + c;
       mesh.px[k] = cx[j] - ty[j] * v;
       mesh.py[k] = cy[j] + tx[j] * v;

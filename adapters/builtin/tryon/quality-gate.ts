@@ -402,7 +402,9 @@ function checkLayer(layer: LayerDiagnostics, view: PhotoView, packshot: RasterIm
     const inside = new Uint8Array(cut.labels.length);
     for (let i = 0; i < inside.length; i++) inside[i] = cut.labels[i] === 0 ? 1 : 0;
     const p = gradientEnergy(packshot, inside, 0.5);
-    if (p.count && (p.gx + p.gy) / p.count >= PLAIN_CLOTH) structure = balance(gradientEnergy(view.result, alpha, 0.99), p);
+    // against the packshot at the size the garment was drawn (a faithful smaller copy of a halftone
+    // print loses its screen, and with it most of one direction's detail: not a smear)
+    if (p.count && (p.gx + p.gy) / p.count >= PLAIN_CLOTH) structure = balance(gradientEnergy(view.result, alpha, 0.99), shrunk(warp?.scale) ? packshotEnergy(packshot, inside, 0.5, warp?.scale) : p);
   }
   out.push(check(cat, 'print-structure', structure, b.structure, 'ratio', structure === null ? null : 'gate'));
 
@@ -485,6 +487,12 @@ function skinDistance(t: Float32Array, k: number, skin: number[]): number {
 }
 
 /** The median Lab of colours (offsets into the Lab table) in the middle half of their lightness (shadows and highlights left out). */
+/** Lab colours skin takes in photos of any complexion: warm hue (red to yellow), some chroma, not black. */
+function skinHued(L: number, a: number, b: number): boolean {
+  const hue = (Math.atan2(b, a) * 180) / Math.PI;
+  return L >= 15 && Math.hypot(a, b) >= 8 && hue >= 15 && hue <= 85;
+}
+
 function midLab(t: Float32Array, keys: number[]): number[] {
   const ls = Float32Array.from(keys, (k) => t[k]).sort();
   const lo = ls[ls.length >> 2];
@@ -661,8 +669,18 @@ class PhotoView {
     const t = labTable();
     const keys: number[] = [];
     for (let i = 0; i < this.#src.length; i += 2) if (parts[this.#src[i]] === PERSON_PART.face) keys.push(this.#keyP[i] * 3);
-    if (keys.length < 50) return null;
-    return midLab(t, keys);
+    if (keys.length >= 50) return midLab(t, keys);
+    // a shop photo cropped at the chin has no face: the skin-hued pixels of the neck and arms stand
+    // in (the parsing's neck and arms hold collars and sleeves too, so their hue sorts them); without
+    // a colour to tell skin from cloth, the checks around the garment would not be measured at all
+    const bare: number[] = [];
+    for (let i = 0; i < this.#src.length; i += 2) {
+      const p = parts[this.#src[i]];
+      if (p !== PERSON_PART.neck && p !== PERSON_PART.arm) continue;
+      const k = this.#keyP[i] * 3;
+      if (skinHued(t[k], t[k + 1], t[k + 2])) bare.push(k);
+    }
+    return bare.length >= 200 ? midLab(t, bare) : null;
   }
 
   /**
@@ -671,7 +689,7 @@ class PhotoView {
    * synthesised deep inside the person, paint on the legs away from the old top, and the photo's
    * own pixels amid a fill that are neither skin nor backdrop (shreds). Pixels within a few of the
    * garment's outline (its matte) are left out. Measured over the person's bounding box (the
-   * morphology is most of the cost); null without parsing or a face to take the skin's colour from.
+   * morphology is most of the cost); null without parsing or bare skin (face, else neck and arms) to take the skin's colour from.
    */
   around(garment: Uint8Array, old: Uint8Array | undefined, fill: Uint8Array | undefined, torsoArea: number): Around | null {
     const parts = this.#person.parts;
@@ -1329,9 +1347,13 @@ export function garmentPalette(img: RasterImage): number[][] {
 /** Horizontal and vertical gradient energy of the luminance over pixels whose 5x5 cross is inside (`mask` >= level). */
 function gradientEnergy(img: RasterImage, mask: ArrayLike<number>, level: number): { gx: number; gy: number; count: number } {
   const { width: w, height: h, data } = img;
-  const inside = (i: number) => mask[i] >= level;
   const lum = new Float32Array(w * h);
   for (let i = 0; i < lum.length; i++) lum[i] = 0.299 * data[i * 4] + 0.587 * data[i * 4 + 1] + 0.114 * data[i * 4 + 2];
+  return lumEnergy(lum, w, h, mask, level);
+}
+
+function lumEnergy(lum: Float32Array, w: number, h: number, mask: ArrayLike<number>, level: number): { gx: number; gy: number; count: number } {
+  const inside = (i: number) => mask[i] >= level;
   let gx = 0;
   let gy = 0;
   let count = 0;
@@ -1347,6 +1369,53 @@ function gradientEnergy(img: RasterImage, mask: ArrayLike<number>, level: number
     }
   }
   return { gx, gy, count };
+}
+
+/** `v` (w x h) shrunk by `scale` < 1, each output pixel the mean of the source area under it (an exact box filter). */
+function shrinkArea(v: Float32Array, w: number, h: number, scale: number): { v: Float32Array; w: number; h: number } {
+  const W = Math.max(5, Math.round(w * scale));
+  const H = Math.max(5, Math.round(h * scale));
+  const pass = (src: Float32Array, n: number, m: number, lines: number, stride: number, step: number, outStride: number, outStep: number, out: Float32Array) => {
+    const f = n / m;
+    for (let k = 0; k < m; k++) {
+      const a = k * f;
+      const b = a + f;
+      const i1 = Math.min(n, Math.ceil(b));
+      for (let line = 0; line < lines; line++) {
+        let sum = 0;
+        for (let i = Math.floor(a); i < i1; i++) sum += src[line * stride + i * step] * (Math.min(b, i + 1) - Math.max(a, i));
+        out[line * outStride + k * outStep] = sum / f;
+      }
+    }
+  };
+  const rows = new Float32Array(W * h);
+  pass(v, w, W, h, w, 1, W, 1, rows);
+  const out = new Float32Array(W * H);
+  pass(rows, h, H, W, 1, W, 1, W, out);
+  return { v: out, w: W, h: H };
+}
+
+/** Whether a garment drawn at `scale` lost detail of its packshot (drawn at nearly full size or larger: none). */
+const shrunk = (scale: number | undefined): scale is number => scale !== undefined && scale > 0 && scale < 0.95;
+
+/**
+ * The packshot garment's gradient energy as it would be drawn at `scale` output pixels per packshot
+ * pixel without any distortion: below full size its luminance and mask are shrunk by area (a print's
+ * finest detail, a halftone's screen or a knit's rows, is averaged away as it is on the result;
+ * its gradients are mostly along one axis, so the balance of the full-size packshot would call a
+ * faithful smaller copy smeared or squashed), and only pixels wholly inside the garment count.
+ */
+function packshotEnergy(packshot: RasterImage, mask: ArrayLike<number>, level: number, scale?: number): { gx: number; gy: number; count: number } {
+  if (!shrunk(scale)) return gradientEnergy(packshot, mask, level);
+  const { width: w, height: h, data } = packshot;
+  const lum = new Float32Array(w * h);
+  const m = new Float32Array(w * h);
+  for (let i = 0; i < lum.length; i++) {
+    lum[i] = 0.299 * data[i * 4] + 0.587 * data[i * 4 + 1] + 0.114 * data[i * 4 + 2];
+    m[i] = mask[i] >= level ? 1 : 0;
+  }
+  const l = shrinkArea(lum, w, h, scale);
+  return lumEnergy(l.v, l.w, l.h, shrinkArea(m, w, h, scale).v, 0.999);
 }
 
 /**
@@ -1366,10 +1435,12 @@ function balance(r: { gx: number; gy: number }, p: { gx: number; gy: number }): 
 /**
  * Horizontal over vertical gradient energy inside the garment on the result, divided by the same
  * ratio inside the packshot's garment (1 = the garment's own structure; vertical smears of a warp
- * drive it up, horizontal bands squashed down). Masks count where >= `level` (coverage 0..1 or bytes).
+ * drive it up, horizontal bands squashed down). Masks count where >= `level` (coverage 0..1 or
+ * bytes). `scale`: the garment's size on the result (output pixels per packshot pixel, the warp's
+ * median): the packshot is seen at that size (packshotEnergy), so resampling alone reads as 1.
  */
-export function streakRatio(result: RasterImage, garmentMask: ArrayLike<number>, packshot: RasterImage, packshotMask: ArrayLike<number>, level = 0.5): number {
-  return balance(gradientEnergy(result, garmentMask, level), gradientEnergy(packshot, packshotMask, level));
+export function streakRatio(result: RasterImage, garmentMask: ArrayLike<number>, packshot: RasterImage, packshotMask: ArrayLike<number>, level = 0.5, scale?: number): number {
+  return balance(gradientEnergy(result, garmentMask, level), packshotEnergy(packshot, packshotMask, level, scale));
 }
 
 /**

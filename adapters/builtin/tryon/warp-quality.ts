@@ -20,7 +20,8 @@ export function createWarpMaps(n: number): WarpMaps {
 /**
  * Fold share (determinant <= 0) and the spread of the local area ratio (output area per packshot
  * area, the inverse determinant) around its median: the 99.5th and 0.5th percentiles over the
- * masked pixels, so single pixels at piece edges do not decide it.
+ * masked pixels, so single pixels at piece edges do not decide it; and the median's square root,
+ * the garment's linear scale on the output.
  */
 export function warpStats(maps: WarpMaps, width: number, height: number, mask?: ArrayLike<number>): WarpDiagnostics {
   const { gx, gy, piece } = maps;
@@ -54,5 +55,5 @@ export function warpStats(maps: WarpMaps, width: number, height: number, mask?: 
   const s = ratios.subarray(0, r).sort();
   const med = s[s.length >> 1];
   const at = (q: number) => s[Math.min(s.length - 1, Math.max(0, Math.round(q * (s.length - 1))))];
-  return { folded: folded / total, maxAreaRatio: at(0.995) / med, minAreaRatio: at(0.005) / med };
+  return { folded: folded / total, maxAreaRatio: at(0.995) / med, minAreaRatio: at(0.005) / med, scale: Math.sqrt(med) };
 }

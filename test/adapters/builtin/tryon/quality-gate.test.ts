@@ -248,6 +248,43 @@ describe('checkTryOnResult', () => {
     expect(plain.checks.find((c) => c.check === 'print-structure')).toMatchObject({ value: null, passed: true, source: null });
   });
 
+  it('judges a halftone print drawn smaller against the packshot at that size: a faithful copy passes, one lengthened 1.6x is refused', () => {
+    // a packshot at 3x the torso's size whose print (a disc and a bar) is a halftone line screen:
+    // horizontal lines 1 px dark, 2 px light, so nearly all its detail is vertical gradient
+    const K = 3;
+    const INK: Rgb = [20, 20, 30];
+    const shape = (x: number, y: number) => Math.hypot(x - 60, y - 80) < 34 || (x >= 25 && x < 95 && y >= 140 && y < 175);
+    const screened = (x: number, y: number): Rgb => (shape(x, y) && y % 3 === 0 ? INK : GREEN);
+    const big = image(40 * K, 70 * K, screened);
+    const halftone = image(40 * K + 40, 70 * K + 30, (x, y) => (x >= 20 && x < 20 + 40 * K && y >= 15 && y < 15 + 70 * K ? screened(x - 20, y - 15) : [250, 250, 250]));
+    // the print as the renderer draws it at a third of its size: each pixel the mean of the 3x3 under it
+    const small = (x: number, y: number, along = 1): Rgb => {
+      const acc = [0, 0, 0];
+      const sy = Math.floor(y / along);
+      for (let j = 0; j < K; j++) for (let i = 0; i < K; i++) for (let c = 0; c < 3; c++) acc[c] += big.data[((sy * K + j) * big.width + x * K + i) * 4 + c];
+      return acc.map((v) => Math.round(v / (K * K))) as Rgb;
+    };
+    const laid = (along: number) => image(W, H, (x, y) => {
+      if (inTorso(x, y)) return small(x - TORSO.x0, y - TORSO.y0, along);
+      const i = (y * W + x) * 4;
+      return [person.image.data[i], person.image.data[i + 1], person.image.data[i + 2]];
+    });
+    const warp = { folded: 0, maxAreaRatio: 1, minAreaRatio: 1, scale: 1 / K };
+    const diag = (): LayerDiagnostics[] => [{ category: 'top', width: W, height: H, alpha: torsoAlpha(), warp }];
+    const faithful = checkTryOnResult({ person, result: laid(1), garments: { top: halftone }, diagnostics: { layers: diag() } });
+    expect(faithful.passed, faithful.reason).toBe(true);
+    expect(value(faithful, 'print-structure')).toBeGreaterThan(1 / 1.2);
+    expect(value(faithful, 'print-structure')).toBeLessThan(1.2);
+    // against the full-size packshot the same faithful copy reads as smeared: the screen's lines,
+    // nearly all of the packshot's detail, are averaged away by drawing it smaller, not by a warp
+    const fullSize = checkTryOnResult({ person, result: laid(1), garments: { top: halftone }, diagnostics: { layers: [{ category: 'top', width: W, height: H, alpha: torsoAlpha() }] } });
+    expect(value(fullSize, 'print-structure')).toBeGreaterThan(GATE_BOUNDS.structure);
+    // a warp that lengthens the print 1.6x down the body is still refused
+    const lengthened = checkTryOnResult({ person, result: laid(1.6), garments: { top: halftone }, diagnostics: { layers: diag() } });
+    expect(lengthened.passed).toBe(false);
+    expect(lengthened.reason).toMatch(/^the top's print is smeared/);
+  });
+
   it('refuses the old top\'s sleeves left showing in another colour than its chest, passes them repainted', () => {
     // a two-colour tee: red chest, dark purple sleeves over the upper arms (the parsing says arm)
     const PURPLE: Rgb = [60, 35, 80];
@@ -263,6 +300,27 @@ describe('checkTryOnResult', () => {
     const repainted = checkTryOnResult({ person: twoTone, result: result(SKIN), garments: { top: packshot } });
     expect(repainted.passed, repainted.reason).toBe(true);
     expect(value(repainted, 'old-cloth')).toBe(0);
+  });
+
+  it('tells old sleeves from skin on a shop photo cropped at the chin (no face): the bare arms give the skin', () => {
+    // the two-colour tee again, on a photo whose face is out of the frame (backdrop, no face label)
+    const PURPLE: Rgb = [60, 35, 80];
+    const sleeve = (x: number, y: number) => inArm(x, y) && y < 62;
+    const headless = personBody((x, y) => (sleeve(x, y) ? PURPLE : inFace(x, y) ? GREY : photo(x, y)));
+    headless.parts!.forEach((p, i) => {
+      if (p === PERSON_PART.face) {
+        headless.parts![i] = PERSON_PART.background;
+        headless.mask[i] = 0;
+      }
+    });
+    const result = (sleeves: Rgb | null) => image(W, H, (x, y) => (inTorso(x, y) ? GREEN : sleeve(x, y) ? (sleeves ?? PURPLE) : inFace(x, y) ? GREY : photo(x, y)));
+    const left = checkTryOnResult({ person: headless, result: result(null), garments: { top: packshot } });
+    expect(left.passed).toBe(false);
+    expect(left.checks.find((c) => !c.passed)).toMatchObject({ check: 'old-cloth', source: 'gate' });
+    const repainted = checkTryOnResult({ person: headless, result: result(SKIN), garments: { top: packshot } });
+    expect(repainted.passed, repainted.reason).toBe(true);
+    expect(value(repainted, 'old-cloth')).toBe(0);
+    expect(value(repainted, 'limb-repainted')).toBe(0);
   });
 
   it('takes hair in shade the parsing labels torso beside the neck for hair, not old cloth; a strap down to the shoulders stays cloth', () => {

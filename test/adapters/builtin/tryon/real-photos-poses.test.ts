@@ -68,32 +68,30 @@ describe('the quality gate on the real top pairs', () => {
     const refused = measured.filter((r) => !r.verdict.passed);
     // The sleeves and the body panel are laid by mesh warps (no fold-over, no cell stretched beyond
     // a few times the median). The refused results, each opened and judged not fit to show (the
-    // issue allows at most 1 in 10 refused; honest gating refuses 8 of 22 today, and any other
+    // issue allows at most 1 in 10 refused; honest gating refuses 6 of 22 today, and any other
     // refusal, or any of these shown, is a change to look at):
     // - the seated side pose (its panel whole on the straight-sided fit): a flat brown block
     //   painted from the neck into the blouse's deep V and over the higher shoulder;
-    // - the long-sleeved top whose chest portrait is laid squat on a short torso: the print's
-    //   structure leaves the packshot's bound (the panel's, not the sleeves' lettering);
     // - sheer long sleeves replaced by pale arms drawn in the hands' light beside shreds of a
     //   skirt, and a flat block painted at the neck (01008, neck-fill first);
-    // - skin painted in a block at the neck where the new neckline left the old one uncovered: a
-    //   flat brown notched block where the floral top's ruffle collar was (model_4; its arms are
-    //   clean since the cut-out opens the sleeve's gap), a
+    // - skin painted in a block at the neck where the new neckline left the old one uncovered (the
+    //   floral top's ruffle mock neck on model_4 is shown since it is laid as a standing collar
+    //   around her neck, no skin painted there): a
     //   flat red-brown patch under a cardigan whose inside back shows (00121), a flat orange block
-    //   in an open shirt's V (051918_0), a flat orange block under a striped boat neck and a
-    //   jagged patch cut into the hair (00034_00);
+    //   in an open shirt's V (051918_0), a flat orange block under a striped boat neck where
+    //   the old collar stood (00034_00);
     // - the chiffon V-neck blouse, its inside back dropped: a flat brown block painted into the V
-    //   and the sheer front streaky (09597_00, print-structure first).
+    //   and the sheer front blotched by the old satin top's folds (09597_00, neck-fill first).
+    // (model_8's halftone portrait is shown: the print keeps its aspect, and its balance is judged
+    // against the packshot at the size it was drawn, where a faithful copy measures 0.95.)
     expect(refused.map((r) => `${r.pair}: ${r.verdict.checks.find((c) => !c.passed)?.check}`).sort()).toEqual(
       [
         '01008_00.jpg + 07764_00.jpg: neck-fill',
         'fashn-model.jpg + 09263_00.jpg: neck-fill',
-        'model_4.jpg + 00470_00.jpg: neck-fill',
-        'model_8.jpg + 049805_1.jpg: print-structure',
         '00121_00.jpg + 21514384_52353349.jpg: neck-fill',
         '051918_0.jpg + 049949_1.jpg: neck-fill',
         '00034_00.jpg + 00151_00.jpg: neck-fill',
-        '09597_00.jpg + 049947_1.jpg: print-structure',
+        '09597_00.jpg + 049947_1.jpg: neck-fill',
       ].sort(),
     );
   });

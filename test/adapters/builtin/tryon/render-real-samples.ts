@@ -65,7 +65,9 @@ for (const p of pairs) {
   const w = layer.warp!;
   const gateValue = (k: GateCheckName) => {
     const v = verdict.checks.find((c) => c.check === k)?.value;
-    return v === null || v === undefined ? '-' : `${(v * 100).toFixed(1)}%`;
+    if (v === null || v === undefined) return '-';
+    // the seam is a colour step (ΔE76); the other checks are shares
+    return k === 'neck-seam' ? `${v.toFixed(1)}dE` : `${(v * 100).toFixed(1)}%`;
   };
   const name = `${p.person.replace(/\.\w+$/, '')}+${p.topGarment.replace(/\.\w+$/, '')}`;
   await sideBySide(name, person, result);
