@@ -799,13 +799,17 @@ class PhotoView {
     // around the fill (closed over a few percent of the shoulders' width), and the person's inside
     const amid = fill ? close(filled, w, h, pad) : filled;
     const inside = erode(person, w, h, pad);
-    // backdrop synthesised that opens onto the photo's backdrop (where an old sleeve or a wider
-    // old top stood beyond the body) moves the person's outline in: it is no patch inside them
+    // backdrop synthesised where the old top stood (and its rim) that opens onto the photo's
+    // backdrop (an old sleeve or a wider old top beyond the body) moves the person's outline in:
+    // it is no patch inside them
     const opened = new Uint8Array(n);
-    if (fill) {
+    if (fill && old) {
+      const oldCrop = new Uint8Array(n);
+      for (let j = 0; j < n; j++) oldCrop[j] = old[at(j)];
+      const wasOld = dilate(oldCrop, w, h, 4);
       const queue: number[] = [];
       for (let j = 0; j < n; j++) {
-        if (fill[at(j)] !== 2 || !person[j]) continue;
+        if (fill[at(j)] !== 2 || !person[j] || !wasOld[j]) continue;
         const x = j % w;
         const y = (j / w) | 0;
         if ((x > 0 && !person[j - 1]) || (x < w - 1 && !person[j + 1]) || (y > 0 && !person[j - w]) || (y < h - 1 && !person[j + w])) {
@@ -818,7 +822,7 @@ class PhotoView {
         const x = j % w;
         const y = (j / w) | 0;
         for (const k of [x > 0 ? j - 1 : -1, x < w - 1 ? j + 1 : -1, y > 0 ? j - w : -1, y < h - 1 ? j + w : -1]) {
-          if (k < 0 || opened[k] || fill[at(k)] !== 2) continue;
+          if (k < 0 || opened[k] || fill[at(k)] !== 2 || !wasOld[k]) continue;
           opened[k] = 1;
           queue.push(k);
         }
