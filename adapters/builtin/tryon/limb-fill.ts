@@ -247,6 +247,36 @@ export function forearmLight(profile: Float32Array, u: number, out: number[] = [
 }
 
 /**
+ * What planning either limb needs of the photo: its size, parsing and keypoints, the shoulders'
+ * width, whether a pixel is skin (near `skinLab`, else by the skin rule) and the two arms' keypoints.
+ */
+function armsOf(body: PersonBody & { parts: Uint8Array }, skinLab: number[] | null) {
+  const { width, height, data: img } = body.image;
+  const L = body.landmarks;
+  const lab = [0, 0, 0];
+  const skinAt = (i: number) => {
+    if (!skinLab) return isSkin(img[i * 4], img[i * 4 + 1], img[i * 4 + 2]);
+    srgbToLab(img[i * 4], img[i * 4 + 1], img[i * 4 + 2], lab);
+    return deltaE76(lab, skinLab) < 20 || isSkin(img[i * 4], img[i * 4 + 1], img[i * 4 + 2]);
+  };
+  return {
+    width,
+    height,
+    img,
+    parts: body.parts,
+    mask: body.mask,
+    L,
+    n: width * height,
+    sw: Math.hypot(L.leftShoulder.x - L.rightShoulder.x, L.leftShoulder.y - L.rightShoulder.y),
+    skinAt,
+    arms: [
+      { S: L.leftShoulder, E: L.leftElbow, W: L.leftWrist },
+      { S: L.rightShoulder, E: L.rightElbow, W: L.rightWrist },
+    ],
+  };
+}
+
+/**
  * Plans the forearms under old sleeves that the skin fill (`fill` 1) would paint, arm by arm: where
  * the fill of an arm meets its visible hand, the hand's wrist gives the arm's width and centre; the
  * arm's outline runs from there to the elbow and shoulder keypoints, and fill pixels of that arm
@@ -254,23 +284,10 @@ export function forearmLight(profile: Float32Array, u: number, out: number[] = [
  * `skinLab` is the person's skin colour. An arm whose hand is not seen is left as it was.
  */
 export function planForearms(fill: Uint8Array, grown: Uint8Array, oldTop: Uint8Array, covered: (i: number) => boolean, body: PersonBody & { parts: Uint8Array }, skinLab: number[] | null): Forearm[] {
-  const { width: w, height: h, data: img } = body.image;
-  const { parts, mask } = body;
-  const L = body.landmarks;
-  const n = w * h;
-  const sw = Math.hypot(L.leftShoulder.x - L.rightShoulder.x, L.leftShoulder.y - L.rightShoulder.y);
+  const { width: w, height: h, img, parts, mask, n, sw, skinAt, arms } = armsOf(body, skinLab);
   const lab = [0, 0, 0];
-  const skinAt = (i: number) => {
-    if (!skinLab) return isSkin(img[i * 4], img[i * 4 + 1], img[i * 4 + 2]);
-    srgbToLab(img[i * 4], img[i * 4 + 1], img[i * 4 + 2], lab);
-    return deltaE76(lab, skinLab) < 20 || isSkin(img[i * 4], img[i * 4 + 1], img[i * 4 + 2]);
-  };
   // the arms' skin the photo shows (not the old top, not repainted; the parsing counts hands as arm)
   const bare = (i: number) => mask[i] > 0 && !grown[i] && !fill[i] && parts[i] === PERSON_PART.arm && skinAt(i);
-  const arms = [
-    { S: L.leftShoulder, E: L.leftElbow, W: L.leftWrist },
-    { S: L.rightShoulder, E: L.rightElbow, W: L.rightWrist },
-  ];
   // each arm's fill: its skin-fill pixels on the arm, nearer its own elbow-wrist line than the other's
   const lineDist = (a: Point, b: Point, x: number, y: number) => {
     const dx = b.x - a.x;
@@ -645,21 +662,7 @@ const SHADOW = 0.035;
  * sleeve over it, is left as it was.
  */
 export function planUpperArms(fill: Uint8Array, grown: Uint8Array, taken: Uint8Array, covered: (i: number) => boolean, body: PersonBody & { parts: Uint8Array }, skinLab: number[] | null): Forearm[] {
-  const { width: w, height: h, data: img } = body.image;
-  const { parts, mask } = body;
-  const L = body.landmarks;
-  const n = w * h;
-  const sw = Math.hypot(L.leftShoulder.x - L.rightShoulder.x, L.leftShoulder.y - L.rightShoulder.y);
-  const lab = [0, 0, 0];
-  const skinAt = (i: number) => {
-    if (!skinLab) return isSkin(img[i * 4], img[i * 4 + 1], img[i * 4 + 2]);
-    srgbToLab(img[i * 4], img[i * 4 + 1], img[i * 4 + 2], lab);
-    return deltaE76(lab, skinLab) < 20 || isSkin(img[i * 4], img[i * 4 + 1], img[i * 4 + 2]);
-  };
-  const arms = [
-    { S: L.leftShoulder, E: L.leftElbow, W: L.leftWrist },
-    { S: L.rightShoulder, E: L.rightElbow, W: L.rightWrist },
-  ];
+  const { width: w, height: h, img, parts, mask, L, n, sw, skinAt, arms } = armsOf(body, skinLab);
   // squared distances (the arm a pixel belongs to is the nearer one)
   const lineDist2 = (a: Point, b: Point, x: number, y: number) => {
     const dx = b.x - a.x;
