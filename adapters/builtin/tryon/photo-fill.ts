@@ -131,21 +131,40 @@ export function palette(pts: number[][], k: number): number[][] {
 }
 
 /**
- * The backdrop's colour per row: the median of (every 4th of) the row's pixels outside the
- * person's mask; `at(i)` tells whether pixel i shows it (within 24 levels summed over channels).
+ * The backdrop's colour per row and side of the person (left and right of the middle of the row's
+ * mask: a backdrop lit from one side is lighter there, 225 beside one arm and 235 beside the
+ * other): the median of (every 4th of) the side's pixels outside the person's mask (the whole
+ * row's where a side has too few); `at(i)` tells whether pixel i shows it (within 24 levels summed
+ * over channels).
  */
 function backdropRows(img: RasterImage, mask: Uint8Array) {
   const { width: w, height: h, data } = img;
-  const rowRef = new Int16Array(h * 3).fill(-1);
+  // per row: the split column, then each side's reference (-1 not measured yet, -2 none)
+  const split = new Int32Array(h).fill(-1);
+  const rowRef = new Int16Array(h * 6).fill(-1);
+  const measure = (y: number) => {
+    let x0 = -1;
+    let x1 = -1;
+    for (let x = 0; x < w; x++) {
+      if (!mask[y * w + x]) continue;
+      if (x0 < 0) x0 = x;
+      x1 = x;
+    }
+    split[y] = x0 < 0 ? w : (x0 + x1) >> 1;
+    const v: number[][][] = [[[], [], []], [[], [], []]];
+    for (let x = y & 3; x < w; x += 4) if (!mask[y * w + x]) for (let c = 0; c < 3; c++) v[x < split[y] ? 0 : 1][c].push(data[(y * w + x) * 4 + c]);
+    const all = [0, 1, 2].map((c) => [...v[0][c], ...v[1][c]]);
+    for (let s = 0; s < 2; s++) {
+      const from = v[s][0].length >= 4 ? v[s] : all;
+      for (let c = 0; c < 3; c++) rowRef[y * 6 + s * 3 + c] = from[0].length >= 4 ? median(from[c]) : -2;
+    }
+  };
   return (i: number) => {
     const y = Math.floor(i / w);
-    if (rowRef[y * 3] === -1) {
-      const v: number[][] = [[], [], []];
-      for (let x = y & 3; x < w; x += 4) if (!mask[y * w + x]) for (let c = 0; c < 3; c++) v[c].push(data[(y * w + x) * 4 + c]);
-      for (let c = 0; c < 3; c++) rowRef[y * 3 + c] = v[0].length >= 4 ? median(v[c]) : -2;
-    }
-    if (rowRef[y * 3] < 0) return false;
-    return Math.abs(data[i * 4] - rowRef[y * 3]) + Math.abs(data[i * 4 + 1] - rowRef[y * 3 + 1]) + Math.abs(data[i * 4 + 2] - rowRef[y * 3 + 2]) < 24;
+    if (split[y] < 0) measure(y);
+    const r = y * 6 + (i % w < split[y] ? 0 : 3);
+    if (rowRef[r] < 0) return false;
+    return Math.abs(data[i * 4] - rowRef[r]) + Math.abs(data[i * 4 + 1] - rowRef[r + 1]) + Math.abs(data[i * 4 + 2] - rowRef[r + 2]) < 24;
   };
 }
 

@@ -259,6 +259,51 @@ describe('uncoverOldTop on real photos', () => {
     expect(left / photoSleeve).toBeLessThan(0.03);
   });
 
+  it('paints the backdrop where the old sleeve stood as light as the photo\'s backdrop beside it (dark sleeves -> sleeveless top)', () => {
+    // her backdrop is lighter on her left than on her right (about 235 against 225): the fill
+    // beside her right upper arm grows from the backdrop on that side, not from the row's
+    const { body, result, alpha } = runs.get('00055_00.jpg')!;
+    const { width: w, data } = body.image;
+    const L = body.landmarks;
+    const grey = (d: Uint8Array, i: number) => (d[i * 4] + d[i * 4 + 1] + d[i * 4 + 2]) / 3;
+    const backdropLike = (i: number) => Math.max(data[i * 4], data[i * 4 + 1], data[i * 4 + 2]) - Math.min(data[i * 4], data[i * 4 + 1], data[i * 4 + 2]) < 12 && grey(data, i) > 200;
+    const shownLike = (i: number) => Math.max(result.data[i * 4], result.data[i * 4 + 1], result.data[i * 4 + 2]) - Math.min(result.data[i * 4], result.data[i * 4 + 1], result.data[i * 4 + 2]) < 12 && grey(result.data, i) > 200;
+    // the photo's backdrop the result keeps, and the backdrop painted over the person (the old
+    // sleeve), away from any edge (all of its 7x7 neighbourhood backdrop)
+    const real = (i: number) => !body.mask[i] && backdropLike(i) && !differs(data, result.data, i);
+    const x1 = Math.round(L.rightShoulder.x);
+    const bands = new Map<number, number[]>();
+    for (let y = Math.round(L.rightShoulder.y); y < L.rightElbow.y; y++) {
+      for (let x = 20; x < x1; x++) {
+        const i = y * w + x;
+        if (!body.mask[i] || alpha[i] >= 0.5 || backdropLike(i) || !shownLike(i)) continue;
+        let clear = true;
+        for (let dy = -3; dy <= 3 && clear; dy++) for (let dx = -3; dx <= 3 && clear; dx++) clear = shownLike(i + dy * w + dx);
+        if (!clear) continue;
+        let sum = 0;
+        let count = 0;
+        for (let dy = -15; dy <= 15; dy++) {
+          for (let dx = -15; dx <= 15; dx++) {
+            const j = i + dy * w + dx;
+            if (!real(j)) continue;
+            sum += grey(result.data, j);
+            count++;
+          }
+        }
+        if (count < 10) continue;
+        const band = Math.floor(y / 20);
+        if (!bands.has(band)) bands.set(band, []);
+        bands.get(band)!.push(grey(result.data, i) - sum / count);
+      }
+    }
+    const painted = [...bands.values()].reduce((a, v) => a + v.length, 0);
+    expect(painted).toBeGreaterThan(1000);
+    // per band of 20 rows, the painted backdrop's mean step from the real backdrop within 15 px
+    const steps = [...bands.values()].filter((v) => v.length >= 50).map((v) => Math.abs(v.reduce((a, d) => a + d, 0) / v.length));
+    expect(steps.length).toBeGreaterThan(3);
+    expect(Math.max(...steps)).toBeLessThan(3);
+  });
+
   it('leaves the arm\'s own skin in shade against the old top\'s side as the photo shows it (black cami -> tee)', () => {
     // the inner edge of a hanging arm, darker than the face, beside the cami: repainted as part of
     // the old top's rim it was a lit strip between the arm and the new top (494 of 6448 pixels)
