@@ -697,12 +697,16 @@ export function planUpperArms(fill: Uint8Array, grown: Uint8Array, taken: Uint8A
       const d = lineDist2(S, E, x, y);
       return d < reach * reach && d <= armDist2(other, x, y);
     };
+    // the parsing can call the arm's outer rim torso (a strip of its lit edge beside the
+    // backdrop): beyond the arm's axis, away from the chest, nothing is torso
+    const away = (S.x - (L.leftShoulder.x + L.rightShoulder.x) / 2) * -dy >= 0 ? 1 : -1;
+    const armAt = (i: number, x: number, y: number) => parts[i] === PERSON_PART.arm || (parts[i] === PERSON_PART.torso && acrossOf(x, y) * away > 0);
     // the sleeve's skin fill on this arm (counted first: most photos have none to draw)
     let owned = 0;
     for (let y = y0; y <= y1; y++) {
       for (let x = x0; x <= x1; x++) {
         const i = y * w + x;
-        if (fill[i] === 1 && parts[i] === PERSON_PART.arm && !taken[i] && along(x, y) <= len && mine(x, y)) owned++;
+        if (fill[i] === 1 && armAt(i, x, y) && !taken[i] && along(x, y) <= len && mine(x, y)) owned++;
       }
     }
     // (a rim of the old sleeve under a new one is the membrane's: only a stretch of arm is drawn)
@@ -715,7 +719,7 @@ export function planUpperArms(fill: Uint8Array, grown: Uint8Array, taken: Uint8A
     for (let y = y0; y <= y1; y++) {
       for (let x = x0; x <= x1; x++) {
         const i = y * w + x;
-        if (parts[i] !== PERSON_PART.arm) continue;
+        if (!armAt(i, x, y)) continue;
         if (fill[i] === 1 && !taken[i]) {
           if (along(x, y) > len || !mine(x, y)) continue;
           owner[i] = k;
@@ -839,7 +843,7 @@ export function planUpperArms(fill: Uint8Array, grown: Uint8Array, taken: Uint8A
     for (let y = y0; y <= y1; y++) {
       for (let x = x0; x <= x1; x++) {
         const i = y * w + x;
-        if (owner[i] >= 0 || !nearOwn[(y - y0) * cw + x - x0] || !grown[i] || before[i] || !mask[i] || parts[i] !== PERSON_PART.arm || covered(i) || taken[i] || along(x, y) > hemEnd) continue;
+        if (owner[i] >= 0 || !nearOwn[(y - y0) * cw + x - x0] || !grown[i] || before[i] || !mask[i] || !armAt(i, x, y) || covered(i) || taken[i] || along(x, y) > hemEnd) continue;
         owner[i] = k;
         fill[i] = 1;
         grow(x, y);

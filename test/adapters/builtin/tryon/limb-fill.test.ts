@@ -221,7 +221,9 @@ describe('planUpperArms', () => {
   // below it down to the wrist (lit from its left side: brighter on the left than on the right)
   const ARM = { x0: 85, x1: 115, y0: 110, y1: 285 };
   const TEE = { x0: 65, x1: 135, y0: 40, y1: 110 };
-  function teeScene() {
+  // (outerTorso: the parsing calls the columns from that x on torso, the arm's outer rim with the
+  // sleeve beside it, as it can on a photo)
+  function teeScene(outerTorso = W) {
     const n = W * H;
     const data = new Uint8Array(n * 4);
     const mask = new Uint8Array(n);
@@ -242,7 +244,7 @@ describe('planUpperArms', () => {
         }
         if (inSleeve || inArm) {
           mask[i] = 255;
-          parts[i] = PERSON_PART.arm;
+          parts[i] = x >= outerTorso ? PERSON_PART.torso : PERSON_PART.arm;
         }
         for (let c = 0; c < 3; c++) data[i * 4 + c] = Math.max(0, Math.min(255, Math.round(rgb[c])));
         data[i * 4 + 3] = 255;
@@ -272,6 +274,21 @@ describe('planUpperArms', () => {
     }
     // the hem's rim and the first px of the bare arm below it are drawn over (one arm across the hem)
     expect(row(f.skin, 112).count).toBeGreaterThanOrEqual(26);
+  });
+
+  it('draws the upper arm as wide as the bare arm though the parsing calls the arm\'s outer rim torso (no step at the hem)', () => {
+    // the arm's outer 4 columns and the sleeve beyond them are torso to the parsing
+    const { fill, upper } = teeScene(ARM.x1 - 4);
+    expect(upper).toHaveLength(1);
+    const f = upper[0];
+    for (const y of [60, 80, 100, 108]) {
+      const r = row(f.skin, y);
+      expect(r.count, `row ${y}`).toBeGreaterThanOrEqual(28);
+      expect(Math.abs((r.first + r.last) / 2 - 100), `row ${y}`).toBeLessThan(3);
+      // its outer edge where the bare arm's is (no corner of the bare arm standing out below the hem)
+      expect(Math.abs(r.last - (ARM.x1 - 1)), `row ${y}`).toBeLessThanOrEqual(3);
+      expect(fill[y * W + TEE.x1 - 4]).toBe(2);
+    }
   });
 
   it('carries the light across the arm below the hem up to the shoulder, joining the arm without a step', () => {
