@@ -1153,13 +1153,16 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
   const cw = cx1 - cx0;
   const ch = cy1 - cy0;
   const crop = new Uint8Array(cw * ch);
+  // the backdrop the fill grows from: not the old top's rim (its soft outline mixes the old
+  // top's colour into the backdrop's, within the backdrop test's 24 levels: a dark purple sleeve
+  // tinted the backdrop grown beside it)
   const backdropSource = new Uint8Array(n);
   for (let y = 0; y < ch; y++) {
     for (let x = 0; x < cw; x++) {
       const i = (y + cy0) * w + x + cx0;
       const seen = backdropAt(i);
       if (seen && body.mask[i] && !oldTop[i] && fill[i] !== 1) backdrop[i] = 1;
-      if (seen && !fill[i] && (!body.mask[i] || backdrop[i])) backdropSource[i] = 1;
+      if (seen && !fill[i] && !grown[i] && (!body.mask[i] || backdrop[i])) backdropSource[i] = 1;
       crop[y * cw + x] = body.mask[i] && !backdrop[i] ? 1 : 0;
     }
   }
