@@ -758,6 +758,7 @@ class PhotoView {
     const near0 = new Uint8Array(n);
     const filled = new Uint8Array(n);
     const person = new Uint8Array(n);
+    const legs = new Uint8Array(n);
     // rows without background take the nearest row's backdrop
     let last = -1;
     for (let y = 0; y < H; y++) {
@@ -773,6 +774,7 @@ class PhotoView {
       near0[j] = garment[i];
       filled[j] = fill?.[i] ? 1 : 0;
       person[j] = mask[src[i]] ? 1 : 0;
+      legs[j] = parts[src[i]] === PERSON_PART.legs ? 1 : 0;
       const p = parts[src[i]];
       if (p !== PERSON_PART.arm && p !== PERSON_PART.torso && p !== PERSON_PART.neck) continue;
       const k = this.#keyP[i] * 3;
@@ -799,6 +801,8 @@ class PhotoView {
     // around the fill (closed over a few percent of the shoulders' width), and the person's inside
     const amid = fill ? close(filled, w, h, pad) : filled;
     const inside = erode(person, w, h, pad);
+    // the legs' outline pixels mix the backdrop in and change with any resampling of a hard edge
+    const legsCore = erode(legs, w, h, 2);
     // backdrop synthesised where the old top stood (and its rim) that opens onto the photo's
     // backdrop (an old sleeve or a wider old top beyond the body) moves the person's outline in:
     // it is no patch inside them
@@ -860,7 +864,7 @@ class PhotoView {
       } else if (changed) {
         // the top's or the fill's paint on the legs, away from where the old top hung (changed
         // well beyond a textured cloth's resampling in a smaller result)
-        foreign = p === PERSON_PART.legs && !old?.[i] && this.changed(i, PAINTED);
+        foreign = legsCore[j] > 0 && !old?.[i] && this.changed(i, PAINTED);
       } else if (amid[j] && !fill?.[i]) {
         // the photo's own pixels left amid a fill: shreds of another garment or of the old top
         const k = this.#keyR[i] * 3;
