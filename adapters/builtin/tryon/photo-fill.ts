@@ -142,6 +142,15 @@ function backdropRows(img: RasterImage, mask: Uint8Array) {
   // per row: the split column, then each side's reference (-1 not measured yet, -2 none)
   const split = new Int32Array(h).fill(-1);
   const rowRef = new Int16Array(h * 6).fill(-1);
+  // per side and channel a histogram of the row's backdrop samples (medians without sorting)
+  const hist = new Int32Array(2 * 3 * 256);
+  const both = new Int32Array(3 * 256);
+  const medianOf = (bins: Int32Array, at: number, count: number) => {
+    const k = count >> 1;
+    let cum = 0;
+    for (let v = 0; v < 256; v++) if ((cum += bins[at + v]) > k) return v;
+    return 255;
+  };
   const measure = (y: number) => {
     let x0 = -1;
     let x1 = -1;
@@ -151,12 +160,20 @@ function backdropRows(img: RasterImage, mask: Uint8Array) {
       x1 = x;
     }
     split[y] = x0 < 0 ? w : (x0 + x1) >> 1;
-    const v: number[][][] = [[[], [], []], [[], [], []]];
-    for (let x = y & 3; x < w; x += 4) if (!mask[y * w + x]) for (let c = 0; c < 3; c++) v[x < split[y] ? 0 : 1][c].push(data[(y * w + x) * 4 + c]);
-    const all = [0, 1, 2].map((c) => [...v[0][c], ...v[1][c]]);
+    hist.fill(0);
+    const count = [0, 0];
+    for (let x = y & 3; x < w; x += 4) {
+      if (mask[y * w + x]) continue;
+      const s = x < split[y] ? 0 : 1;
+      count[s]++;
+      for (let c = 0; c < 3; c++) hist[s * 768 + c * 256 + data[(y * w + x) * 4 + c]]++;
+    }
+    for (let i = 0; i < 768; i++) both[i] = hist[i] + hist[768 + i];
     for (let s = 0; s < 2; s++) {
-      const from = v[s][0].length >= 4 ? v[s] : all;
-      for (let c = 0; c < 3; c++) rowRef[y * 6 + s * 3 + c] = from[0].length >= 4 ? median(from[c]) : -2;
+      // a side with too few samples takes the whole row's
+      const own = count[s] >= 4;
+      const n = own ? count[s] : count[0] + count[1];
+      for (let c = 0; c < 3; c++) rowRef[y * 6 + s * 3 + c] = n >= 4 ? medianOf(own ? hist : both, (own ? s * 768 : 0) + c * 256, n) : -2;
     }
   };
   return (i: number) => {
