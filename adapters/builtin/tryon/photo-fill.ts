@@ -412,25 +412,18 @@ function hairOverBody(body: PersonBody & { parts: Uint8Array }, labs: Float32Arr
     for (const k of hair) d = Math.min(d, deltaE76(c, k));
     return d < HAIR_NEAR && d + 4 < clothDistance(c);
   };
+  // grown from the hair label below the face's middle through hair-like pixels
   const queue: number[] = [];
-  for (let i = faceMid * w; i < rows * w; i++) {
-    if (parts[i] !== PERSON_PART.hair) continue;
+  const grow = (i: number) => {
     const x = i % w;
     for (const q of [i - 1, i + 1, i - w, i + w, i - w - 1, i - w + 1, i + w - 1, i + w + 1]) {
       if (q < 0 || q >= rows * w || out[q] || Math.abs((q % w) - x) > 1 || !like(q)) continue;
       out[q] = 1;
       queue.push(q);
     }
-  }
-  while (queue.length) {
-    const i = queue.pop()!;
-    const x = i % w;
-    for (const q of [i - 1, i + 1, i - w, i + w, i - w - 1, i - w + 1, i + w - 1, i + w + 1]) {
-      if (q < 0 || q >= rows * w || out[q] || Math.abs((q % w) - x) > 1 || !like(q)) continue;
-      out[q] = 1;
-      queue.push(q);
-    }
-  }
+  };
+  for (let i = faceMid * w; i < rows * w; i++) if (parts[i] === PERSON_PART.hair) grow(i);
+  while (queue.length) grow(queue.pop()!);
   return out;
 }
 

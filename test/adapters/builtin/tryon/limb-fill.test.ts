@@ -26,7 +26,11 @@ const noise = (x: number, y: number) => {
   return ((t ^ (t >>> 13)) >>> 0) / 4294967296 - 0.5;
 };
 
-function scene(handShade = (t: number) => 0.8 + 0.2 * Math.sin(Math.PI * t)) {
+/**
+ * The photo's pixels on a grey, slightly noisy backdrop: `person(x, y)` gives a person's pixel (its
+ * colour, parsing label and whether it is the old sleeve) or null for backdrop.
+ */
+function paintScene(person: (x: number, y: number) => { rgb: number[]; part: number; sleeve?: boolean } | null) {
   const n = W * H;
   const data = new Uint8Array(n * 4);
   const mask = new Uint8Array(n);
@@ -35,23 +39,27 @@ function scene(handShade = (t: number) => 0.8 + 0.2 * Math.sin(Math.PI * t)) {
   for (let y = 0; y < H; y++) {
     for (let x = 0; x < W; x++) {
       const i = y * W + x;
-      let rgb = [210, 210, 212].map((v) => v + 3 * noise(x, y));
-      if (x >= SLEEVE.x0 && x < SLEEVE.x1 && y >= SLEEVE.y0 && y < SLEEVE.y1) {
-        rgb = [28, 28, 34];
-        sleeve[i] = 1;
-      } else if (x >= HAND.x0 && x < HAND.x1 && y >= HAND.y0 && y < HAND.y1) {
-        const t = (x + 0.5 - HAND.x0) / (HAND.x1 - HAND.x0);
-        const shade = handShade(t);
-        rgb = HAND_RGB.map((v) => v * shade + 6 * noise(x, y));
-      }
-      if (sleeve[i] || (x >= HAND.x0 && x < HAND.x1 && y >= HAND.y0 && y < HAND.y1)) {
+      const p = person(x, y);
+      const rgb = p?.rgb ?? [210, 210, 212].map((v) => v + 3 * noise(x, y));
+      if (p) {
         mask[i] = 255;
-        parts[i] = PERSON_PART.arm;
+        parts[i] = p.part;
+        if (p.sleeve) sleeve[i] = 1;
       }
       for (let c = 0; c < 3; c++) data[i * 4 + c] = Math.max(0, Math.min(255, Math.round(rgb[c])));
       data[i * 4 + 3] = 255;
     }
   }
+  return { n, data, mask, parts, sleeve };
+}
+
+function scene(handShade = (t: number) => 0.8 + 0.2 * Math.sin(Math.PI * t)) {
+  const { data, mask, parts, sleeve } = paintScene((x, y) => {
+    if (x >= SLEEVE.x0 && x < SLEEVE.x1 && y >= SLEEVE.y0 && y < SLEEVE.y1) return { rgb: [28, 28, 34], part: PERSON_PART.arm, sleeve: true };
+    if (x < HAND.x0 || x >= HAND.x1 || y < HAND.y0 || y >= HAND.y1) return null;
+    const shade = handShade((x + 0.5 - HAND.x0) / (HAND.x1 - HAND.x0));
+    return { rgb: HAND_RGB.map((v) => v * shade + 6 * noise(x, y)), part: PERSON_PART.arm };
+  });
   // the person's left arm hangs in the sleeve; the right one is off the picture
   const at = (x: number, y: number) => ({ x, y });
   const landmarks = {
@@ -224,32 +232,13 @@ describe('planUpperArms', () => {
   // (outerTorso: the parsing calls the columns from that x on torso, the arm's outer rim with the
   // sleeve beside it, as it can on a photo)
   function teeScene(outerTorso = W) {
-    const n = W * H;
-    const data = new Uint8Array(n * 4);
-    const mask = new Uint8Array(n);
-    const parts = new Uint8Array(n);
-    const sleeve = new Uint8Array(n);
-    for (let y = 0; y < H; y++) {
-      for (let x = 0; x < W; x++) {
-        const i = y * W + x;
-        let rgb = [210, 210, 212].map((v) => v + 3 * noise(x, y));
-        const inSleeve = x >= TEE.x0 && x < TEE.x1 && y >= TEE.y0 && y < TEE.y1;
-        const inArm = x >= ARM.x0 && x < ARM.x1 && y >= ARM.y0 && y < ARM.y1;
-        if (inSleeve) {
-          rgb = [34, 28, 52];
-          sleeve[i] = 1;
-        } else if (inArm) {
-          const t = (x + 0.5 - ARM.x0) / (ARM.x1 - ARM.x0);
-          rgb = HAND_RGB.map((v) => v * (1 - 0.3 * t) + 6 * noise(x, y));
-        }
-        if (inSleeve || inArm) {
-          mask[i] = 255;
-          parts[i] = x >= outerTorso ? PERSON_PART.torso : PERSON_PART.arm;
-        }
-        for (let c = 0; c < 3; c++) data[i * 4 + c] = Math.max(0, Math.min(255, Math.round(rgb[c])));
-        data[i * 4 + 3] = 255;
-      }
-    }
+    const { n, data, mask, parts, sleeve } = paintScene((x, y) => {
+      const part = x >= outerTorso ? PERSON_PART.torso : PERSON_PART.arm;
+      if (x >= TEE.x0 && x < TEE.x1 && y >= TEE.y0 && y < TEE.y1) return { rgb: [34, 28, 52], part, sleeve: true };
+      if (x < ARM.x0 || x >= ARM.x1 || y < ARM.y0 || y >= ARM.y1) return null;
+      const t = (x + 0.5 - ARM.x0) / (ARM.x1 - ARM.x0);
+      return { rgb: HAND_RGB.map((v) => v * (1 - 0.3 * t) + 6 * noise(x, y)), part };
+    });
     const at = (x: number, y: number) => ({ x, y });
     const landmarks = { leftShoulder: at(100, 45), leftElbow: at(100, 170), leftWrist: at(100, 270), rightShoulder: at(-100, 45), rightElbow: at(-100, 170), rightWrist: at(-100, 270) };
     const body = { image: { width: W, height: H, data }, mask, parts, landmarks } as unknown as PersonBody & { parts: Uint8Array };
