@@ -899,6 +899,52 @@ const ISLAND = 0.05;
 /** The neck fill's grain against the person's skin texture (which the face's and a beard's detail raise). */
 const NECK_GRAIN = 0.7;
 
+/** The chest's relief reaches full strength this far (px) from the photo's own skin at the fill's edge. */
+const RELIEF_FADE = 8;
+
+/**
+ * The upper chest's relief that a membrane (smooth between its edges) lacks, as a gain on linear
+ * light (1 = none) under a studio's light from the front and above: each collarbone a lit ridge
+ * from the notch at the neck's base towards its shoulder, a hollow above its outer half and a soft
+ * shade below it, the notch's small shadow between them, and the chest rolling off towards the
+ * sides like the cylinder it is. Placed from the pose's neck and shoulders; null when they are
+ * too close to place it.
+ */
+function chestRelief(L: PersonBody['landmarks']): ((x: number, y: number) => number) | null {
+  const sw = Math.hypot(L.leftShoulder.x - L.rightShoulder.x, L.leftShoulder.y - L.rightShoulder.y);
+  if (sw < 40) return null;
+  const cx = L.neck.x;
+  const ny = L.neck.y + 0.1 * sw;
+  const bones = [L.leftShoulder, L.rightShoulder].map((s) => {
+    const dir = Math.sign(s.x - cx) || 1;
+    const ax = cx + dir * 0.04 * sw;
+    const ay = ny - 0.01 * sw;
+    const bx = s.x - dir * 0.06 * sw;
+    const by = s.y - 0.03 * sw;
+    const len = Math.hypot(bx - ax, by - ay);
+    // unit direction along the bone, and its normal pointing down the body
+    const ux = (bx - ax) / len;
+    const uy = (by - ay) / len;
+    const [vx, vy] = ux >= 0 ? [-uy, ux] : [uy, -ux];
+    return { ax, ay, ux, uy, vx, vy, len };
+  });
+  const g = (d: number, s: number) => Math.exp(-(d * d) / (s * s));
+  return (x, y) => {
+    let gain = 1;
+    for (const b of bones) {
+      const t = ((x - b.ax) * b.ux + (y - b.ay) * b.uy) / b.len;
+      if (t < -0.1 || t > 1.1) continue;
+      // fades in and out at the bone's two ends
+      const along = Math.min(1, (t + 0.1) / 0.2, (1.1 - t) / 0.2);
+      const d = (x - b.ax) * b.vx + (y - b.ay) * b.vy;
+      gain += along * (0.1 * g(d, 0.018 * sw) - 0.12 * Math.max(0, t) * g(d + 0.045 * sw, 0.03 * sw) - 0.05 * g(d - 0.045 * sw, 0.03 * sw));
+    }
+    gain -= 0.12 * g(Math.hypot(x - cx, y - (ny - 0.02 * sw)), 0.03 * sw);
+    const side = (x - cx) / (0.5 * sw);
+    return gain * (1 - 0.12 * Math.min(1, side * side));
+  };
+}
+
 /**
  * Skin filled where a new neckline uncovers the old one (above the chest line, off the arms) is
  * the neck and chest continued: a harmonic membrane (the Laplace equation solved over the fill)
@@ -960,6 +1006,11 @@ function neckMembrane(canvas: Float32Array, fill: Uint8Array, covered: (i: numbe
   const inside = erode(body1, bw, bh, 2);
   const faceChroma = Math.hypot(faceLab[1], faceLab[2]);
   const touch = dilate(region, bw, bh, RIM);
+  // the rim on the person's outline is the backdrop's mixed edge, not skin: painted, it left skin
+  // specks in the backdrop beside the fill
+  const outside = new Uint8Array(nb);
+  for (let k = 0; k < nb; k++) outside[k] = fill[at(k)] === 2 || !body.mask[at(k)] ? 1 : 0;
+  const byBackdrop = dilate(outside, bw, bh, 2);
   const state = new Uint8Array(nb); // 1 free, 2 known
   const lab = [0, 0, 0];
   const values = new Float32Array(nb * 3);
@@ -969,7 +1020,7 @@ function neckMembrane(canvas: Float32Array, fill: Uint8Array, covered: (i: numbe
     const i = at(k);
     if (!near[k] || covered(i)) continue;
     // the fill and its rim, where the photo shows the old neckline's outline and contact shadow
-    if (region[k] || (touch[k] && (fill[i] === 1 || !fill[i]) && parts[i] !== PERSON_PART.hair && parts[i] !== PERSON_PART.background && body.mask[i])) {
+    if (region[k] || (touch[k] && !byBackdrop[k] && (fill[i] === 1 || !fill[i]) && parts[i] !== PERSON_PART.hair && parts[i] !== PERSON_PART.background && body.mask[i])) {
       state[k] = 1;
       continue;
     }
@@ -1020,6 +1071,11 @@ function neckMembrane(canvas: Float32Array, fill: Uint8Array, covered: (i: numbe
   const cloth = new Uint8Array(nb);
   for (let k = 0; k < nb; k++) cloth[k] = covered(at(k)) ? 1 : 0;
   const toCloth = distanceTransform(cloth, bw, bh, 'set');
+  // the chest's relief fades in away from the photo's own skin, which carries its own
+  const edge = new Uint8Array(nb);
+  for (let k = 0; k < nb; k++) edge[k] = state[k] === 2 ? 1 : 0;
+  const toSkin = distanceTransform(edge, bw, bh, 'set');
+  const relief = chestRelief(body.landmarks);
   const amp = (NECK_GRAIN * (Number.isFinite(skinStd) ? skinStd : 2)) / GRAIN_STD;
   const seed = 0x5eed + 7919;
   for (let k = 0; k < nb; k++) {
@@ -1027,7 +1083,8 @@ function neckMembrane(canvas: Float32Array, fill: Uint8Array, covered: (i: numbe
     const i = at(k);
     const x = i % w;
     const y = Math.floor(i / w);
-    const shade = 1 - CONTACT_SHADE * Math.exp(-Math.max(0, toCloth[k] - 1) / CONTACT_REACH);
+    const relief1 = relief ? 1 + (relief(x, y) - 1) * Math.min(1, toSkin[k] / RELIEF_FADE) : 1;
+    const shade = relief1 * (1 - CONTACT_SHADE * Math.exp(-Math.max(0, toCloth[k] - 1) / CONTACT_REACH));
     let lum = 0;
     for (let c = 0; c < 3; c++) lum += Math.max(0, values[k * 3 + c]) * shade * [0.2126, 0.7152, 0.0722][c];
     const srgbLum = 255 * Math.max(1e-4, lum) ** (1 / 2.2);

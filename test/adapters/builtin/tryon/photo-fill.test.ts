@@ -189,6 +189,7 @@ describe('uncoverOldTop on real photos', () => {
       ['02849_00.jpg', '050191_1.jpg'],
       ['05997_00.jpg', '00055_00.jpg'],
       ['model_1.jpg', '050181_1.jpg'],
+      ['051918_0.jpg', '049949_1.jpg'],
     ]) {
       const photo = await loadPhoto(path.join(REAL_PHOTOS, 'persons', person));
       const top = await loadPhoto(path.join(REAL_PHOTOS, 'garments', garment));
@@ -351,6 +352,56 @@ describe('uncoverOldTop on real photos', () => {
       }
     }
     expect(sandwiched).toBeLessThan(80);
+  });
+
+  it('draws the collarbones into the skin it paints at the neck: lighter along each bone than in the hollow above it (strappy top -> V-neck blouse)', () => {
+    // a harmonic fill is smooth between its edges (about 1 level either way at HEAD before the
+    // relief); the collarbones' ridge under the hollow above them is what keeps a wide fill from
+    // reading as a patch
+    const { body, result, diagnostics } = runs.get('14627_00.jpg')!;
+    const fill = diagnostics.layers[0].fill!;
+    const w = result.width;
+    const L = body.landmarks;
+    const sw = Math.hypot(L.leftShoulder.x - L.rightShoulder.x, L.leftShoulder.y - L.rightShoulder.y);
+    const lum = (i: number) => 0.2126 * result.data[i * 4] + 0.7152 * result.data[i * 4 + 1] + 0.0722 * result.data[i * 4 + 2];
+    // each bone from beside the notch at the neck's base towards its shoulder; its middle part
+    const notch = { x: L.neck.x, y: L.neck.y + 0.1 * sw };
+    let step = 0;
+    let samples = 0;
+    for (const s of [L.leftShoulder, L.rightShoulder]) {
+      const dir = Math.sign(s.x - notch.x);
+      const a = { x: notch.x + dir * 0.04 * sw, y: notch.y - 0.01 * sw };
+      const b = { x: s.x - dir * 0.06 * sw, y: s.y - 0.03 * sw };
+      for (let t = 0.2; t <= 0.8; t += 0.02) {
+        const x = Math.round(a.x + t * (b.x - a.x));
+        const y = Math.round(a.y + t * (b.y - a.y));
+        const on = y * w + x;
+        const above = Math.round(y - 0.045 * sw) * w + x;
+        if (fill[on] !== 1 || fill[above] !== 1) continue;
+        step += lum(on) - lum(above);
+        samples++;
+      }
+    }
+    expect(samples).toBeGreaterThan(10);
+    expect(step / samples).toBeGreaterThan(4);
+  });
+
+  it('paints no skin on the person\'s outline beside the backdrop it fills where the old top stood (black tee -> open-collar shirt)', () => {
+    // the fill's 2 px rim takes the skin too (the old neckline's outline and shadow), but not where
+    // it is the backdrop's mixed edge: skin specks stood in the backdrop along the shoulders
+    const { body, result, diagnostics } = runs.get('051918_0.jpg')!;
+    const fill = diagnostics.layers[0].fill!;
+    const { width: w, data } = body.image;
+    const face = faceSkinLab(body as PersonBody & { parts: Uint8Array })!;
+    let specks = 0;
+    for (let i = 0; i < Math.ceil(body.landmarks.chestLeft.y) * w; i++) {
+      if (fill[i] || !differs(data, result.data, i) || deltaE76(lab(result.data, i), face) >= 15) continue;
+      let byBackdrop = false;
+      for (let dy = -2; dy <= 2; dy++) for (let dx = -2; dx <= 2; dx++) if (fill[i + dy * w + dx] === 2 || !body.mask[i + dy * w + dx]) byBackdrop = true;
+      if (byBackdrop) specks++;
+    }
+    // 18 before the rim left the backdrop's edge alone
+    expect(specks).toBeLessThan(5);
   });
 
   it('repaints nothing below the new top beside the trousers or a skirt of the old top colours', () => {
