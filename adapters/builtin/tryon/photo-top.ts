@@ -1484,6 +1484,12 @@ function drawSleeve(layer: Layer, sleeve: SleeveShape, shape: TopShape, body: Pe
   return fallback;
 }
 
+/** The old top's folds carried onto the new one at this strength (of their contrast)... */
+const FOLD_WEIGHT = 0.8;
+/** ...when at least this share of its pixels is within the folds' range of its local mean, none at this share or below. */
+const FOLDS_ALL = 0.9;
+const FOLDS_NONE = 0.5;
+
 /**
  * The photo's light and folds on the new top (luminance transfer): where the person's own top lay,
  * its local luminance over its smoothed mean (fine folds, clamped; print and seams, which differ
@@ -1527,14 +1533,22 @@ export function transferShading(layer: Layer, oldTop: Uint8Array, body: PersonBo
   // fine: pixels within 30 % of the mean only (folds, not print)
   const fy = new Float32Array(cn);
   const fm = new Float32Array(cn);
+  let cloth = 0;
+  let folds = 0;
   for (let k = 0; k < cn; k++) {
     if (!m[k] || mean[k] <= 0) continue;
+    cloth++;
     const r = Y[k] / mean[k];
     if (r > 0.7 && r < 1.3) {
       fy[k] = r;
       fm[k] = 1;
+      folds++;
     }
   }
+  // a top whose light mostly steps further than folds do (satin's gloss, a sheer top over skin, a
+  // busy print) tells little of its folds: what stays within the range is the edge of its gloss
+  // and print, carried over as grey smudges on the new cloth; its folds count for less, down to none
+  const foldWeight = FOLD_WEIGHT * Math.max(0, Math.min(1, (folds / Math.max(1, cloth) - FOLDS_NONE) / (FOLDS_ALL - FOLDS_NONE)));
   const sy = boxBlur(fy, cw, ch, 2);
   const sm = boxBlur(fm, cw, ch, 2);
   for (let y = 0; y < ch; y++) {
@@ -1545,7 +1559,7 @@ export function transferShading(layer: Layer, oldTop: Uint8Array, body: PersonBo
       if (a <= 0 || sm[k] < 0.05) continue;
       const fold = Math.max(0.8, Math.min(1.15, sy[k] / sm[k]));
       const light = Math.max(0.85, Math.min(1.1, mean[k] / med));
-      const f = (1 + (fold - 1) * 0.8 * sm[k]) * (1 + (light - 1) * 0.5 * sm[k]);
+      const f = (1 + (fold - 1) * foldWeight * sm[k]) * (1 + (light - 1) * 0.5 * sm[k]);
       for (let c = 0; c < 3; c++) data[i * 4 + c] *= f;
     }
   }
