@@ -31,6 +31,12 @@ export interface LayerDiagnostics {
   /** Pixels synthesised where the old garment was uncovered: 1 = skin, 2 = background. */
   fill?: Uint8Array;
   warp?: WarpDiagnostics;
+  /**
+   * Set when the skin filled at the neck where the old neckline was carries the upper chest's
+   * relief (collarbones, the notch between them, the chest's roll-off to the sides), not only the
+   * neck's colour and light continued from its edge.
+   */
+  chestRelief?: boolean;
   /** How the arms' skin under the old top's sleeves was synthesised (a top on a person photo). */
   limbs?: LimbDiagnostics;
 }

@@ -283,6 +283,38 @@ function armsOf(body: PersonBody & { parts: Uint8Array }, skinLab: number[] | nu
  * outside it become backdrop (`fill` set to 2, in place). `grown` marks the old top (and its rim);
  * `skinLab` is the person's skin colour. An arm whose hand is not seen is left as it was.
  */
+/** Above this 5x5 luminance spread (sRGB levels) an arm-labelled pixel by an old sleeve is a print seen through it, not skin. */
+const SHEER_PRINT = 14;
+
+/** The 5x5 standard deviation of the photo's luminance (sRGB levels) over the box [x0..x1] x [y0..y1]. */
+function localSpread(img: Uint8Array, w: number, x0: number, y0: number, x1: number, y1: number): Float32Array {
+  const bw = x1 - x0 + 1;
+  const bh = y1 - y0 + 1;
+  const out = new Float32Array(bw * bh);
+  for (let y = 0; y < bh; y++) {
+    for (let x = 0; x < bw; x++) {
+      let s = 0;
+      let s2 = 0;
+      let c = 0;
+      for (let dy = -2; dy <= 2; dy++) {
+        const yy = y + y0 + dy;
+        if (yy < y0 || yy > y1) continue;
+        for (let dx = -2; dx <= 2; dx++) {
+          const xx = x + x0 + dx;
+          if (xx < x0 || xx > x1) continue;
+          const i = (yy * w + xx) * 4;
+          const v = 0.2126 * img[i] + 0.7152 * img[i + 1] + 0.0722 * img[i + 2];
+          s += v;
+          s2 += v * v;
+          c++;
+        }
+      }
+      out[y * bw + x] = Math.sqrt(Math.max(0, s2 / c - (s / c) ** 2));
+    }
+  }
+  return out;
+}
+
 export function planForearms(fill: Uint8Array, grown: Uint8Array, oldTop: Uint8Array, covered: (i: number) => boolean, body: PersonBody & { parts: Uint8Array }, skinLab: number[] | null): Forearm[] {
   const { width: w, height: h, img, parts, mask, n, sw, skinAt, arms } = armsOf(body, skinLab);
   const lab = [0, 0, 0];
@@ -476,6 +508,10 @@ export function planForearms(fill: Uint8Array, grown: Uint8Array, oldTop: Uint8A
       const rx1 = Math.min(w - 2, Math.ceil(Math.max(E.x, wrist.x) + reachR));
       const ry0 = Math.max(1, Math.floor(Math.min(E.y, wrist.y) - reachR));
       const ry1 = Math.min(h - 2, Math.ceil(Math.max(E.y, wrist.y) + reachR));
+      // a sheer sleeve shows what it hangs over: a print's spots, darkened, in colours of neither
+      // the sleeve nor the skin; no arm is that busy (5x5 luminance std, sRGB levels)
+      const busy = localSpread(img, w, rx0, ry0, rx1, ry1);
+      const bw0 = rx1 - rx0 + 1;
       const cand = (i: number) => {
         const p = parts[i];
         if (!(p === PERSON_PART.arm || (p === PERSON_PART.legs && oldTop[i])) || !mask[i] || before[i] || owner[i] >= 0 || hand[i] || covered(i)) return false;
@@ -483,6 +519,7 @@ export function planForearms(fill: Uint8Array, grown: Uint8Array, oldTop: Uint8A
         const y = (i / w) | 0;
         if (x < rx0 || x > rx1 || y < ry0 || y > ry1 || lineDist(E, wrist, x, y) > reachR) return false;
         if ((x - E.x) * ux + (y - E.y) * uy > axisLen - 2) return false;
+        if (p === PERSON_PART.arm && busy[(y - ry0) * bw0 + x - rx0] > SHEER_PRINT) return true;
         srgbToLab(img[i * 4], img[i * 4 + 1], img[i * 4 + 2], lab);
         return (deltaE76(lab, ref) < 22 || inShade(lab)) && !skinAt(i);
       };

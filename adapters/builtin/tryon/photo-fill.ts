@@ -952,14 +952,15 @@ function chestRelief(L: PersonBody['landmarks']): ((x: number, y: number) => num
  * shading and its colour without a step anywhere and carries the light's gradient across from the
  * chin's shadow to the chest. Hair, backdrop and cloth beside the fill (which the parsing may call
  * neck) are no edge values: the membrane only flows along them. The fill gets the skin's grain
- * (`skinStd`, sRGB levels) and a soft contact shadow under the new garment's edge.
+ * (`skinStd`, sRGB levels), the upper chest's relief (see chestRelief) and a soft contact shadow
+ * under the new garment's edge. Returns whether it painted the fill with the relief.
  */
-function neckMembrane(canvas: Float32Array, fill: Uint8Array, covered: (i: number) => boolean, grown: Uint8Array, body: PersonBody & { parts: Uint8Array }, chestY: number, skinStd: number): void {
+function neckMembrane(canvas: Float32Array, fill: Uint8Array, covered: (i: number) => boolean, grown: Uint8Array, body: PersonBody & { parts: Uint8Array }, chestY: number, skinStd: number): boolean {
   const { width: w, height: h } = body.image;
   const { parts } = body;
   const img = body.image.data;
   const faceLab = faceSkinLab(body);
-  if (!faceLab) return;
+  if (!faceLab) return false;
   const yEnd = Math.min(h, Math.ceil(chestY));
   let x0 = w;
   let y0 = h;
@@ -975,7 +976,7 @@ function neckMembrane(canvas: Float32Array, fill: Uint8Array, covered: (i: numbe
       if (y > y1) y1 = y;
     }
   }
-  if (x1 < 0) return;
+  if (x1 < 0) return false;
   const pad = 6;
   const bx0 = Math.max(0, x0 - pad);
   const by0 = Math.max(0, y0 - pad);
@@ -1040,7 +1041,7 @@ function neckMembrane(canvas: Float32Array, fill: Uint8Array, covered: (i: numbe
     for (let c = 0; c < 3; c++) values[k * 3 + c] = canvas[i * 3 + c];
     known++;
   }
-  if (known < 12) return;
+  if (known < 12) return false;
   // start from a pull-push of the edge values, then relax to the harmonic fill
   pullPush(values, weight, bw, 3, [0, 0, bw, bh]);
   const omega = 1.85;
@@ -1091,6 +1092,7 @@ function neckMembrane(canvas: Float32Array, fill: Uint8Array, covered: (i: numbe
     const gain = (Math.max(0, srgbLum + amp * grain(x, y, seed)) / srgbLum) ** 2.2;
     for (let c = 0; c < 3; c++) canvas[i * 3 + c] = Math.max(0, values[k * 3 + c] * shade * gain);
   }
+  return relief !== null;
 }
 
 /**
@@ -1137,7 +1139,7 @@ function enclosedBackdrop(fill: Uint8Array, backdrop: Uint8Array, mask: Uint8Arr
   }
 }
 
-export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8Array, body: PersonBody & { parts: Uint8Array }, record?: { limbs?: LimbDiagnostics }): Uint8Array {
+export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8Array, body: PersonBody & { parts: Uint8Array }, record?: { limbs?: LimbDiagnostics; chestRelief?: boolean }): Uint8Array {
   const { width: w, height: h, data } = layer;
   const n = w * h;
   const parts = body.parts;
@@ -1304,7 +1306,7 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
   const general = limbs.length ? fill.slice() : fill;
   for (const f of limbs) for (let i = 0; i < n; i++) if (f.skin[i]) general[i] = 0;
   synthesiseFill(canvas, general, body, skinSource, depth, radius, skin?.linear, skinStd, backdropSource);
-  neckMembrane(canvas, general, covered, grown, body, chestY, skinStd);
+  const relief = neckMembrane(canvas, general, covered, grown, body, chestY, skinStd);
   if (limbs.length) {
     // unshaded here (depth = radius): each in the light across it read off the skin it continues
     const flat = new Float32Array(n).fill(1);
@@ -1333,6 +1335,7 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
     finishForearms(canvas, limbs, w, h, (j) => general[j] === 2);
   }
   if (record) {
+    if (relief) record.chestRelief = true;
     let otherArmSkin = 0;
     for (let i = 0; i < n; i++) if (general[i] === 1 && parts[i] === PERSON_PART.arm) otherArmSkin++;
     record.limbs = {

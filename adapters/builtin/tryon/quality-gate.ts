@@ -76,9 +76,22 @@ export interface GateBounds {
    * Largest area, relative to the neck's, of skin synthesised in a block between the chin and the
    * chest line (where a new neckline left the old one uncovered), off the arms: the fill continues
    * the neck's colour and shading from its edge, but has none of its collarbones and tendons, so a
-   * large one reads as a smooth patch.
+   * large one reads as a smooth patch (see neckFillDrawn for one drawn as chest).
    */
   neckFill: number;
+  /**
+   * The neck-fill bound for a fill drawn as chest (the renderer's chestRelief: collarbones, notch,
+   * roll-off) whose join with the neck is clean nearly everywhere (see neckSeamTail): a neckline
+   * lower than the old one opens this much skin, up to about the neck's own area, without reading
+   * as a patch.
+   */
+  neckFillDrawn: number;
+  /**
+   * Largest colour step (CIE76, the 90th percentile along the join) for the neckFillDrawn bound:
+   * a large fill that steps anywhere along its join (a shadow or a tone of another part of the
+   * neck carried across) shows its outline.
+   */
+  neckSeamTail: number;
   /**
    * Largest colour step (CIE76, the 75th percentile along the join) between that fill, 3 px in, and
    * the visible neck skin beside it, 3 px out: a fill of another tone reads as a pasted patch.
@@ -97,10 +110,11 @@ export interface GateBounds {
   armJoin: number;
 }
 
-/** The skin synthesised at the neck: its block's area relative to the neck's, its seam, its outline off the skin. */
+/** The skin synthesised at the neck: its block's area relative to the neck's, its seam (75th and 90th percentile), its outline off the skin. */
 interface NeckFill {
   area: number;
   seam: number | null;
+  seamTail: number | null;
   loose: number | null;
 }
 
@@ -127,6 +141,8 @@ export const GATE_BOUNDS: GateBounds = {
   garmentKept: 0.75,
   fragments: 0.01,
   neckFill: 0.285,
+  neckFillDrawn: 0.75,
+  neckSeamTail: 5,
   neckSeam: 6,
   neckOutline: 0.5,
   armJoin: 6,
@@ -423,7 +439,9 @@ function checkLayer(layer: LayerDiagnostics, view: PhotoView, packshot: RasterIm
   const kept = onTorso && packshot ? garmentKept(packshot, cut ?? cutOut(packshot, cat)) : null;
   out.push(check(cat, 'garment-lost', kept, b.garmentKept, 'min', kept === null ? null : 'gate'));
   const neck = onTorso && targetArea ? view.neckFill(garmentAt, fill) : null;
-  out.push(check(cat, 'neck-fill', neck?.area ?? null, b.neckFill, 'max', neck ? 'gate' : null));
+  // a fill drawn as chest, joining the neck cleanly all along, may be as large as the neck
+  const drawnChest = layer.chestRelief === true && neck?.seamTail != null && neck.seamTail <= b.neckSeamTail;
+  out.push(check(cat, 'neck-fill', neck?.area ?? null, drawnChest ? b.neckFillDrawn : b.neckFill, 'max', neck ? 'gate' : null));
   out.push(check(cat, 'neck-seam', neck?.seam ?? null, b.neckSeam, 'max', neck?.seam != null ? 'gate' : null));
   out.push(check(cat, 'neck-outline', neck?.loose ?? null, b.neckOutline, 'max', neck?.loose != null ? 'gate' : null));
   const armJoin = onTorso && targetArea ? view.armJoin(garmentAt, fill) : null;
@@ -1063,6 +1081,7 @@ class PhotoView {
     return {
       area: area / neckArea,
       seam: steps.length >= 20 ? steps[Math.floor(0.75 * steps.length)] : null,
+      seamTail: steps.length >= 20 ? steps[Math.floor(0.9 * steps.length)] : null,
       loose: area && outline >= 20 ? loose / outline : null,
     };
   }

@@ -520,7 +520,7 @@ describe('checkTryOnResult', () => {
    * A person whose neck (its label and skin over `neck`, x0..x1 by y0..y1) shows above the new
    * top, and a result where the fill box (`fill`) is painted `colour` and marked as skin fill.
    */
-  function neckCase(neck: { x0: number; x1: number; y0: number; y1: number }, fill: { x0: number; x1: number; y0: number; y1: number }, colour: Rgb) {
+  function neckCase(neck: { x0: number; x1: number; y0: number; y1: number }, fill: { x0: number; x1: number; y0: number; y1: number }, colour: Rgb | ((x: number, y: number) => Rgb), drawn?: Partial<LayerDiagnostics>) {
     const parts = Uint8Array.from(person.parts!);
     const mask = Uint8Array.from(person.mask);
     const img = { ...person.image, data: Uint8Array.from(person.image.data) };
@@ -539,12 +539,33 @@ describe('checkTryOnResult', () => {
       for (let x = fill.x0; x < fill.x1; x++) {
         alpha[y * W + x] = 0;
         map[y * W + x] = 1;
-        result.data.set(colour, (y * W + x) * 4);
+        result.data.set(typeof colour === 'function' ? colour(x, y) : colour, (y * W + x) * 4);
       }
     }
     const body: PersonBody = { ...person, image: img, mask, parts, landmarks: { ...person.landmarks, chin: { x: 60, y: neck.y0 } } };
-    return checkTryOnResult({ person: body, result, garments: { top: packshot }, diagnostics: { layers: [{ category: 'top', width: W, height: H, alpha, fill: map }] } });
+    return checkTryOnResult({ person: body, result, garments: { top: packshot }, diagnostics: { layers: [{ category: 'top', width: W, height: H, alpha, fill: map, ...drawn }] } });
   }
+
+  it('lets a fill drawn as chest that joins the neck cleanly all along be larger than a smooth patch may, up to the neck\'s area', () => {
+    // a neck 32 x 14 px over a band 24 x 16 px below it: the block inside it is 40 % of the neck
+    const neck = { x0: 44, x1: 76, y0: 26, y1: 40 };
+    const band = { x0: 48, x1: 72, y0: 40, y1: 56 };
+    const neckFill = (v: GateVerdict) => v.checks.find((c) => c.check === 'neck-fill')!;
+    // a membrane alone (no relief drawn): a smooth patch, held to the smaller bound
+    const smooth = neckCase(neck, band, SKIN);
+    expect(neckFill(smooth)).toMatchObject({ passed: false, bound: GATE_BOUNDS.neckFill });
+    expect(neckFill(smooth).value).toBeGreaterThan(GATE_BOUNDS.neckFill);
+    expect(neckFill(smooth).value).toBeLessThan(GATE_BOUNDS.neckFillDrawn);
+    // drawn with the chest's relief and joining the neck without a step anywhere: shown
+    const drawn = neckCase(neck, band, SKIN, { chestRelief: true });
+    expect(drawn.passed, drawn.reason).toBe(true);
+    expect(neckFill(drawn)).toMatchObject({ passed: true, bound: GATE_BOUNDS.neckFillDrawn });
+    // drawn, but an eighth of its width in another tone where it meets the neck: the join steps
+    // there (its 75th percentile still clean), so the smaller bound holds
+    const darkSide = neckCase(neck, band, (x, y) => (x < 51 && y < 44 ? [150, 95, 70] : SKIN), { chestRelief: true });
+    expect(neckFill(darkSide)).toMatchObject({ passed: false, bound: GATE_BOUNDS.neckFill });
+    expect(value(darkSide, 'neck-seam')).toBeLessThan(GATE_BOUNDS.neckSeam);
+  });
 
   it('refuses neck skin painted in another tone than the neck it joins (a seam), passes one that continues it', () => {
     // a wide neck over the new top's opening, and a band 24 x 10 px painted below it (14 % of its area)
