@@ -110,6 +110,17 @@ export function shadedSkinDistance(lab: ArrayLike<number>, skin: ArrayLike<numbe
   return Math.hypot(0.5 * (lab[0] - skin[0]), lab[1] - skin[1], lab[2] - skin[2]);
 }
 
+/** Whether a Lab colour is this skin in shade: darker, of its hue, at its chroma or up to 1.6 times it. */
+function shadedSkin(lab: ArrayLike<number>, skin: ArrayLike<number>): boolean {
+  if (lab[0] > skin[0] - 8) return false;
+  const chroma = Math.hypot(lab[1], lab[2]);
+  const skinChroma = Math.hypot(skin[1], skin[2]);
+  if (chroma < skinChroma || chroma > 1.6 * skinChroma) return false;
+  let dh = Math.abs(Math.atan2(lab[2], lab[1]) - Math.atan2(skin[2], skin[1]));
+  if (dh > Math.PI) dh = 2 * Math.PI - dh;
+  return dh < 0.2;
+}
+
 /** Within this shadedSkinDistance a neck pixel is the neck's own skin (in shade), not a collar. */
 const SHADED_SKIN = 20;
 
@@ -261,7 +272,15 @@ export function findOldTop(body: PersonBody & { parts: Uint8Array }): OldTop {
   const oldTop = new Uint8Array(n);
   const repaint = new Uint8Array(n);
   if (sample.length < 20) return { oldTop, hem: Math.round(shoulderMid.y + 0.5 * trunk), repaint, own: [] };
-  const own = palette(sample, 3).filter((c) => !skin || deltaE76(c, skin) >= 10);
+  let own = palette(sample, 3).filter((c) => !skin || deltaE76(c, skin) >= 10);
+  // a strappy or low-cut top's chest sample holds bare skin in shade too: a colour of the skin's
+  // hue, darker and as saturated or more, beside cloth of another colour, is that skin (kept, it
+  // made the neck's shadow under the jaw old cloth to repaint); a top all of such colours (camel)
+  // keeps them
+  if (skin && own.length > 1) {
+    const cloth = own.filter((c) => !shadedSkin(c, skin));
+    if (cloth.length) own = cloth;
+  }
   if (!own.length) return { oldTop, hem: Math.round(shoulderMid.y + 0.5 * trunk), repaint, own };
   // the trousers' or skirt's colour, from the legs below the hips
   const below: number[][] = [];

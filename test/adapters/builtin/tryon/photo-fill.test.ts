@@ -125,11 +125,11 @@ describe('synthesiseFill (skin)', () => {
 });
 
 describe('findOldTop', () => {
-  it('leaves hair the parsing calls torso below the chin out of the old top to repaint', () => {
-    // a drawn photo: a blue shirt, ash-blond hair (too grey for skin) hanging beside the neck to
-    // below the shoulders, parsed hair above the chin and torso below it (as a bob's ends are)
-    const w = 768;
-    const h = 1024;
+  // drawn photos on the fixture's pose (shoulders at y 214, x 280..488; hips at y 540)
+  const w = 768;
+  const h = 1024;
+  const SKIN = [224, 178, 150];
+  function canvas() {
     const data = new Uint8Array(w * h * 4);
     const parts = new Uint8Array(w * h);
     const mask = new Uint8Array(w * h);
@@ -143,9 +143,48 @@ describe('findOldTop', () => {
         }
       }
     };
-    const HAIR = [150, 140, 122];
-    const SKIN = [224, 178, 150];
     paint(0, w, 0, h, [236, 236, 236], PERSON_PART.background);
+    const body = { image: { width: w, height: h, data }, mask, parts, landmarks: LANDMARKS, pixelsPerCm: 950 / 170, pose: 'photo' } as PersonBody & { parts: Uint8Array };
+    return { body, paint };
+  }
+
+  it('takes neither the neck\'s shadow under the jaw nor the bare chest in shade for a black strappy top\'s cloth, and finds the top', () => {
+    // the skin in shade (darker, of the face's hue, more saturated) under the jaw and on the chest
+    // between the straps, where the chest's sample meets it beside the black cloth: kept as a cloth
+    // colour, it made the neck's shadow old cloth to repaint (a patch with a hard edge at the chin)
+    const SHADE = [170, 120, 80];
+    const { body, paint } = canvas();
+    paint(330, 438, 60, 164, SKIN, PERSON_PART.face);
+    paint(350, 418, 164, 214, SKIN, PERSON_PART.neck);
+    paint(350, 418, 164, 180, SHADE, PERSON_PART.neck);
+    // (and down the neck's side to the chest)
+    paint(350, 366, 180, 214, SHADE, PERSON_PART.neck);
+    paint(270, 498, 214, 560, [20, 20, 24], PERSON_PART.torso);
+    paint(344, 424, 214, 330, SHADE, PERSON_PART.torso);
+    paint(280, 488, 560, 1000, [60, 80, 140], PERSON_PART.legs);
+    const { repaint } = findOldTop(body);
+    let shadow = 0;
+    for (let y = 166; y < 178; y++) for (let x = 355; x < 413; x++) shadow += repaint[y * w + x];
+    expect(shadow).toBe(0);
+    expect(repaint[450 * w + 384]).toBe(1);
+  });
+
+  it('still finds a top all of a colour like skin in shade (tan)', () => {
+    const { body, paint } = canvas();
+    paint(330, 438, 60, 164, SKIN, PERSON_PART.face);
+    paint(350, 418, 164, 214, SKIN, PERSON_PART.neck);
+    paint(270, 498, 214, 560, [170, 120, 80], PERSON_PART.torso);
+    paint(280, 488, 560, 1000, [60, 80, 140], PERSON_PART.legs);
+    const { oldTop } = findOldTop(body);
+    expect(oldTop[450 * w + 384]).toBe(1);
+    expect(oldTop[300 * w + 384]).toBe(1);
+  });
+
+  it('leaves hair the parsing calls torso below the chin out of the old top to repaint', () => {
+    // a drawn photo: a blue shirt, ash-blond hair (too grey for skin) hanging beside the neck to
+    // below the shoulders, parsed hair above the chin and torso below it (as a bob's ends are)
+    const { body, paint } = canvas();
+    const HAIR = [150, 140, 122];
     paint(300, 468, 30, 100, HAIR, PERSON_PART.hair);
     paint(270, 498, 214, 560, [90, 130, 200], PERSON_PART.torso);
     paint(280, 488, 560, 1000, [40, 40, 60], PERSON_PART.legs);
@@ -155,7 +194,6 @@ describe('findOldTop', () => {
       paint(x0, x1, 100, 164, HAIR, PERSON_PART.hair);
       paint(x0, x1, 164, 250, HAIR, PERSON_PART.torso);
     }
-    const body = { image: { width: w, height: h, data }, mask, parts, landmarks: LANDMARKS, pixelsPerCm: 950 / 170, pose: 'photo' } as PersonBody & { parts: Uint8Array };
     const { oldTop, repaint } = findOldTop(body);
     expect(repaint[400 * w + 384]).toBe(1);
     let hair = 0;
@@ -190,6 +228,7 @@ describe('uncoverOldTop on real photos', () => {
       ['05997_00.jpg', '00055_00.jpg'],
       ['model_1.jpg', '050181_1.jpg'],
       ['051918_0.jpg', '049949_1.jpg'],
+      ['01008_00.jpg', '07764_00.jpg'],
     ]) {
       const photo = await loadPhoto(path.join(REAL_PHOTOS, 'persons', person));
       const top = await loadPhoto(path.join(REAL_PHOTOS, 'garments', garment));
@@ -222,10 +261,10 @@ describe('uncoverOldTop on real photos', () => {
     expect(changed / hand).toBeLessThan(0.02);
   });
 
-  it('continues the neck into the skin it paints where the old neckline was, without a step (strappy top -> V-neck blouse)', () => {
-    // the black strappy top's neckline and straps left beside the neck and on the chest under the
-    // blouse's V: filled as the neck continued, its join measured as the quality gate measures it
-    const { body, result, diagnostics, top } = runs.get('14627_00.jpg')!;
+  it('continues the neck into the skin it paints where the old neckline was, without a step (sheer crew neck -> scoop-necked tee)', () => {
+    // the sheer black top's crew neck left under the tee's scoop: filled as the neck and chest
+    // continued, its join measured as the quality gate measures it
+    const { body, result, diagnostics, top } = runs.get('01008_00.jpg')!;
     const verdict = checkTryOnResult({ person: body, result, garments: { top }, diagnostics });
     const value = (name: string) => verdict.checks.find((c) => c.check === name)?.value;
     expect(value('neck-fill')).toBeGreaterThan(0.1);
@@ -354,11 +393,10 @@ describe('uncoverOldTop on real photos', () => {
     expect(sandwiched).toBeLessThan(80);
   });
 
-  it('draws the collarbones into the skin it paints at the neck: lighter along each bone than in the hollow above it (strappy top -> V-neck blouse)', () => {
-    // a harmonic fill is smooth between its edges (about 1 level either way at HEAD before the
-    // relief); the collarbones' ridge under the hollow above them is what keeps a wide fill from
-    // reading as a patch
-    const { body, result, diagnostics } = runs.get('14627_00.jpg')!;
+  it('draws the collarbones into the skin it paints at the neck: lighter along each bone than in the hollow above it (sheer crew neck -> scoop-necked tee)', () => {
+    // a harmonic fill is smooth between its edges (1.2 levels before the relief); the collarbones'
+    // ridge under the hollow above them is what keeps a wide fill from reading as a patch
+    const { body, result, diagnostics } = runs.get('01008_00.jpg')!;
     const fill = diagnostics.layers[0].fill!;
     const w = result.width;
     const L = body.landmarks;
