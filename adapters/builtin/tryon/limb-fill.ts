@@ -15,6 +15,7 @@ import type { PersonBody } from '../../../core/ports/person-analyzer.ts';
 import { PERSON_PART } from '../../../core/ports/person-analyzer.ts';
 import type { Point } from '../../../core/twins/body.ts';
 import { isSkin } from '../body/face.ts';
+import { boxBlur } from './box-blur.ts';
 import { deltaE76, linearToSrgb, SRGB_TO_LINEAR, srgbToLab } from './color.ts';
 
 /** Half-widths of an arm along it, relative to the wrist's: shoulder, elbow, the forearm's bulk (30 % down), wrist. */
@@ -286,33 +287,24 @@ function armsOf(body: PersonBody & { parts: Uint8Array }, skinLab: number[] | nu
 /** Above this 5x5 luminance spread (sRGB levels) an arm-labelled pixel by an old sleeve is a print seen through it, not skin. */
 const SHEER_PRINT = 14;
 
-/** The 5x5 standard deviation of the photo's luminance (sRGB levels) over the box [x0..x1] x [y0..y1]. */
+/** The 5x5 standard deviation of the photo's luminance (sRGB levels) over the box [x0..x1] x [y0..y1] (edges clamped). */
 function localSpread(img: Uint8Array, w: number, x0: number, y0: number, x1: number, y1: number): Float32Array {
   const bw = x1 - x0 + 1;
   const bh = y1 - y0 + 1;
-  const out = new Float32Array(bw * bh);
+  const v = new Float32Array(bw * bh);
+  const v2 = new Float32Array(bw * bh);
   for (let y = 0; y < bh; y++) {
     for (let x = 0; x < bw; x++) {
-      let s = 0;
-      let s2 = 0;
-      let c = 0;
-      for (let dy = -2; dy <= 2; dy++) {
-        const yy = y + y0 + dy;
-        if (yy < y0 || yy > y1) continue;
-        for (let dx = -2; dx <= 2; dx++) {
-          const xx = x + x0 + dx;
-          if (xx < x0 || xx > x1) continue;
-          const i = (yy * w + xx) * 4;
-          const v = 0.2126 * img[i] + 0.7152 * img[i + 1] + 0.0722 * img[i + 2];
-          s += v;
-          s2 += v * v;
-          c++;
-        }
-      }
-      out[y * bw + x] = Math.sqrt(Math.max(0, s2 / c - (s / c) ** 2));
+      const i = ((y + y0) * w + x + x0) * 4;
+      const l = 0.2126 * img[i] + 0.7152 * img[i + 1] + 0.0722 * img[i + 2];
+      v[y * bw + x] = l;
+      v2[y * bw + x] = l * l;
     }
   }
-  return out;
+  const m = boxBlur(v, bw, bh, 2, 1);
+  const m2 = boxBlur(v2, bw, bh, 2, 1);
+  for (let k = 0; k < m.length; k++) m[k] = Math.sqrt(Math.max(0, m2[k] - m[k] * m[k]));
+  return m;
 }
 
 export function planForearms(fill: Uint8Array, grown: Uint8Array, oldTop: Uint8Array, covered: (i: number) => boolean, body: PersonBody & { parts: Uint8Array }, skinLab: number[] | null): Forearm[] {

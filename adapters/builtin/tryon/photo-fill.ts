@@ -97,9 +97,13 @@ export function skinLike(lab: ArrayLike<number>, skin: ArrayLike<number>): boole
   const chroma = Math.hypot(lab[1], lab[2]);
   const skinChroma = Math.hypot(skin[1], skin[2]);
   if (chroma < 0.55 * skinChroma || chroma > 1.6 * skinChroma) return false;
-  let dh = Math.abs(Math.atan2(lab[2], lab[1]) - Math.atan2(skin[2], skin[1]));
-  if (dh > Math.PI) dh = 2 * Math.PI - dh;
-  return dh < 0.3;
+  return hueGap(lab, skin) < 0.3;
+}
+
+/** The angle (radians, 0..pi) between two Lab colours' hues. */
+function hueGap(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  const d = Math.abs(Math.atan2(a[2], a[1]) - Math.atan2(b[2], b[1]));
+  return d > Math.PI ? 2 * Math.PI - d : d;
 }
 
 /**
@@ -116,9 +120,7 @@ function shadedSkin(lab: ArrayLike<number>, skin: ArrayLike<number>): boolean {
   const chroma = Math.hypot(lab[1], lab[2]);
   const skinChroma = Math.hypot(skin[1], skin[2]);
   if (chroma < skinChroma || chroma > 1.6 * skinChroma) return false;
-  let dh = Math.abs(Math.atan2(lab[2], lab[1]) - Math.atan2(skin[2], skin[1]));
-  if (dh > Math.PI) dh = 2 * Math.PI - dh;
-  return dh < 0.2;
+  return hueGap(lab, skin) < 0.2;
 }
 
 /** Within this shadedSkinDistance a neck pixel is the neck's own skin (in shade), not a collar. */

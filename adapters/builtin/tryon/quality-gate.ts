@@ -417,10 +417,12 @@ function checkLayer(layer: LayerDiagnostics, view: PhotoView, packshot: RasterIm
     cut = cutOut(packshot, 'top');
     const inside = new Uint8Array(cut.labels.length);
     for (let i = 0; i < inside.length; i++) inside[i] = cut.labels[i] === 0 ? 1 : 0;
-    const p = gradientEnergy(packshot, inside, 0.5);
+    // (the packshot's luminance once: at full size for the plain-cloth test, shrunk for the balance)
+    const lum = luminance(packshot);
+    const p = lumEnergy(lum, packshot.width, packshot.height, inside, 0.5);
     // against the packshot at the size the garment was drawn (a faithful smaller copy of a halftone
     // print loses its screen, and with it most of one direction's detail: not a smear)
-    if (p.count && (p.gx + p.gy) / p.count >= PLAIN_CLOTH) structure = balance(gradientEnergy(view.result, alpha, 0.99), shrunk(warp?.scale) ? packshotEnergy(packshot, inside, 0.5, warp?.scale) : p);
+    if (p.count && (p.gx + p.gy) / p.count >= PLAIN_CLOTH) structure = balance(gradientEnergy(view.result, alpha, 0.99), shrunk(warp?.scale) ? packshotEnergy(lum, packshot.width, packshot.height, inside, 0.5, warp.scale) : p);
   }
   out.push(check(cat, 'print-structure', structure, b.structure, 'ratio', structure === null ? null : 'gate'));
 
@@ -1373,10 +1375,15 @@ export function garmentPalette(img: RasterImage): number[][] {
 
 /** Horizontal and vertical gradient energy of the luminance over pixels whose 5x5 cross is inside (`mask` >= level). */
 function gradientEnergy(img: RasterImage, mask: ArrayLike<number>, level: number): { gx: number; gy: number; count: number } {
-  const { width: w, height: h, data } = img;
-  const lum = new Float32Array(w * h);
+  return lumEnergy(luminance(img), img.width, img.height, mask, level);
+}
+
+/** The image's luminance plane (Rec. 601 weights on the sRGB levels). */
+function luminance(img: RasterImage): Float32Array {
+  const { data } = img;
+  const lum = new Float32Array(img.width * img.height);
   for (let i = 0; i < lum.length; i++) lum[i] = 0.299 * data[i * 4] + 0.587 * data[i * 4 + 1] + 0.114 * data[i * 4 + 2];
-  return lumEnergy(lum, w, h, mask, level);
+  return lum;
 }
 
 function lumEnergy(lum: Float32Array, w: number, h: number, mask: ArrayLike<number>, level: number): { gx: number; gy: number; count: number } {
@@ -1432,15 +1439,10 @@ const shrunk = (scale: number | undefined): scale is number => scale !== undefin
  * its gradients are mostly along one axis, so the balance of the full-size packshot would call a
  * faithful smaller copy smeared or squashed), and only pixels wholly inside the garment count.
  */
-function packshotEnergy(packshot: RasterImage, mask: ArrayLike<number>, level: number, scale?: number): { gx: number; gy: number; count: number } {
-  if (!shrunk(scale)) return gradientEnergy(packshot, mask, level);
-  const { width: w, height: h, data } = packshot;
-  const lum = new Float32Array(w * h);
+function packshotEnergy(lum: Float32Array, w: number, h: number, mask: ArrayLike<number>, level: number, scale?: number): { gx: number; gy: number; count: number } {
+  if (!shrunk(scale)) return lumEnergy(lum, w, h, mask, level);
   const m = new Float32Array(w * h);
-  for (let i = 0; i < lum.length; i++) {
-    lum[i] = 0.299 * data[i * 4] + 0.587 * data[i * 4 + 1] + 0.114 * data[i * 4 + 2];
-    m[i] = mask[i] >= level ? 1 : 0;
-  }
+  for (let i = 0; i < m.length; i++) m[i] = mask[i] >= level ? 1 : 0;
   const l = shrinkArea(lum, w, h, scale);
   return lumEnergy(l.v, l.w, l.h, shrinkArea(m, w, h, scale).v, 0.999);
 }
@@ -1467,7 +1469,7 @@ function balance(r: { gx: number; gy: number }, p: { gx: number; gy: number }): 
  * median): the packshot is seen at that size (packshotEnergy), so resampling alone reads as 1.
  */
 export function streakRatio(result: RasterImage, garmentMask: ArrayLike<number>, packshot: RasterImage, packshotMask: ArrayLike<number>, level = 0.5, scale?: number): number {
-  return balance(gradientEnergy(result, garmentMask, level), packshotEnergy(packshot, packshotMask, level, scale));
+  return balance(gradientEnergy(result, garmentMask, level), packshotEnergy(luminance(packshot), packshot.width, packshot.height, packshotMask, level, scale));
 }
 
 /**
