@@ -4,7 +4,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestService, waitForJob, type TestService } from '../../support/harness.ts';
-import { watchWorker, type WorkerChild } from '../../support/service-process.ts';
+import { until, watchWorker, type WorkerChild } from '../../support/service-process.ts';
 import { releaseFileOf, testPlugin } from '../../support/test-plugin.ts';
 import { JOB_TASK } from '../../../adapters/postgres/job-store.ts';
 
@@ -114,7 +114,9 @@ describe('worker crash recovery (separate processes on one database)', () => {
     const { jobId, release } = await submitWait('survived');
     const first = spawnWorker();
     await first.ready;
-    await waitForJob(svc, key, jobId, (j) => j.status === 'processing', 90_000);
+    // The status moves to processing before the stage's trace row is written: kill only once the
+    // work stage is open in the trace, or the first attempt has nothing to close.
+    await until(async () => (await timeline(jobId)).some(([stage, , outcome]: unknown[]) => stage === 'work' && outcome === 'running'), 90_000, 'the work stage to open');
     const firstIds = await heartbeatIdsOf(first.proc.pid!);
     expect(firstIds.length).toBeGreaterThan(0);
     first.proc.kill('SIGKILL');
