@@ -484,6 +484,9 @@ function standingCollar(cut: GarmentCutout, shape: TopShape): number | null {
   return Math.max(shape.centre - a, b - shape.centre) < 0.8 * shape.halfWidth ? top : null;
 }
 
+/** Rows of a collar's top edge mixed with the backdrop (see innerBack). */
+const COLLAR_EDGE = 3;
+
 /**
  * The front view of a top shows the neck opening, not the inside of the back: in the packshot the
  * inside of the back (and the back collar above it) shows through the neck opening as a patch of
@@ -527,7 +530,10 @@ function innerBack(cut: GarmentCutout, packshot: RasterImage, shape: TopShape): 
       }
     }
     xs.push(x);
-    depth.push(end > top ? end : -1);
+    // a run of a row or two is the collar's top edge mixed with the backdrop, not an inside back:
+    // counted as found, such columns kept a same-colour tee's label-only inside back from the
+    // cut below (the label was drawn on the chest)
+    depth.push(end > top + COLLAR_EDGE ? end : -1);
   }
   // a neck opening spans a good part of the middle; when none is told by colour (the inside of a
   // dark top is as dark as its front), a crew neckline's opening is cut: half an ellipse below the
@@ -1142,7 +1148,7 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
   // how deep each packshot pixel lies inside the cut-out (the sleeves' openings keep off its rim)
   const depthIn = shape.sleeves.length ? distanceTransform(cut.mask, pw, ph, 'unset') : new Float32Array(0);
   for (const sleeve of shape.sleeves) {
-    const why = drawSleeve(layer, sleeve, shape, body, near, front, src, solid, sw, maps, { top: topY, armpit: armpitY, shoulderTop }, depthIn, repaint);
+    const why = drawSleeve(layer, sleeve, shape, body, near, front, src, solid, sw, maps, { top: topY, armpit: armpitY, shoulderTop }, depthIn, repaint, dropped);
     fallback ??= why;
   }
   closeGaps(layer, arm, body.mask, Math.max(2, Math.round(0.08 * sw)));
@@ -1259,7 +1265,7 @@ function smoothRun(v: Float32Array, r: number): Float32Array {
  * of the body panel (an arm is in front of the torso) except near the shoulder; face, hair and
  * pixels away from the person are left out. Returns why a straight arm was assumed, if it was.
  */
-function drawSleeve(layer: Layer, sleeve: SleeveShape, shape: TopShape, body: PersonBody & { parts: Uint8Array }, near: Uint8Array, front: Uint8Array, src: GarmentSource, solid: GarmentSource, sw: number, maps: WarpMaps, rows: { top: number; armpit: number; shoulderTop: (x: number, y: number) => number }, depthIn: Float32Array, oldTop: Uint8Array): string | undefined {
+function drawSleeve(layer: Layer, sleeve: SleeveShape, shape: TopShape, body: PersonBody & { parts: Uint8Array }, near: Uint8Array, front: Uint8Array, src: GarmentSource, solid: GarmentSource, sw: number, maps: WarpMaps, rows: { top: number; armpit: number; shoulderTop: (x: number, y: number) => number }, depthIn: Float32Array, oldTop: Uint8Array, dropped: Uint8Array): string | undefined {
   const { width: w, height: h } = layer;
   const { mask, parts } = body;
   const { axis, fallback } = armAxis(sleeve, body.landmarks, sw);
@@ -1463,12 +1469,21 @@ function drawSleeve(layer: Layer, sleeve: SleeveShape, shape: TopShape, body: Pe
     // the packshot's backdrop and drop shadow beside its far corner)
     const tp = (gx - sleeve.start.x) * sleeve.dir.x + (gy - sleeve.start.y) * sleeve.dir.y;
     const inside = Math.abs(across) <= 0.85 && u > 0.15 * uEnd && u < uEnd - 0.1 * sw && tp < openingFrom;
-    if (tp > openingFrom) {
-      const gxi = Math.round(gx);
-      const gyi = Math.round(gy);
-      if (gxi < 0 || gyi < 0 || gxi >= pw || gyi >= ph || depthIn[gyi * pw + gxi] < rim) return;
+    const gxi = Math.round(gx);
+    const gyi = Math.round(gy);
+    if (tp > openingFrom && (gxi < 0 || gyi < 0 || gxi >= pw || gyi >= ph || depthIn[gyi * pw + gxi] < rim)) return;
+    // a cap reaching in over the shoulder towards the neck meets the neck opening: its inside back
+    // (a label, the lining's deeper shade) is no sleeve; the cloth beside the opening, outwards
+    // along the row, stands in for it (left out, the skin under showed through a hole)
+    let sx = gx;
+    if (gxi >= 0 && gyi >= 0 && gxi < pw && gyi < ph && dropped[gyi * pw + gxi]) {
+      const out = gx < shape.centre ? -1 : 1;
+      let k = 1;
+      while (k <= 0.1 * shape.halfWidth && dropped[gyi * pw + Math.max(0, Math.min(pw - 1, gxi + out * k))]) k++;
+      if (k > 0.1 * shape.halfWidth) return;
+      sx = gx + out * (k + 1);
     }
-    sampleBilinear(inside ? solid : src, gx, gy, px);
+    sampleBilinear(inside ? solid : src, sx, gy, px);
     if (px[3] < 0.05) return;
     maps.gx[i] = gx;
     maps.gy[i] = gy;

@@ -1048,11 +1048,14 @@ class PhotoView {
     // the garment's soft edge mixes its colour into the pixels beside it: no sample there
     const nearCloth = dilate(cloth, w, h, 2);
     const free = (j: number) => !painted[j] && !cloth[j];
+    // the light grey backdrop at the person's outline is as far from a light skin as its shade
+    // (within SKIN_FAR): only pixels in skin's hues are skin beside the fill
+    const hued = (i: number) => skinHued(t[key[i] * 3], t[key[i] * 3 + 1], t[key[i] * 3 + 2]);
     const bare = (j: number) => {
       if (painted[j] || nearCloth[j]) return false;
       const i = (y0 + ((j / w) | 0)) * W + x0 + (j % w);
       const p = parts[src[i]];
-      return (p === PERSON_PART.neck || p === PERSON_PART.torso || p === PERSON_PART.face) && skinDistance(t, key[i] * 3, skin!) <= SKIN_FAR;
+      return (p === PERSON_PART.neck || p === PERSON_PART.torso || p === PERSON_PART.face) && hued(i) && skinDistance(t, key[i] * 3, skin!) <= SKIN_FAR;
     };
     const steps: number[] = [];
     let outline = 0;
@@ -1067,7 +1070,7 @@ class PhotoView {
             if (!free(q)) continue;
             outline++;
             const i = (y + dy + y0) * W + x + dx + x0;
-            if (parts[src[i]] === PERSON_PART.hair || parts[src[i]] === PERSON_PART.background || !this.#person.mask[src[i]] || skinDistance(t, key[i] * 3, skin) > SKIN_FAR) {
+            if (parts[src[i]] === PERSON_PART.hair || parts[src[i]] === PERSON_PART.background || !this.#person.mask[src[i]] || !hued(i) || skinDistance(t, key[i] * 3, skin) > SKIN_FAR) {
               loose++;
               continue;
             }

@@ -231,6 +231,72 @@ describe('the collar on a person photo', () => {
     expect(await collarDown({ ...body, parts: body.parts! }, '00470_00.jpg')).toBeLessThan(0.5);
     expect(await collarDown(bodies['05997_00.jpg'], '00055_00.jpg')).toBeGreaterThan(0.7);
   }, 120_000);
+
+  it('cuts away the inside back of a tee green inside and out, told only by its black neck label: no label on the chest', async () => {
+    // the label's columns and the collar's anti-aliased top edge passed for an inside back found by
+    // colour, so no opening was cut: the label was drawn at the front of the crew neck
+    const garment = await loadPhoto(path.join(REAL_PHOTOS, 'garments', '050191_1.jpg'));
+    const body = bodies['model_5.jpg'];
+    const layer = createLayer(body.image.width, body.image.height);
+    drawPhotoTop(layer, cutOut(garment, 'top'), garment, body);
+    const L = body.landmarks;
+    const sw = Math.hypot(L.leftShoulder.x - L.rightShoulder.x, L.leftShoulder.y - L.rightShoulder.y);
+    const w = layer.width;
+    // near-black cloth drawn around the neck, down to a fifth of the shoulders below them (the
+    // print starts lower)
+    let dark = 0;
+    let drawn = 0;
+    const shoulderY = (L.leftShoulder.y + L.rightShoulder.y) / 2;
+    for (let y = Math.round(L.chin.y); y <= shoulderY + 0.2 * sw; y++) {
+      for (let x = Math.round(L.neck.x - 0.25 * sw); x <= L.neck.x + 0.25 * sw; x++) {
+        const o = (y * w + x) * 4;
+        const a = layer.data[o + 3];
+        if (a < 0.5) continue;
+        drawn++;
+        if ((0.2126 * layer.data[o] + 0.7152 * layer.data[o + 1] + 0.0722 * layer.data[o + 2]) / a < 0.02) dark++;
+      }
+    }
+    expect(drawn).toBeGreaterThan(0.05 * sw * sw);
+    expect(dark).toBe(0);
+  }, 120_000);
+
+  it('draws a sleeve cap reaching in over the neck opening with the cloth beside it, not the inside back\'s deeper shade', async () => {
+    // the chiffon blouse's inside back, seen through its V, is a deeper pink (about 10 ΔE from the
+    // front) with a label: the right sleeve's cap drew a flap of it at her shoulder
+    const person = await loadPhoto(path.join(REAL_PHOTOS, 'persons', '09597_00.jpg'));
+    const garment = await loadPhoto(path.join(REAL_PHOTOS, 'garments', '049947_1.jpg'));
+    const analysed = (await analyzer.analyze(person, new AbortController().signal)).body!;
+    const k = 1024 / Math.max(person.width, person.height);
+    const scaled = scaleBody(analysed, Math.round(person.width * k), Math.round(person.height * k));
+    const body = { ...scaled, parts: scaled.parts! };
+    const cut = cutOut(garment, 'top');
+    expect(cut.insideBack).toBeTruthy();
+    // the inside back's and the front's median linear colours in the packshot
+    const lin = (v: number) => ((v / 255) <= 0.04045 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4);
+    const medianOf = (pick: (i: number) => boolean) => {
+      const c: number[][] = [[], [], []];
+      for (let i = 0; i < cut.labels.length; i++) if (pick(i)) for (let k2 = 0; k2 < 3; k2++) c[k2].push(lin(garment.data[i * 4 + k2]));
+      return c.map((v) => v.sort((a, b) => a - b)[v.length >> 1]);
+    };
+    const inside = medianOf((i) => cut.insideBack![i] === 1);
+    const front = medianOf((i) => cut.labels[i] === 0 && !cut.insideBack![i]);
+    const layer = createLayer(body.image.width, body.image.height);
+    const fit = drawPhotoTop(layer, cut, garment, body);
+    // the sleeve's pixels laid over the inside back (by the sleeve's mesh): drawn in the inside
+    // back's colour (830 of 916 before) or the front's
+    let over = 0;
+    let insideLike = 0;
+    for (let i = 0; i < layer.width * layer.height; i++) {
+      const a = layer.data[i * 4 + 3];
+      if ((fit.maps.piece[i] !== 2 && fit.maps.piece[i] !== 3) || a < 0.5) continue;
+      if (!cut.insideBack![Math.round(fit.maps.gy[i]) * cut.image.width + Math.round(fit.maps.gx[i])]) continue;
+      over++;
+      const d = (c: number[]) => Math.hypot(...c.map((v, k2) => layer.data[i * 4 + k2] / a - v));
+      if (d(inside) < d(front)) insideLike++;
+    }
+    expect(over).toBeGreaterThan(100);
+    expect(insideLike / over).toBeLessThan(0.05);
+  }, 120_000);
 });
 
 describe('the top on a seated pose', () => {
