@@ -277,13 +277,6 @@ function armsOf(body: PersonBody & { parts: Uint8Array }, skinLab: number[] | nu
   };
 }
 
-/**
- * Plans the forearms under old sleeves that the skin fill (`fill` 1) would paint, arm by arm: where
- * the fill of an arm meets its visible hand, the hand's wrist gives the arm's width and centre; the
- * arm's outline runs from there to the elbow and shoulder keypoints, and fill pixels of that arm
- * outside it become backdrop (`fill` set to 2, in place). `grown` marks the old top (and its rim);
- * `skinLab` is the person's skin colour. An arm whose hand is not seen is left as it was.
- */
 /** Above this 5x5 luminance spread (sRGB levels) an arm-labelled pixel by an old sleeve is a print seen through it, not skin. */
 const SHEER_PRINT = 14;
 
@@ -307,6 +300,13 @@ function localSpread(img: Uint8Array, w: number, x0: number, y0: number, x1: num
   return m;
 }
 
+/**
+ * Plans the forearms under old sleeves that the skin fill (`fill` 1) would paint, arm by arm: where
+ * the fill of an arm meets its visible hand, the hand's wrist gives the arm's width and centre; the
+ * arm's outline runs from there to the elbow and shoulder keypoints, and fill pixels of that arm
+ * outside it become backdrop (`fill` set to 2, in place). `grown` marks the old top (and its rim);
+ * `skinLab` is the person's skin colour. An arm whose hand is not seen is left as it was.
+ */
 export function planForearms(fill: Uint8Array, grown: Uint8Array, oldTop: Uint8Array, covered: (i: number) => boolean, body: PersonBody & { parts: Uint8Array }, skinLab: number[] | null): Forearm[] {
   const { width: w, height: h, img, parts, mask, n, sw, skinAt, arms } = armsOf(body, skinLab);
   const lab = [0, 0, 0];

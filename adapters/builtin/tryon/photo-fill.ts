@@ -702,6 +702,9 @@ function fillSpan(region: Uint8Array, w: number, box: Box): Float32Array {
 }
 
 /** Shading across a limb: 1 on its ridge, down to 0.68 (linear light) at the person's outline (a rounded profile). */
+/** Linear light's luminance weights (Rec. 709), per channel. */
+const REC709 = [0.2126, 0.7152, 0.0722];
+
 const limbShade = (edgeDistance: number, limbRadius: number) => {
   const t = Math.min(1, edgeDistance / Math.max(1, limbRadius));
   return 0.68 + 0.32 * Math.sqrt(t * (2 - t));
@@ -830,7 +833,7 @@ export function synthesiseFill(canvas: Float32Array, fill: Uint8Array, body: Per
         if (!region[i]) continue;
         const sh = shadeAt(i);
         let lum = 0;
-        for (let c = 0; c < 3; c++) lum += values[i * 3 + c] * sh * [0.2126, 0.7152, 0.0722][c];
+        for (let c = 0; c < 3; c++) lum += values[i * 3 + c] * sh * REC709[c];
         // the grain is in sRGB levels: converted to a relative change of linear light (gamma ~2.2)
         const srgbLum = 255 * Math.max(1e-4, lum) ** (1 / 2.2);
         const gain = (Math.max(0, srgbLum + amp * grain(x, y, seed)) / srgbLum) ** 2.2;
@@ -1108,7 +1111,7 @@ function neckMembrane(canvas: Float32Array, fill: Uint8Array, covered: (i: numbe
     const relief1 = relief ? 1 + (relief(x, y) - 1) * Math.min(1, toSkin[k] / RELIEF_FADE) : 1;
     const shade = relief1 * (1 - CONTACT_SHADE * Math.exp(-Math.max(0, toCloth[k] - 1) / CONTACT_REACH));
     let lum = 0;
-    for (let c = 0; c < 3; c++) lum += Math.max(0, values[k * 3 + c]) * shade * [0.2126, 0.7152, 0.0722][c];
+    for (let c = 0; c < 3; c++) lum += Math.max(0, values[k * 3 + c]) * shade * REC709[c];
     const srgbLum = 255 * Math.max(1e-4, lum) ** (1 / 2.2);
     const gain = (Math.max(0, srgbLum + amp * grain(x, y, seed)) / srgbLum) ** 2.2;
     for (let c = 0; c < 3; c++) canvas[i * 3 + c] = Math.max(0, values[k * 3 + c] * shade * gain);
