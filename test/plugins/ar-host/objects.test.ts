@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import sharp from 'sharp';
 import { NodeIO } from '@gltf-transform/core';
 import { makeShoeGlb } from '../../support/shoes.ts';
-import { ADMIN_KEY } from '../../support/harness.ts';
+import { ADMIN_KEY, waitForJob } from '../../support/harness.ts';
 import { checkUsdz } from '../../../adapters/builtin/ar/usdz-check.ts';
 import { glbForm, startArService, waitForAutofit } from './support.ts';
 import { images } from '../tryon/helpers.ts';
@@ -283,16 +283,21 @@ describe('try-on shortcuts and bug reports', () => {
     expect(job.status).toBe(200);
     const input = (await svc.fitroom.pool.query('select input from jobs where id = $1', [r.body.jobId])).rows[0].input;
     expect(JSON.stringify(input)).toContain('bottomGarment');
-    expect(await svc.usage(id)).toBe(1);
     // the try-on operation's own validation applies
     const invalid = await post('/tryon/api/garment_fit_on', { image: 'ftp://x', garment: img.top }, { bearer: key });
     expect(invalid.status).toBe(400);
-    expect(await svc.usage(id)).toBe(1);
     const both = await post('/tryon/api/garment_fit_on', { image: img.face, digital_twin_id: 'a'.repeat(64), garment: img.top }, { bearer: key });
     expect(both.status).toBe(400);
     const shoes = await post('/tryon/api/shoes_fit_on', { image: img.face, shoe_images: [{ url: img.shoes, angle: 'side' }] }, { bearer: key });
     expect(shoes.status, shoes.text).toBe(202);
-    expect(await svc.usage(id)).toBe(2);
+    // Both jobs are the caller's key's; the refused requests made none. The face-only photo fails
+    // the try-on's own person check, and a failed job is refunded, so the key ends uncharged.
+    const jobs = [r.body.jobId, shoes.body.jobId];
+    const rows = (await svc.fitroom.pool.query('select id from jobs where credential_id = $1', [id])).rows;
+    expect(rows.map((x) => x.id).sort()).toEqual([...jobs].sort());
+    const settled = await Promise.all(jobs.map((j) => waitForJob(svc, key, j)));
+    expect(settled.map((j) => j.errorCode)).toEqual(['PERSON_INCOMPLETE', 'PERSON_INCOMPLETE']);
+    expect(await svc.usage(id)).toBe(0);
     expect((await post('/tryon/api/garment_fit_on', { image: img.face, garment: img.top })).status).toBe(401);
   });
 
