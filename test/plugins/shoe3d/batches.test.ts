@@ -134,7 +134,7 @@ describe('a batch run', () => {
     expect(r.body).toMatchObject({ success: true, status: 'queued', total: 3 });
     expect(r.body.statusUrl).toBe(`${svc.api}/api/v1/digitization/batches/${r.body.batchId}`);
     expect(r.body.items.map((i: any) => i.index)).toEqual([0, 1, 2]);
-    expect(await svc.usage(keyId)).toBe(usageBefore + 3);
+    // usage is read once the batch has settled: the failing item may be refunded at any moment now
 
     // each item is an ordinary job, readable on its own
     const single = await svc.call('GET', `/api/v1/jobs/${r.body.items[0].jobId}`, { key });

@@ -53,7 +53,7 @@ describe('usage and the monthly AI quota', () => {
     const { key, id } = await svc.createKey({ monthlyQuota: 1 });
     const r = await svc.call('POST', '/api/v1/tryon/clothing', { key, body: { personImages: [person], topGarment: blank, options: { quality: 'draft' } } });
     expect(r.status, r.text).toBe(202);
-    expect(await usage(id)).toBe(1);
+    // (usage is not read here: the job may already have failed and been refunded)
     const job = await waitForJob(svc, key, r.body.jobId, undefined, 90_000);
     expect(job.status).toBe('failed');
     expect(job.error).toMatch(/garment/i);
