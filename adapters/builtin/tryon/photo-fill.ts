@@ -918,6 +918,8 @@ const CONTACT_SHADE = 0.14;
 const CONTACT_REACH = 3;
 /** The photo's pixels this close to the neck fill (the old neckline's outline and its shadow on the skin) are filled too. */
 const RIM = 2;
+/** Skin fill this thin (px, backdrop to new garment) along the person's outline is backdrop. */
+const SLIVER = 6;
 /** Islands up to this share of the neck fill's area, enclosed by it and the new garment, are filled too. */
 const ISLAND = 0.05;
 /** The neck fill's grain against the person's skin texture (which the face's and a beard's detail raise). */
@@ -1284,6 +1286,28 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
         }
       }
       if (beside) fill[i] = 2;
+    }
+  }
+  // skin left in a sliver between the new garment and the backdrop (the old top's strap standing
+  // a few pixels above the new shoulder seam) is the backdrop: painted, it was a pale ledge with a
+  // ragged top along the shoulder
+  // (the backdrop around the person, not light cloth that looks like it)
+  const clothCrop = new Uint8Array(cw * ch);
+  const outCrop = new Uint8Array(cw * ch);
+  for (let y = 0; y < ch; y++) {
+    for (let x = 0; x < cw; x++) {
+      const i = (y + cy0) * w + x + cx0;
+      clothCrop[y * cw + x] = covered(i) ? 1 : 0;
+      outCrop[y * cw + x] = !body.mask[i] || fill[i] === 2 ? 1 : 0;
+    }
+  }
+  const toCloth = distanceTransform(clothCrop, cw, ch, 'set');
+  const toOutside = distanceTransform(outCrop, cw, ch, 'set');
+  for (let y = cy0; y < cy1; y++) {
+    for (let x = cx0; x < cx1; x++) {
+      const i = y * w + x;
+      const k = (y - cy0) * cw + x - cx0;
+      if (fill[i] === 1 && parts[i] !== PERSON_PART.arm && toOutside[k] + toCloth[k] <= SLIVER) fill[i] = 2;
     }
   }
   // forearms under old long sleeves: drawn to the arm's outline from the hand they join
