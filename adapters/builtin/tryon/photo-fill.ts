@@ -1165,6 +1165,32 @@ function enclosedBackdrop(fill: Uint8Array, backdrop: Uint8Array, mask: Uint8Arr
   }
 }
 
+/**
+ * Pixels the fill map leaves out amid the fill (the old top's dark outline, of neither its cloth's
+ * colour nor the backdrop's) stayed as the photo shows them: dark specks in the backdrop painted
+ * beside the new top. A pixel with most of its eight neighbours filled takes their fill.
+ */
+function fillSpecks(fill: Uint8Array, covered: (i: number) => boolean, w: number, h: number, box: Box): void {
+  const [x0, y0, x1, y1] = box;
+  for (let pass = 0; pass < 2; pass++) {
+    const flip: [number, number][] = [];
+    for (let y = Math.max(1, y0); y < Math.min(h - 1, y1); y++) {
+      for (let x = Math.max(1, x0); x < Math.min(w - 1, x1); x++) {
+        const i = y * w + x;
+        if (fill[i] || covered(i)) continue;
+        let skin = 0;
+        let backdrop = 0;
+        for (const q of [i - w - 1, i - w, i - w + 1, i - 1, i + 1, i + w - 1, i + w, i + w + 1]) {
+          if (fill[q] === 1) skin++;
+          else if (fill[q] === 2) backdrop++;
+        }
+        if (skin + backdrop >= 5) flip.push([i, backdrop >= skin ? 2 : 1]);
+      }
+    }
+    for (const [i, kind] of flip) fill[i] = kind;
+  }
+}
+
 export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8Array, body: PersonBody & { parts: Uint8Array }, record?: { limbs?: LimbDiagnostics; chestRelief?: boolean }): Uint8Array {
   const { width: w, height: h, data } = layer;
   const n = w * h;
@@ -1310,6 +1336,8 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
       if (fill[i] === 1 && parts[i] !== PERSON_PART.arm && toOutside[k] + toCloth[k] <= SLIVER) fill[i] = 2;
     }
   }
+  fillSpecks(fill, covered, w, h, [cx0, cy0, cx1, cy1]);
+  for (let i = 0; i < n; i++) if (fill[i]) backdropSource[i] = 0;
   // forearms under old long sleeves: drawn to the arm's outline from the hand they join
   const forearms = planForearms(fill, grown, oldTop, covered, body, skin?.lab ?? null);
   // upper arms under old short sleeves: drawn from the bare arm below the hem
