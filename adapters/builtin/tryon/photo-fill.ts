@@ -15,7 +15,7 @@ import { hipsMiddle } from './body-frame.ts';
 import { deltaE76, SRGB_TO_LINEAR, srgbToLab } from './color.ts';
 import type { Layer } from './warp-piece.ts';
 import { finishForearms, forearmLight, planForearms, planUpperArms, wristJoin } from './limb-fill.ts';
-import type { LimbDiagnostics } from './diagnostics.ts';
+import type { LayerDiagnostics } from './diagnostics.ts';
 
 const median = (v: number[]) => {
   const s = v.slice().sort((a, b) => a - b);
@@ -701,10 +701,10 @@ function fillSpan(region: Uint8Array, w: number, box: Box): Float32Array {
   return thick;
 }
 
-/** Shading across a limb: 1 on its ridge, down to 0.68 (linear light) at the person's outline (a rounded profile). */
 /** Linear light's luminance weights (Rec. 709), per channel. */
 const REC709 = [0.2126, 0.7152, 0.0722];
 
+/** Shading across a limb: 1 on its ridge, down to 0.68 (linear light) at the person's outline (a rounded profile). */
 const limbShade = (edgeDistance: number, limbRadius: number) => {
   const t = Math.min(1, edgeDistance / Math.max(1, limbRadius));
   return 0.68 + 0.32 * Math.sqrt(t * (2 - t));
@@ -1170,8 +1170,9 @@ function enclosedBackdrop(fill: Uint8Array, backdrop: Uint8Array, mask: Uint8Arr
  * colour nor the backdrop's) stayed as the photo shows them: dark specks in the backdrop painted
  * beside the new top. A pixel with most of its eight neighbours filled takes their fill.
  */
-function fillSpecks(fill: Uint8Array, covered: (i: number) => boolean, w: number, h: number, box: Box): void {
+function fillSpecks(fill: Uint8Array, covered: (i: number) => boolean, backdropSource: Uint8Array, w: number, h: number, box: Box): void {
   const [x0, y0, x1, y1] = box;
+  const ring = [-w - 1, -w, -w + 1, -1, 1, w - 1, w, w + 1];
   for (let pass = 0; pass < 2; pass++) {
     const flip: [number, number][] = [];
     for (let y = Math.max(1, y0); y < Math.min(h - 1, y1); y++) {
@@ -1180,18 +1181,22 @@ function fillSpecks(fill: Uint8Array, covered: (i: number) => boolean, w: number
         if (fill[i] || covered(i)) continue;
         let skin = 0;
         let backdrop = 0;
-        for (const q of [i - w - 1, i - w, i - w + 1, i - 1, i + 1, i + w - 1, i + w, i + w + 1]) {
-          if (fill[q] === 1) skin++;
-          else if (fill[q] === 2) backdrop++;
+        for (const d of ring) {
+          if (fill[i + d] === 1) skin++;
+          else if (fill[i + d] === 2) backdrop++;
         }
         if (skin + backdrop >= 5) flip.push([i, backdrop >= skin ? 2 : 1]);
       }
     }
-    for (const [i, kind] of flip) fill[i] = kind;
+    // (a filled pixel is painted, not painted from)
+    for (const [i, kind] of flip) {
+      fill[i] = kind;
+      backdropSource[i] = 0;
+    }
   }
 }
 
-export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8Array, body: PersonBody & { parts: Uint8Array }, record?: { limbs?: LimbDiagnostics; chestRelief?: boolean }): Uint8Array {
+export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8Array, body: PersonBody & { parts: Uint8Array }, record?: Pick<LayerDiagnostics, 'limbs' | 'chestRelief'>): Uint8Array {
   const { width: w, height: h, data } = layer;
   const n = w * h;
   const parts = body.parts;
@@ -1314,10 +1319,10 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
       if (beside) fill[i] = 2;
     }
   }
-  // skin left in a sliver between the new garment and the backdrop (the old top's strap standing
-  // a few pixels above the new shoulder seam) is the backdrop: painted, it was a pale ledge with a
-  // ragged top along the shoulder
-  // (the backdrop around the person, not light cloth that looks like it)
+  // skin left in a sliver between the new garment and the backdrop around the person (the old
+  // top's strap standing a few pixels above the new shoulder seam) is the backdrop: painted, it was
+  // a pale ledge with a ragged top along the shoulder (light cloth that looks like the backdrop,
+  // which `depth` counts as outside, does not count)
   const clothCrop = new Uint8Array(cw * ch);
   const outCrop = new Uint8Array(cw * ch);
   for (let y = 0; y < ch; y++) {
@@ -1336,8 +1341,7 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
       if (fill[i] === 1 && parts[i] !== PERSON_PART.arm && toOutside[k] + toCloth[k] <= SLIVER) fill[i] = 2;
     }
   }
-  fillSpecks(fill, covered, w, h, [cx0, cy0, cx1, cy1]);
-  for (let i = 0; i < n; i++) if (fill[i]) backdropSource[i] = 0;
+  fillSpecks(fill, covered, backdropSource, w, h, [cx0, cy0, cx1, cy1]);
   // forearms under old long sleeves: drawn to the arm's outline from the hand they join
   const forearms = planForearms(fill, grown, oldTop, covered, body, skin?.lab ?? null);
   // upper arms under old short sleeves: drawn from the bare arm below the hem

@@ -21,7 +21,7 @@ import { uncoverOldTop } from './photo-fill.ts';
 import { drawPhotoDress } from './photo-dress.ts';
 import { drawPhotoShoes } from './photo-shoes.ts';
 import { PERSON_PART } from '../../../core/ports/person-analyzer.ts';
-import type { LayerDiagnostics, LimbDiagnostics, TryOnDiagnostics } from './diagnostics.ts';
+import type { LayerDiagnostics, TryOnDiagnostics } from './diagnostics.ts';
 import { warpStats } from './warp-quality.ts';
 
 export interface TryOnGarments {
@@ -227,7 +227,7 @@ export function renderTryOn(input: RenderTryOnInput): RasterImage {
         // the hair strands as told by their colour, not the parsing's coarse hair label
         occlude(layer, parts, fit.front);
         occluded = true;
-        const record: { limbs?: LimbDiagnostics; chestRelief?: boolean } = {};
+        const record: Pick<LayerDiagnostics, 'limbs' | 'chestRelief'> = {};
         const fill = uncoverOldTop(canvas, layer, fit.repaint, withParts, record);
         // measured only for a caller that reads them (the quality gate, the bench)
         if (input.diagnostics) diag = { category, width: outW, height: outH, oldGarment: fit.repaint, target: fit.target, fill, ...(record.limbs ? { limbs: record.limbs } : {}), ...(record.chestRelief ? { chestRelief: true } : {}), warp: { ...warpStats(fit.maps, outW, outH), ...(fit.fallback ? { fallback: fit.fallback } : {}) } };
