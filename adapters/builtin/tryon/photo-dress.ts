@@ -13,7 +13,7 @@ import { PERSON_PART, type PersonBody } from '../../../core/ports/person-analyze
 import type { Point } from '../../../core/twins/body.ts';
 import { prepareSource, sampleBilinear } from './garment-source.ts';
 import { distanceTransform } from '../raster/distance-transform.ts';
-import { localStd, looksLikeSkin, skinColour, synthesiseFill } from './photo-fill.ts';
+import { looksLikeSkin, skinColour, skinGrainStd, synthesiseFill } from './photo-fill.ts';
 import { createWarpMaps, type WarpMaps } from './warp-quality.ts';
 import type { GarmentCutout } from './segment-garment.ts';
 import { putSample, type Layer } from './warp-piece.ts';
@@ -356,7 +356,7 @@ function hideOldClothes(canvas: Float32Array, layer: Layer, body: Body, ctx: Hid
   const depth = distanceTransform(shape, w, h, 'unset');
   const own = new Uint8Array(n);
   for (let i = 0; i < n; i++) if (skinSource[i] || (parts[i] === PERSON_PART.face && ctx.isSkin(i))) own[i] = 1;
-  const skinStd = localStd(body.image.data, w, own, [0, 0, w, h], 3);
+  const skinStd = skinGrainStd(body.image.data, w, own);
   const backdrop = new Uint8Array(n);
   for (let i = 0; i < n; i++) backdrop[i] = mask[i] ? 0 : 1;
   synthesiseFill(canvas, fill, body, skinSource, depth, (i) => (parts[i] === PERSON_PART.legs ? 0.16 : 0.1) * sw, ctx.skin?.linear, skinStd, backdrop);

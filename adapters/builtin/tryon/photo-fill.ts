@@ -574,32 +574,79 @@ const lumOf = (img: Uint8Array, i: number) => 0.299 * img[i * 4] + 0.587 * img[i
 /**
  * Median over `mask` pixels (every `step`-th row and column) of the 5x5 luminance std of an sRGB
  * image, each window counting mask pixels only: the strength of a surface's fine texture, as a
- * viewer (and the realism measure) sees it. NaN when too few pixels are found.
+ * viewer (and the realism measure) sees it. With `detrend`, of what is left in each window once
+ * the plane through it (least squares) is taken away: the grain without the shading's gradient
+ * across it. NaN when too few pixels are found.
  */
-export function localStd(img: Uint8Array, width: number, mask: Uint8Array, box: Box, step = 2): number {
+export function localStd(img: Uint8Array, width: number, mask: Uint8Array, box: Box, step = 2, detrend = false): number {
   const height = mask.length / width;
   const stds: number[] = [];
   for (let y = Math.max(2, box[1]); y < Math.min(height - 2, box[3]); y += step) {
     for (let x = Math.max(2, box[0]); x < Math.min(width - 2, box[2]); x += step) {
       const i = y * width + x;
       if (!mask[i]) continue;
+      // sums of v, v², and of the offsets and their products with v (for the plane)
+      let c = 0;
       let s = 0;
       let s2 = 0;
-      let c = 0;
+      let sx = 0;
+      let sy = 0;
+      let sxx = 0;
+      let syy = 0;
+      let sxy = 0;
+      let sxv = 0;
+      let syv = 0;
       for (let dy = -2; dy <= 2; dy++) {
         for (let dx = -2; dx <= 2; dx++) {
           const j = i + dy * width + dx;
           if (!mask[j]) continue;
           const v = lumOf(img, j);
+          c++;
           s += v;
           s2 += v * v;
-          c++;
+          sx += dx;
+          sy += dy;
+          sxx += dx * dx;
+          syy += dy * dy;
+          sxy += dx * dy;
+          sxv += dx * v;
+          syv += dy * v;
         }
       }
-      if (c >= 12) stds.push(Math.sqrt(Math.max(0, s2 / c - (s / c) ** 2)));
+      if (c < 12) continue;
+      const mv = s / c;
+      let variance = s2 / c - mv * mv;
+      if (detrend) {
+        // covariances about the window's mean; the plane's slopes explain b·cov(x,v) + d·cov(y,v)
+        const mx = sx / c;
+        const my = sy / c;
+        const cxx = sxx / c - mx * mx;
+        const cyy = syy / c - my * my;
+        const cxy = sxy / c - mx * my;
+        const cxv = sxv / c - mx * mv;
+        const cyv = syv / c - my * mv;
+        const det = cxx * cyy - cxy * cxy;
+        if (det <= 1e-9) continue;
+        variance -= ((cxv * cyy - cyv * cxy) * cxv + (cyv * cxx - cxv * cxy) * cyv) / det;
+      }
+      stds.push(Math.sqrt(Math.max(0, variance)));
     }
   }
   return stds.length >= 20 ? median(stds) : NaN;
+}
+
+/**
+ * The photo's skin (`own`) has its grain on top of the shading's gradients, which give most of
+ * its 5x5 std (2-6 levels against a grain of 1-2 once a plane is taken out of each window, on the
+ * real photos); grain at the full std read as sand on a full-length photo's pale chest. A fill's
+ * grain is this many times the skin's detrended std, standing in for the fine shading its smooth
+ * membrane lacks (at 1x its 5x5 std fell under half the skin's on a full-length photo).
+ */
+const SKIN_GRAIN = 2;
+
+/** The 5x5 std a skin fill's grain is given on this photo (NaN with too little skin to measure). */
+export function skinGrainStd(img: Uint8Array, width: number, own: Uint8Array): number {
+  return SKIN_GRAIN * localStd(img, width, own, [0, 0, width, own.length / width], 3, true);
 }
 
 /** A seeded hash of a position in -0.5..0.5 (the same inputs give the same pixels). */
@@ -1378,7 +1425,7 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
     const p = parts[i];
     if ((p === PERSON_PART.arm || p === PERSON_PART.neck || p === PERSON_PART.face) && !oldTop[i] && isSkin(img[i * 4], img[i * 4 + 1], img[i * 4 + 2])) own[i] = 1;
   }
-  const skinStd = localStd(img, w, own, [0, 0, w, h], 3);
+  const skinStd = skinGrainStd(img, w, own);
   // an arm is a narrow cylinder, the torso a wide one: their shading falls off over different widths
   const radius = (i: number) => (parts[i] === PERSON_PART.arm ? 0.1 : 0.3) * sw;
   // everything but the drawn limbs first (their backdrop too), then each limb from the skin it

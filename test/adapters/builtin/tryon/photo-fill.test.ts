@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { faceSkinLab, findOldTop, localStd, skinLike, synthesiseFill } from '../../../../adapters/builtin/tryon/photo-fill.ts';
+import { faceSkinLab, findOldTop, localStd, skinGrainStd, skinLike, synthesiseFill } from '../../../../adapters/builtin/tryon/photo-fill.ts';
 import { checkTryOnResult } from '../../../../adapters/builtin/tryon/quality-gate.ts';
 import { deltaE76, linearToSrgb, SRGB_TO_LINEAR, srgbToLab } from '../../../../adapters/builtin/tryon/color.ts';
 import { distanceTransform } from '../../../../adapters/builtin/raster/distance-transform.ts';
@@ -124,6 +124,43 @@ describe('synthesiseFill (skin)', () => {
   });
 });
 
+describe('localStd and skinGrainStd', () => {
+  // a limb's shading across it (a steep ramp) under a fine grain of std 1
+  const W2 = 64;
+  const img = new Uint8Array(W2 * W2 * 4);
+  let seed = 7;
+  const noise = () => {
+    // a sum of uniforms: near normal, unit std
+    let v = 0;
+    for (let k = 0; k < 12; k++) {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      v += seed / 4294967296;
+    }
+    return v - 6;
+  };
+  for (let y = 0; y < W2; y++) {
+    for (let x = 0; x < W2; x++) {
+      const v = 60 + 2.5 * x + noise();
+      const i = (y * W2 + x) * 4;
+      img[i] = img[i + 1] = img[i + 2] = Math.round(v);
+      img[i + 3] = 255;
+    }
+  }
+  const mask = new Uint8Array(W2 * W2).fill(1);
+
+  it('tells the grain from the shading: the plain 5x5 std counts the ramp, the detrended one only the grain', () => {
+    expect(localStd(img, W2, mask, [0, 0, W2, W2], 1)).toBeGreaterThan(3);
+    const grain = localStd(img, W2, mask, [0, 0, W2, W2], 1, true);
+    expect(grain).toBeGreaterThan(0.7);
+    expect(grain).toBeLessThan(1.3);
+  });
+
+  it('gives a skin fill twice the skin\'s grain, whatever its shading', () => {
+    expect(skinGrainStd(img, W2, mask)).toBeGreaterThan(1.4);
+    expect(skinGrainStd(img, W2, mask)).toBeLessThan(2.6);
+  });
+});
+
 describe('findOldTop', () => {
   // drawn photos on the fixture's pose (shoulders at y 214, x 280..488; hips at y 540)
   const w = 768;
@@ -231,6 +268,7 @@ describe('uncoverOldTop on real photos', () => {
       ['01008_00.jpg', '07764_00.jpg'],
       ['model_5.jpg', '050191_1.jpg'],
       ['model_2.jpg', '049949_1.jpg'],
+      ['Yifeng_0.jpg', '049947_1.jpg'],
     ]) {
       const photo = await loadPhoto(path.join(REAL_PHOTOS, 'persons', person));
       const top = await loadPhoto(path.join(REAL_PHOTOS, 'garments', garment));
@@ -465,6 +503,28 @@ describe('uncoverOldTop on real photos', () => {
     }
     // 32 before such slivers were given to the backdrop
     expect(ledge).toBeLessThan(5);
+  });
+
+  it('gives the skin painted in a V the grain of the person\'s own skin, not of its shading (full-length photo: white tank -> sheer V blouse)', () => {
+    // the grain as each 5x5 window's std once the plane through it is taken away: his narrow
+    // limbs' shading gives his skin a plain 5x5 std of 6.5 levels against a grain of about 2, and
+    // grain at the plain std read as sand on his pale chest
+    const { body, result, alpha, diagnostics } = runs.get('Yifeng_0.jpg')!;
+    const { fill, oldGarment } = diagnostics.layers[0];
+    const { width: w, height: h, data } = body.image;
+    const painted = new Uint8Array(w * h);
+    const own = new Uint8Array(w * h);
+    for (let i = 0; i < w * h; i++) {
+      if (fill![i] === 1 && alpha[i] < 0.5) painted[i] = 1;
+      const p = body.parts![i];
+      if ((p === PERSON_PART.arm || p === PERSON_PART.neck || p === PERSON_PART.face) && !oldGarment![i] && !painted[i]) own[i] = 1;
+    }
+    const box: [number, number, number, number] = [0, 0, w, h];
+    expect(painted.reduce((a, v) => a + v, 0)).toBeGreaterThan(1000);
+    const skinGrain = localStd(data, w, own, box, 2, true);
+    expect(localStd(data, w, own, box, 2)).toBeGreaterThan(2 * skinGrain);
+    // 1.8x before (1.2x now)
+    expect(localStd(result.data, w, painted, box, 2, true) / skinGrain).toBeLessThan(1.5);
   });
 
   it('leaves no specks of the old top\'s outline in the backdrop it paints where the old top stood (white tank -> shirt)', () => {
