@@ -370,6 +370,7 @@ export function findOldTop(body: PersonBody & { parts: Uint8Array }): OldTop {
     }
     if (t && c / t > 0.4) hem = y;
   }
+  hem = trousersBelow(body, oldTop, own, isSkinAt, chestRow, hem, sw, hipMid.x);
 
   // hair hanging over the shoulders that the parsing gave the torso or the neck (a bob's ends
   // below the chin) is no cloth: no skin is painted into it
@@ -390,6 +391,57 @@ export function findOldTop(body: PersonBody & { parts: Uint8Array }): OldTop {
   for (let i = 0; i < n; i++) if (reach[i] && labels[i]) joined[labels[i]] = 1;
   for (let i = 0; i < n; i++) repaint[i] = oldTop[i] || (other[i] === 2 && joined[labels[i]]) ? 1 : 0;
   return { oldTop, hem, repaint, own };
+}
+
+/** A row of the body's middle with more than this share of cloth in none of the top's colours shows other cloth. */
+const FOREIGN_ROW = 0.15;
+/**
+ * Other cloth below the top that tall (relative to the shoulders' width) is the trousers; a shorter
+ * band is the top's own curved or uneven hem, the trousers showing beside it.
+ */
+const TROUSERS_BAND = 0.15;
+
+/**
+ * The trousers' or skirt's print can share the old top's colours (a black and white print under a
+ * white tee with black lettering) where the parsing's torso reaches over their waistband, down to
+ * the hips: the top's palette then runs on below its hem, and a hand in a pocket there became an
+ * "old sleeve" painted over with skin. Below the chest line, the middle of the body showing cloth
+ * of none of the top's colours row after row down to that hem (at least 3 rows in 4) is other
+ * cloth: the top ends above it and nothing from there down is the top's. Returns the hem.
+ */
+function trousersBelow(body: PersonBody & { parts: Uint8Array }, oldTop: Uint8Array, own: number[][], isSkinAt: Uint8Array, chestRow: number, hem: number, sw: number, midX: number): number {
+  const { width: w, height: h } = body.image;
+  const d = body.image.data;
+  const lab = [0, 0, 0];
+  const foreign: boolean[] = [];
+  for (let y = chestRow; y <= hem && y < h; y++) {
+    let t = 0;
+    let other = 0;
+    for (let x = Math.max(0, Math.round(midX - 0.25 * sw)); x <= Math.min(w - 1, midX + 0.25 * sw); x++) {
+      const i = y * w + x;
+      const p = body.parts[i];
+      if (!body.mask[i] || (p !== PERSON_PART.torso && p !== PERSON_PART.arm && p !== PERSON_PART.legs)) continue;
+      t++;
+      if (oldTop[i] || isSkinAt[i]) continue;
+      srgbToLab(d[i * 4], d[i * 4 + 1], d[i * 4 + 2], lab);
+      if (own.every((c) => deltaE76(c, lab) >= 16)) other++;
+    }
+    foreign.push(t > 0 && other / t > FOREIGN_ROW);
+  }
+  // the highest row from which, down to the hem, at least 3 rows in 4 show other cloth (which
+  // must reach the hem: a band of a print with the top's plain cloth below it is the top's)
+  const tail = foreign.slice(-8);
+  if (tail.filter(Boolean).length < 0.75 * tail.length) return hem;
+  let stop = -1;
+  let run = 0;
+  for (let k = foreign.length - 1; k >= 0; k--) {
+    run += foreign[k] ? 1 : -3;
+    if (run >= 0 && foreign[k]) stop = k;
+  }
+  if (stop < 0 || foreign.length - stop < TROUSERS_BAND * sw) return hem;
+  const y0 = chestRow + stop;
+  oldTop.fill(0, y0 * w);
+  return y0 - 1;
 }
 
 /** Within this ΔE76 of the head's hair (and nearer it than the cloth and the skin) a body pixel is hair. */
