@@ -370,7 +370,7 @@ export function findOldTop(body: PersonBody & { parts: Uint8Array }): OldTop {
     }
     if (t && c / t > 0.4) hem = y;
   }
-  hem = trousersBelow(body, oldTop, own, isSkinAt, chestRow, hem, sw, hipMid.x);
+  hem = trousersBelow(body, oldTop, (c) => nearest(c), isSkinAt, chestRow, hem, sw, hipMid.x);
 
   // hair hanging over the shoulders that the parsing gave the torso or the neck (a bob's ends
   // below the chin) is no cloth: no skin is painted into it
@@ -409,7 +409,7 @@ const TROUSERS_BAND = 0.15;
  * of none of the top's colours row after row down to that hem (at least 3 rows in 4) is other
  * cloth: the top ends above it and nothing from there down is the top's. Returns the hem.
  */
-function trousersBelow(body: PersonBody & { parts: Uint8Array }, oldTop: Uint8Array, own: number[][], isSkinAt: Uint8Array, chestRow: number, hem: number, sw: number, midX: number): number {
+function trousersBelow(body: PersonBody & { parts: Uint8Array }, oldTop: Uint8Array, clothDistance: (c: ArrayLike<number>) => number, isSkinAt: Uint8Array, chestRow: number, hem: number, sw: number, midX: number): number {
   const { width: w, height: h } = body.image;
   const d = body.image.data;
   const lab = [0, 0, 0];
@@ -423,8 +423,7 @@ function trousersBelow(body: PersonBody & { parts: Uint8Array }, oldTop: Uint8Ar
       if (!body.mask[i] || (p !== PERSON_PART.torso && p !== PERSON_PART.arm && p !== PERSON_PART.legs)) continue;
       t++;
       if (oldTop[i] || isSkinAt[i]) continue;
-      srgbToLab(d[i * 4], d[i * 4 + 1], d[i * 4 + 2], lab);
-      if (own.every((c) => deltaE76(c, lab) >= 16)) other++;
+      if (clothDistance(srgbToLab(d[i * 4], d[i * 4 + 1], d[i * 4 + 2], lab)) >= 16) other++;
     }
     foreign.push(t > 0 && other / t > FOREIGN_ROW);
   }

@@ -182,7 +182,12 @@ describe('findOldTop', () => {
     };
     paint(0, w, 0, h, [236, 236, 236], PERSON_PART.background);
     const body = { image: { width: w, height: h, data }, mask, parts, landmarks: LANDMARKS, pixelsPerCm: 950 / 170, pose: 'photo' } as PersonBody & { parts: Uint8Array };
-    return { body, paint };
+    // the face and the neck above the shoulders, in the skin's colour
+    const head = () => {
+      paint(330, 438, 60, 164, SKIN, PERSON_PART.face);
+      paint(350, 418, 164, 214, SKIN, PERSON_PART.neck);
+    };
+    return { body, paint, head };
   }
 
   it('takes neither the neck\'s shadow under the jaw nor the bare chest in shade for a black strappy top\'s cloth, and finds the top', () => {
@@ -190,9 +195,8 @@ describe('findOldTop', () => {
     // between the straps, where the chest's sample meets it beside the black cloth: kept as a cloth
     // colour, it made the neck's shadow old cloth to repaint (a patch with a hard edge at the chin)
     const SHADE = [170, 120, 80];
-    const { body, paint } = canvas();
-    paint(330, 438, 60, 164, SKIN, PERSON_PART.face);
-    paint(350, 418, 164, 214, SKIN, PERSON_PART.neck);
+    const { body, paint, head } = canvas();
+    head();
     paint(350, 418, 164, 180, SHADE, PERSON_PART.neck);
     // (and down the neck's side to the chest)
     paint(350, 366, 180, 214, SHADE, PERSON_PART.neck);
@@ -207,9 +211,8 @@ describe('findOldTop', () => {
   });
 
   it('still finds a top all of a colour like skin in shade (tan)', () => {
-    const { body, paint } = canvas();
-    paint(330, 438, 60, 164, SKIN, PERSON_PART.face);
-    paint(350, 418, 164, 214, SKIN, PERSON_PART.neck);
+    const { body, paint, head } = canvas();
+    head();
     paint(270, 498, 214, 560, [170, 120, 80], PERSON_PART.torso);
     paint(280, 488, 560, 1000, [60, 80, 140], PERSON_PART.legs);
     const { oldTop } = findOldTop(body);
@@ -220,13 +223,12 @@ describe('findOldTop', () => {
   it('leaves hair the parsing calls torso below the chin out of the old top to repaint', () => {
     // a drawn photo: a blue shirt, ash-blond hair (too grey for skin) hanging beside the neck to
     // below the shoulders, parsed hair above the chin and torso below it (as a bob's ends are)
-    const { body, paint } = canvas();
+    const { body, paint, head } = canvas();
     const HAIR = [150, 140, 122];
     paint(300, 468, 30, 100, HAIR, PERSON_PART.hair);
     paint(270, 498, 214, 560, [90, 130, 200], PERSON_PART.torso);
     paint(280, 488, 560, 1000, [40, 40, 60], PERSON_PART.legs);
-    paint(350, 418, 164, 214, SKIN, PERSON_PART.neck);
-    paint(330, 438, 60, 164, SKIN, PERSON_PART.face);
+    head();
     for (const [x0, x1] of [[296, 340], [428, 472]]) {
       paint(x0, x1, 100, 164, HAIR, PERSON_PART.hair);
       paint(x0, x1, 164, 250, HAIR, PERSON_PART.torso);
@@ -248,9 +250,8 @@ describe('findOldTop', () => {
     // a white tee with black lettering on the chest over trousers in a black, white and pink
     // print, parsed torso from the tee's hem (y 420) down to the hips (y 540): the top's palette
     // (white and black) ran on below its hem, which was put at the hips
-    const { body, paint } = canvas();
-    paint(330, 438, 60, 164, SKIN, PERSON_PART.face);
-    paint(350, 418, 164, 214, SKIN, PERSON_PART.neck);
+    const { body, paint, head } = canvas();
+    head();
     paint(270, 498, 214, 420, [240, 240, 240], PERSON_PART.torso);
     paint(320, 450, 290, 304, [20, 20, 20], PERSON_PART.torso);
     paint(330, 440, 312, 326, [20, 20, 20], PERSON_PART.torso);
