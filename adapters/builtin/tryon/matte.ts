@@ -87,3 +87,66 @@ export function matteLayer(layer: Layer, radius: number): void {
     }
   }
 }
+
+/** How far from the new top (px) the person's own outline can carry the old top's colour mixed in. */
+const REBLEND_REACH = 1;
+/** Below this linear-light difference between the person and the old top beside it, no mix is told. */
+const REBLEND_CONTRAST = 0.04;
+
+/**
+ * The person's own outline beside a replaced top, re-mixed with it. A pixel of an arm's or the
+ * neck's edge against the old top is partly the old top (the camera's and the JPEG's blur: a lit
+ * line along an arm beside a white tank); once a new top lies there it is re-mixed with the new
+ * top's colour in the same proportion: C' = C + (1 - a)(G - B), with B the old top beside it in the
+ * photo, G the new top now drawn there and a the person's share of C, read from the person's colour
+ * F a few pixels further in (C = aF + (1 - a)B). `canvas` (linear RGB, 3 per pixel) is the composite
+ * and `photo` the photo; `replaced` marks the old top's pixels now new top or fill, `kept` the
+ * person's pixels left as photographed (not repainted, not covered).
+ */
+export function reblendOutline(canvas: Float32Array, photo: Float32Array, replaced: Uint8Array, kept: Uint8Array, w: number, h: number): void {
+  const r = REBLEND_REACH;
+  const out = new Float32Array(canvas);
+  const C = [0, 0, 0];
+  for (let y = r; y < h - r; y++) {
+    for (let x = r; x < w - r; x++) {
+      const i = y * w + x;
+      if (!kept[i]) continue;
+      // the nearest pixel where the old top was replaced (by the new top or the fill)
+      let best = -1;
+      let bd = Infinity;
+      for (let dy = -r; dy <= r; dy++) {
+        for (let dx = -r; dx <= r; dx++) {
+          const j = i + dy * w + dx;
+          const d = dx * dx + dy * dy;
+          if (d < bd && replaced[j]) {
+            bd = d;
+            best = j;
+          }
+        }
+      }
+      if (best < 0) continue;
+      // the person further in, away from it (2 px beyond the reach)
+      const bx = best % w;
+      const by = (best - bx) / w;
+      const len = Math.sqrt(bd);
+      const fx = Math.round(x + ((x - bx) / len) * (r + 1));
+      const fy = Math.round(y + ((y - by) / len) * (r + 1));
+      if (fx < 0 || fy < 0 || fx >= w || fy >= h) continue;
+      const f = fy * w + fx;
+      if (!kept[f]) continue;
+      let num = 0;
+      let den = 0;
+      for (let c = 0; c < 3; c++) {
+        C[c] = photo[i * 3 + c];
+        const fb = photo[f * 3 + c] - photo[best * 3 + c];
+        num += (C[c] - photo[best * 3 + c]) * fb;
+        den += fb * fb;
+      }
+      if (den < REBLEND_CONTRAST * REBLEND_CONTRAST) continue;
+      const a = Math.max(0, Math.min(1, num / den));
+      if (a >= 1) continue;
+      for (let c = 0; c < 3; c++) out[i * 3 + c] = Math.max(0, canvas[i * 3 + c] + (1 - a) * (canvas[best * 3 + c] - photo[best * 3 + c]));
+    }
+  }
+  canvas.set(out);
+}

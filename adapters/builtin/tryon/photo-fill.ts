@@ -83,6 +83,43 @@ export function faceSkinLab(body: PersonBody & { parts: Uint8Array }): number[] 
   return null;
 }
 
+/** A palette colour of the chest within this ΔE76 of a bare hand's skin is skin, not cloth. */
+const HAND_NEAR = 8;
+/** A hand reads as bare skin (no sleeve, no glove) within this ΔE76 of the face's skin, or when skinLike. */
+const HAND_SKIN = 15;
+
+/**
+ * The skin of the bare hands in Lab: per hand, the median of the arm's pixels just beyond the
+ * wrist (a disc a fifth of the forearm wide, a quarter of it further out), kept when it reads as
+ * the face's skin (a cuff or glove there is not skin). The hands carry the body's own skin under
+ * the photo's light on the limbs, where the face can be lit or made up differently.
+ */
+function handSkin(body: PersonBody & { parts: Uint8Array }, skin: number[]): number[][] {
+  const { width: w, height: h, data } = body.image;
+  const L = body.landmarks;
+  const out: number[][] = [];
+  const lab = [0, 0, 0];
+  for (const [wr, el] of [[L.leftWrist, L.leftElbow], [L.rightWrist, L.rightElbow]]) {
+    const fore = Math.hypot(wr.x - el.x, wr.y - el.y);
+    const cx = wr.x + 0.25 * (wr.x - el.x);
+    const cy = wr.y + 0.25 * (wr.y - el.y);
+    const r = 0.2 * fore;
+    const v: number[][] = [[], [], []];
+    for (let y = Math.max(0, Math.round(cy - r)); y <= Math.min(h - 1, cy + r); y++) {
+      for (let x = Math.max(0, Math.round(cx - r)); x <= Math.min(w - 1, cx + r); x++) {
+        const i = y * w + x;
+        if ((x - cx) ** 2 + (y - cy) ** 2 > r * r || body.parts[i] !== PERSON_PART.arm) continue;
+        srgbToLab(data[i * 4], data[i * 4 + 1], data[i * 4 + 2], lab);
+        for (let c = 0; c < 3; c++) v[c].push(lab[c]);
+      }
+    }
+    if (v[0].length < 30) continue;
+    const hand = v.map(median);
+    if (deltaE76(hand, skin) < HAND_SKIN || skinLike(hand, skin)) out.push(hand);
+  }
+  return out;
+}
+
 /**
  * Whether a Lab colour is this skin, lit or shaded: near it with lightness counting for less (a
  * shadow darkens skin, it does not turn it purple or grey), or of its hue at a good part of its
@@ -281,6 +318,14 @@ export function findOldTop(body: PersonBody & { parts: Uint8Array }): OldTop {
   // keeps them
   if (skin && own.length > 1) {
     const cloth = own.filter((c) => !shadedSkin(c, skin));
+    if (cloth.length) own = cloth;
+  }
+  // and a colour of the bare hands is the skin under the limbs' light (a dark-skinned midriff
+  // under a crop top, further from the lit face than the bound: kept, the forearms were old
+  // cloth and a patch of them painted over below a new long sleeve)
+  if (skin && own.length > 1) {
+    const hands = handSkin(body, skin);
+    const cloth = own.filter((c) => hands.every((k) => deltaE76(c, k) >= HAND_NEAR));
     if (cloth.length) own = cloth;
   }
   if (!own.length) return { oldTop, hem: Math.round(shoulderMid.y + 0.5 * trunk), repaint, own };

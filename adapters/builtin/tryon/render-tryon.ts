@@ -11,6 +11,7 @@ import { BodyFrame } from './body-frame.ts';
 import { boxBlur } from './box-blur.ts';
 import { classifyGarment, type GarmentCategory } from './classify-garment.ts';
 import { linearToSrgb, SRGB_TO_LINEAR } from './color.ts';
+import { reblendOutline } from './matte.ts';
 import { cutOut, garmentPieces } from './garment-pieces.ts';
 import { shadingMap } from './lighting.ts';
 import { scaleBody } from './scale-body.ts';
@@ -217,6 +218,7 @@ export function renderTryOn(input: RenderTryOnInput): RasterImage {
       const parts = body.parts;
       let diag: LayerDiagnostics | undefined;
       let occluded = false;
+      let outline: { oldTop: Uint8Array; fill: Uint8Array } | null = null;
       if (parts && category === 'top') {
         // a person photo with its parsing: the top is fitted to the torso and arms, carries the
         // old top's folds, and what stays of the old top is repainted
@@ -229,6 +231,7 @@ export function renderTryOn(input: RenderTryOnInput): RasterImage {
         occluded = true;
         const record: Pick<LayerDiagnostics, 'limbs' | 'chestRelief'> = {};
         const fill = uncoverOldTop(canvas, layer, fit.repaint, withParts, record);
+        outline = { oldTop: fit.repaint, fill };
         // measured only for a caller that reads them (the quality gate, the bench)
         if (input.diagnostics) diag = { category, width: outW, height: outH, oldGarment: fit.repaint, target: fit.target, fill, ...(record.limbs ? { limbs: record.limbs } : {}), ...(record.chestRelief ? { chestRelief: true } : {}), warp: { ...warpStats(fit.maps, outW, outH), ...(fit.fallback ? { fallback: fit.fallback } : {}) } };
       } else if (parts && category === 'full-body') {
@@ -268,6 +271,19 @@ export function renderTryOn(input: RenderTryOnInput): RasterImage {
         heldBottom = null;
       }
       compositeLayer(canvas, layer, hangs ? drape! : shade, frame);
+      if (outline) {
+        // the person's outline against the old top, re-mixed with the new one
+        const replaced = new Uint8Array(n);
+        const kept = new Uint8Array(n);
+        const photo = new Float32Array(n * 3);
+        for (let i = 0; i < n; i++) {
+          const a = layer.data[i * 4 + 3];
+          replaced[i] = outline.oldTop[i] && (a >= 0.5 || outline.fill[i]) ? 1 : 0;
+          kept[i] = body.mask[i] >= 128 && !outline.oldTop[i] && !outline.fill[i] && a < 0.05 ? 1 : 0;
+          for (let c = 0; c < 3; c++) photo[i * 3 + c] = SRGB_TO_LINEAR[img[i * 4 + c]];
+        }
+        reblendOutline(canvas, photo, replaced, kept, outW, outH);
+      }
     }
   }
 

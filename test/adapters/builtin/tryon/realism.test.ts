@@ -18,7 +18,7 @@ import { REALISM_TARGETS, edgeRatio, lightStrips, oldGarmentShowing, realismOfLa
 /**
  * Pairs and figures that miss their bound today, with the value measured when this was written
  * (the test holds them to no worse than that, so they can only improve) and why:
- * four today (every other figure of every shown result is within its bound).
+ * five today (every other figure of every shown result is within its bound).
  *
  * A pair the quality gate refuses is not shown to anyone: its figures are not held to the bounds
  * (the gate's print-structure check holds the streak bound itself), and the refused pairs are named
@@ -45,6 +45,12 @@ const SHORT: Record<string, Partial<Record<keyof RealismFigures, number>>> = {
   // her jeans' waistband beside the arms was taken for the old tank (the same light blue-white)
   // and 2,600 px of it painted as skin
   'model_3.jpg + 03032_00.jpg': { stdRatio: 3.07 },
+  // only 153 px are repainted: the top of her left shoulder where the crop top's strap stood above
+  // the new top's shoulder seam, continued from the shoulder's shaded skin beside it (L* 34 against
+  // 45 for her face, neck and arms together); 2.11 while 1,200 px of her forearm below the new cuff
+  // (old cloth, her midriff's shade being in the chest's palette) were painted as a flat oval patch
+  // that held the fill's median near the arms'
+  'model_4.jpg + 00470_00.jpg': { deltaE: 11.92 },
 };
 
 /**
