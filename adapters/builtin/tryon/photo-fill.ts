@@ -321,7 +321,7 @@ export function findOldTop(body: PersonBody & { parts: Uint8Array }): OldTop {
     if (cloth.length) own = cloth;
   }
   // and a colour of the bare hands is the skin under the limbs' light (a dark-skinned midriff
-  // under a crop top, further from the lit face than the bound: kept, the forearms were old
+  // under a crop top, lighter than the face by more than the bound: kept, the forearms were old
   // cloth and a patch of them painted over below a new long sleeve)
   if (skin && own.length > 1) {
     const hands = handSkin(body, skin);

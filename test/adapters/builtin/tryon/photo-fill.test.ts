@@ -607,8 +607,8 @@ describe('uncoverOldTop on real photos', () => {
   });
 
   it('leaves dark-skinned forearms below a new long sleeve as the photo shows them (yellow crop top -> long-sleeved print)', () => {
-    // the chest's sample reached her bare midriff, whose shade is nearer her hands' skin than her
-    // lit face's: kept as a cloth colour, the forearms were old top and a patch of them was painted
+    // the chest's sample reached her bare midriff, whose colour is nearer her hands' skin than her
+    // face's (12.8 ΔE from it): kept as a cloth colour, the forearms were old top and a patch of them was painted
     // over with skin below the new sleeve's cuff
     const { body, result, alpha } = runs.get('model_4.jpg')!;
     const { width: w, height: h, data } = body.image;
