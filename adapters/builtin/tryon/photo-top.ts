@@ -1004,6 +1004,18 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
   const dropped = cut.insideBack ?? (collarTop === null ? innerBack(cut, packshot, shape) : new Uint8Array(packshot.width * packshot.height));
   const pw = cut.image.width;
   const ph = cut.image.height;
+  // but only across the cloth's own width in each row: the panel's sides reach out to the body's
+  // and, sampled beyond the cut-out, drew the packshot's backdrop as a white seam along a black
+  // tee's side
+  const spanLo = new Float32Array(ph).fill(-1);
+  const spanHi = new Float32Array(ph).fill(-1);
+  for (let y = 0; y < ph; y++) {
+    for (let x = 0; x < pw; x++) {
+      if (!cut.mask[y * pw + x]) continue;
+      if (spanLo[y] < 0) spanLo[y] = x + 1;
+      spanHi[y] = x - 1;
+    }
+  }
   const maps = createWarpMaps(n);
   const px = new Float32Array(4);
   // the neck's columns just above the shoulder line (widened by a little)
@@ -1129,7 +1141,14 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
     const gxi = Math.round(gx);
     const gyi = Math.round(gy);
     if (gxi >= 0 && gyi >= 0 && gxi < pw && gyi < ph && dropped[gyi * pw + gxi]) return;
-    sampleBilinear(gy > solidFrom && gy < solidTo ? solid : src, gx, gy, px);
+    if (gy > solidFrom && gy < solidTo) {
+      const row = Math.max(0, Math.min(ph - 1, gyi));
+      const lo = spanLo[row];
+      const hi = spanHi[row];
+      // mirrored back into the cloth at its edge (clamped, the edge's column smeared into stripes)
+      const sx = lo < 0 || hi <= lo ? gx : gx < lo ? Math.min(hi, 2 * lo - gx) : gx > hi ? Math.max(lo, 2 * hi - gx) : gx;
+      sampleBilinear(solid, sx, gy, px);
+    } else sampleBilinear(src, gx, gy, px);
     if (!putSample(layer, i, px)) return;
     maps.gx[i] = gx;
     maps.gy[i] = gy;
