@@ -150,3 +150,43 @@ export function reblendOutline(canvas: Float32Array, photo: Float32Array, replac
   }
   canvas.set(out);
 }
+
+/**
+ * Fills `holes` (1) in the layer with the colour of the cloth around them, ring by ring from
+ * their edge inwards (each pixel the mean of its drawn 4-neighbours), at full coverage.
+ */
+export function patchHoles(layer: Layer, holes: Uint8Array): void {
+  const { width: w, data } = layer;
+  let pending: number[] = [];
+  for (let i = 0; i < holes.length; i++) if (holes[i]) pending.push(i);
+  const drawn = (i: number) => !holes[i] && data[i * 4 + 3] > 0.5;
+  const done = new Uint8Array(holes.length);
+  while (pending.length) {
+    const now: number[] = [];
+    const later: number[] = [];
+    for (const i of pending) {
+      const x = i % w;
+      const ns = [x > 0 ? i - 1 : -1, x < w - 1 ? i + 1 : -1, i - w, i + w].filter((q) => q >= 0 && q < holes.length && (done[q] || drawn(q)));
+      (ns.length ? now : later).push(i);
+    }
+    if (!now.length) break;
+    const colours = now.map((i) => {
+      const x = i % w;
+      const rgb = [0, 0, 0];
+      let c = 0;
+      for (const q of [x > 0 ? i - 1 : -1, x < w - 1 ? i + 1 : -1, i - w, i + w]) {
+        if (q < 0 || q >= holes.length || !(done[q] || drawn(q))) continue;
+        const a = data[q * 4 + 3];
+        for (let k = 0; k < 3; k++) rgb[k] += data[q * 4 + k] / a;
+        c++;
+      }
+      return rgb.map((v) => v / c);
+    });
+    now.forEach((i, k) => {
+      for (let c = 0; c < 3; c++) data[i * 4 + c] = colours[k][c];
+      data[i * 4 + 3] = 1;
+      done[i] = 1;
+    });
+    pending = later;
+  }
+}

@@ -10,14 +10,14 @@
 import type { RasterImage } from '../../../core/images.ts';
 import { PERSON_PART, type PersonBody } from '../../../core/ports/person-analyzer.ts';
 import type { Point } from '../../../core/twins/body.ts';
-import { largestComponent } from '../raster/components.ts';
+import { labelComponents, largestComponent } from '../raster/components.ts';
 import { distanceTransform } from '../raster/distance-transform.ts';
 import { dilate, open } from '../raster/morphology.ts';
 import { maskBounds } from '../raster/mask.ts';
 import { boxBlur } from './box-blur.ts';
 import { hipsMiddle } from './body-frame.ts';
 import { deltaE76, SRGB_TO_LINEAR, srgbToLab } from './color.ts';
-import { matteLayer } from './matte.ts';
+import { matteLayer, patchHoles } from './matte.ts';
 import { createWarpMaps, type WarpMaps } from './warp-quality.ts';
 import { createQuadMesh, rasteriseMesh } from './mesh-warp.ts';
 import { prepareSource, sampleBilinear, type GarmentSource } from './garment-source.ts';
@@ -1171,8 +1171,47 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
     fallback ??= why;
   }
   closeGaps(layer, arm, body.mask, Math.max(2, Math.round(0.08 * sw)));
+  enclosedHair(layer, front, parts);
   matteLayer(layer, Math.max(2, 0.02 * sw));
   return { oldTop, repaint, target, maps, fallback, front };
+}
+
+/**
+ * Hair in front of the top that the top encloses on every side hangs from nothing: strands reach
+ * the top's edge from the head. Such runs of the parsing's hair label are skin in shade it took for
+ * hair (beside light-brown hair); left in front they were holes in the top through which that skin
+ * showed. The top is drawn over them (the cloth around them carried in) and they leave `front`.
+ */
+function enclosedHair(layer: Layer, front: Uint8Array, parts: Uint8Array): void {
+  const { width: w, height: h, data } = layer;
+  const n = w * h;
+  const candidate = new Uint8Array(n);
+  for (let i = 0; i < n; i++) if (front[i] && parts[i] === PERSON_PART.hair) candidate[i] = 1;
+  const { labels, components } = labelComponents(candidate, w, h);
+  const holes = new Uint8Array(n);
+  for (const c of components) {
+    // enclosed: every pixel beside the run (8-neighbours) is cloth drawn, none of it in front
+    let open = c.x0 === 0 || c.y0 === 0 || c.x1 === w - 1 || c.y1 === h - 1;
+    for (let y = Math.max(0, c.y0 - 1); y <= Math.min(h - 1, c.y1 + 1) && !open; y++) {
+      for (let x = Math.max(0, c.x0 - 1); x <= Math.min(w - 1, c.x1 + 1) && !open; x++) {
+        const i = y * w + x;
+        if (labels[i] === c.label) continue;
+        let beside = false;
+        for (let dy = -1; dy <= 1 && !beside; dy++) for (let dx = -1; dx <= 1 && !beside; dx++) beside = labels[i + dy * w + dx] === c.label && x + dx >= 0 && x + dx < w;
+        if (beside && (data[i * 4 + 3] <= 0.5 || front[i])) open = true;
+      }
+    }
+    if (open) continue;
+    for (let y = c.y0; y <= c.y1; y++) {
+      for (let x = c.x0; x <= c.x1; x++) {
+        const i = y * w + x;
+        if (labels[i] !== c.label) continue;
+        if (data[i * 4 + 3] <= 0.5) holes[i] = 1;
+        front[i] = 0;
+      }
+    }
+  }
+  patchHoles(layer, holes);
 }
 
 /**
