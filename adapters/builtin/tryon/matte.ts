@@ -92,14 +92,17 @@ export function matteLayer(layer: Layer, radius: number): void {
 const REBLEND_REACH = 1;
 /** Below this linear-light difference between the person and the old top beside it, no mix is told. */
 const REBLEND_CONTRAST = 0.04;
+/** A pixel further than this share of that difference off the line between the two is no mix of them. */
+const REBLEND_OFF_LINE = 0.25;
 
 /**
  * The person's own outline beside a replaced top, re-mixed with it. A pixel of an arm's or the
  * neck's edge against the old top is partly the old top (the camera's and the JPEG's blur: a lit
  * line along an arm beside a white tank); once a new top lies there it is re-mixed with the new
- * top's colour in the same proportion: C' = C + (1 - a)(G - B), with B the old top beside it in the
- * photo, G the new top now drawn there and a the person's share of C, read from the person's colour
- * F a few pixels further in (C = aF + (1 - a)B). `canvas` (linear RGB, 3 per pixel) is the composite
+ * top's colour in the same proportion: C' = aF + (1 - a)G, with F the person's colour a few pixels
+ * further in, G the new top now drawn beside it and a the person's share of C, read against B, the
+ * old top beside it in the photo (C = aF + (1 - a)B; a pixel well off that line, a shadow or another
+ * colour, is no such mix and is left). `canvas` (linear RGB, 3 per pixel) is the composite
  * and `photo` the photo; `replaced` marks the old top's pixels now new top or fill, `kept` the
  * person's pixels left as photographed (not repainted, not covered).
  */
@@ -143,9 +146,15 @@ export function reblendOutline(canvas: Float32Array, photo: Float32Array, replac
         den += fb * fb;
       }
       if (den < REBLEND_CONTRAST * REBLEND_CONTRAST) continue;
-      const a = Math.max(0, Math.min(1, num / den));
-      if (a >= 1) continue;
-      for (let c = 0; c < 3; c++) out[i * 3 + c] = Math.max(0, canvas[i * 3 + c] + (1 - a) * (canvas[best * 3 + c] - photo[best * 3 + c]));
+      const t = num / den;
+      if (t >= 1) continue;
+      // off the line between person and old top (a shadow, another colour), it is no such mix
+      let off = 0;
+      for (let c = 0; c < 3; c++) off += (C[c] - photo[best * 3 + c] - t * (photo[f * 3 + c] - photo[best * 3 + c])) ** 2;
+      if (off > REBLEND_OFF_LINE * REBLEND_OFF_LINE * den) continue;
+      // a convex mix of the person further in and the new top: never a colour outside both
+      const a = Math.max(0, t);
+      for (let c = 0; c < 3; c++) out[i * 3 + c] = a * canvas[f * 3 + c] + (1 - a) * canvas[best * 3 + c];
     }
   }
   canvas.set(out);

@@ -57,4 +57,35 @@ describe('reblendOutline', () => {
     reblendOutline(canvas, photo, replaced, kept, W, H);
     expect(Array.from(canvas)).toEqual(Array.from(before));
   });
+
+  it('leaves an outline pixel off the line between the skin and the old top (the old neckline\'s navy stitching)', () => {
+    const { photo, canvas, replaced, kept } = scene(0.5);
+    const navy = [0.1, 0.1, 0.6];
+    for (let y = 0; y < H; y++) {
+      photo.set(navy, (y * W + 6) * 3);
+      canvas.set(navy, (y * W + 6) * 3);
+    }
+    const before = Float32Array.from(canvas);
+    reblendOutline(canvas, photo, replaced, kept, W, H);
+    expect(Array.from(canvas)).toEqual(Array.from(before));
+  });
+
+  it('gives a mix of the skin and the new top, never a colour beyond both', () => {
+    // an outline a little off the mix (its blue low, as JPEG leaves it): swapping the old top's
+    // share for the new top's (C + (1 - a)(G - B)) drove its blue to zero, an orange speck
+    const { photo, canvas, replaced, kept } = scene(0.5);
+    for (let y = 0; y < H; y++) {
+      const i = (y * W + 6) * 3;
+      for (const [c, d] of [[0, 0.05], [2, -0.1]]) {
+        photo[i + c] += d;
+        canvas[i + c] += d;
+      }
+    }
+    reblendOutline(canvas, photo, replaced, kept, W, H);
+    for (let c = 0; c < 3; c++) {
+      const v = canvas[(2 * W + 6) * 3 + c];
+      expect(v).toBeGreaterThanOrEqual(Math.min(ARM[c], NEW[c]) - 1e-6);
+      expect(v).toBeLessThanOrEqual(Math.max(ARM[c], NEW[c]) + 1e-6);
+    }
+  });
 });
