@@ -60,6 +60,14 @@ export interface GateBounds {
   /** The limb-synthesised bound for forearms all drawn from their own hands and joining them (see limbSynthesised). */
   limbSynthesisedFromHands: number;
   /**
+   * Largest area of skin painted beside the bare forearms and hands the photo shows (within a few
+   * percent of the shoulders' width of them, below the elbows, where the photo had no skin),
+   * relative to theirs: an arm widened by a flat slab of skin (a dress's skirt the parsing calls arm,
+   * in the old top's colours, repainted along a bare forearm). Not measured where the renderer drew
+   * the forearms from their hands (painting beside a hand is then the forearm itself).
+   */
+  armWidened: number;
+  /**
    * Largest colour step (CIE76) across a drawn forearm's wrist, between the painted skin and the
    * hand's own pixels within a few px of where they meet: a forearm in its hand's light joins it
    * within about 1 (0.8-1.2 on the real pairs), a band in another tone steps.
@@ -137,6 +145,7 @@ export const GATE_BOUNDS: GateBounds = {
   limbRepainted: 0.1,
   limbSynthesised: 0.45,
   limbSynthesisedFromHands: 0.8,
+  armWidened: 0.12,
   wristJoin: 3,
   garmentKept: 0.75,
   fragments: 0.01,
@@ -160,6 +169,7 @@ export type GateCheckName =
   | 'old-cloth'
   | 'limb-repainted'
   | 'limb-synthesised'
+  | 'arm-widened'
   | 'garment-lost'
   | 'foreign-fragments'
   | 'neck-fill'
@@ -280,6 +290,8 @@ function describe(c: GateCheck, target: string): string {
       return `the person's own hands and arms repainted on ${pct(v)} of their bare skin outside the new ${g} (bound ${pctBound(c.bound)})`;
     case 'limb-synthesised':
       return `the arms outside the new ${g} had to be painted over ${pct(v)} of their visible length (old sleeves replaced by synthetic skin; bound ${pctBound(c.bound)})`;
+    case 'arm-widened':
+      return `skin was painted beside the bare forearms and hands over ${pct(v)} of their area (cloth beside an arm repainted as a slab of skin; bound ${pctBound(c.bound)})`;
     case 'garment-lost':
       return `the ${g} could be cut from its packshot only in part: ${pct(v)} of its outline kept (bound ${pctBound(c.bound)}); a light garment on a light backdrop needs a packshot on a contrasting one`;
     case 'foreign-fragments':
@@ -436,7 +448,10 @@ function checkLayer(layer: LayerDiagnostics, view: PhotoView, packshot: RasterIm
   const by = around ? 'gate' : null;
   out.push(check(cat, 'old-cloth', around?.oldCloth ?? null, b.oldCloth, 'max', by));
   out.push(check(cat, 'limb-repainted', around?.limbRepainted ?? null, b.limbRepainted, 'max', by));
-  out.push(check(cat, 'limb-synthesised', around?.limbSynthesised ?? null, drawnFromHands(layer, b) ? b.limbSynthesisedFromHands : b.limbSynthesised, 'max', by));
+  const fromHands = drawnFromHands(layer, b);
+  out.push(check(cat, 'limb-synthesised', around?.limbSynthesised ?? null, fromHands ? b.limbSynthesisedFromHands : b.limbSynthesised, 'max', by));
+  const widened = fromHands ? null : (around?.widened ?? null);
+  out.push(check(cat, 'arm-widened', widened, b.armWidened, 'max', widened === null ? null : 'gate'));
   out.push(check(cat, 'foreign-fragments', around?.fragments ?? null, b.fragments, 'max', by));
   const kept = onTorso && packshot ? garmentKept(packshot, cut ?? cutOut(packshot, cat)) : null;
   out.push(check(cat, 'garment-lost', kept, b.garmentKept, 'min', kept === null ? null : 'gate'));
@@ -475,11 +490,14 @@ interface Around {
   oldCloth: number | null;
   limbRepainted: number | null;
   limbSynthesised: number | null;
+  widened: number | null;
   fragments: number;
 }
 
 /** Beyond this distance of the face's colour (skinDistance) a pixel is cloth (or anything else but skin). */
 const SKIN_FAR = 22;
+/** Skin painted this near the bare forearms (relative to the shoulders' width) widens them. */
+const WIDENED_REACH = 0.06;
 /** Repainted skin: its 5x5 luminance std below this share of the photo's own there ... */
 const FLAT_SHARE = 0.5;
 /** ... where the photo's is at least this (L* units; smoother skin has no texture to lose). */
@@ -898,7 +916,23 @@ class PhotoView {
     }
     // too few pixels to judge (a top that covers the arms): not measured
     const share = (a: number, b: number) => (b >= MIN_REGION * torsoArea ? a / b : null);
-    return { oldCloth: share(clothLeft, clothArea), limbRepainted: share(armChanged, armArea), limbSynthesised: share(sleevePainted, armArea + sleeveArea), fragments: shreds / torsoArea };
+    // skin painted beside the bare forearms and hands (below the elbows, where the photo had none)
+    const elbow = Math.min(L.leftElbow.y, L.rightElbow.y) * kx - y0;
+    const forearm = new Uint8Array(n);
+    let forearmArea = 0;
+    for (let j = 0; j < n; j++) {
+      if (!arm[j] || near0[j] || ((j / w) | 0) <= elbow) continue;
+      forearm[j] = 1;
+      forearmArea++;
+    }
+    const beside = dilate(forearm, w, h, Math.max(2, Math.round(WIDENED_REACH * sw)));
+    let widened = 0;
+    for (let j = 0; j < n; j++) {
+      if (!beside[j] || forearm[j] || near0[j] || !person[j] || ((j / w) | 0) <= elbow) continue;
+      const i = at(j);
+      if (skinDistance(t, this.#keyP[i] * 3, skin) > SKIN_FAR && skinDistance(t, this.#keyR[i] * 3, skin) <= SKIN_FAR) widened++;
+    }
+    return { oldCloth: share(clothLeft, clothArea), limbRepainted: share(armChanged, armArea), limbSynthesised: share(sleevePainted, armArea + sleeveArea), widened: share(widened, forearmArea), fragments: shreds / torsoArea };
   }
 
   /**

@@ -52,7 +52,7 @@ describe('the quality gate through POST /api/v1/virtual-fitting', () => {
     const attempt = generate.detail.attempts.at(-1);
     expect(attempt).toMatchObject({ model: 'builtin-warp', outcome: 'succeeded', facts: { qualityGate: { passed: true } } });
     const checks = attempt.facts.qualityGate.checks as { check: string; value: number | string; passed: boolean }[];
-    expect(checks.map((c) => c.check)).toEqual(['warp-folded', 'warp-stretch', 'warp-squeeze', 'coverage', 'old-garment', 'fill-area', 'garment-gap', 'print-structure', 'old-cloth', 'limb-repainted', 'limb-synthesised', 'foreign-fragments', 'garment-lost', 'neck-fill', 'neck-seam', 'neck-outline', 'arm-join']);
+    expect(checks.map((c) => c.check)).toEqual(['warp-folded', 'warp-stretch', 'warp-squeeze', 'coverage', 'old-garment', 'fill-area', 'garment-gap', 'print-structure', 'old-cloth', 'limb-repainted', 'limb-synthesised', 'arm-widened', 'foreign-fragments', 'garment-lost', 'neck-fill', 'neck-seam', 'neck-outline', 'arm-join']);
     const coverage = checks.find((c) => c.check === 'coverage')!;
     expect(coverage).toMatchObject({ layer: 'top', min: 0.6, passed: true, by: 'renderer' });
     expect(coverage.value).toBeGreaterThan(0.6);

@@ -376,6 +376,22 @@ describe('checkTryOnResult', () => {
     expect(value(short, 'limb-synthesised')).toBeLessThan(GATE_BOUNDS.limbSynthesised);
   });
 
+  it('refuses an arm widened by skin painted beside the bare forearm, passes the cloth beside it kept', () => {
+    // a dress: below the elbows (y 80) the parsing's arm holds the bare forearm (skin) and, beside
+    // it, a band of the skirt (black); the new top leaves both outside it
+    const BLACK: Rgb = [25, 25, 28];
+    const band = (x: number, y: number) => y >= 80 && y < 100 && ((x >= 35 && x < 40) || (x >= 80 && x < 85));
+    const dress = personBody((x, y) => (band(x, y) ? BLACK : photo(x, y)));
+    const result = (slab: boolean) => image(W, H, (x, y) => (inTorso(x, y) ? GREEN : band(x, y) ? (slab ? SKIN : BLACK) : photo(x, y)));
+    const widened = (v: GateVerdict) => v.checks.find((c) => c.check === 'arm-widened')!;
+    const slab = checkTryOnResult({ person: dress, result: result(true), garments: { top: packshot } });
+    expect(widened(slab)).toMatchObject({ passed: false, source: 'gate', kind: 'max', bound: GATE_BOUNDS.armWidened });
+    expect(widened(slab).value).toBeGreaterThan(0.3);
+    expect(slab.passed).toBe(false);
+    const kept = checkTryOnResult({ person: dress, result: result(false), garments: { top: packshot } });
+    expect(widened(kept)).toMatchObject({ passed: true, value: 0 });
+  });
+
   it('allows a larger share of painted arm only when every forearm was drawn from its own hand and joins it', () => {
     // long sleeves painted down to y 80 of the arm's 42..100, about two thirds of its length (the rest
     // of the sleeve left: the old-cloth check refuses that on its own, this one is about the arms)
