@@ -52,31 +52,9 @@ export function matteLayer(layer: Layer, radius: number): void {
       } else if (smooth[k] > 0.5 - 1 / steep) want[k] = 1;
     }
   }
-  let pending: number[] = [];
+  const pending: number[] = [];
   for (let y = 1; y < ch - 1; y++) for (let x = 1; x < cw - 1; x++) if (want[y * cw + x]) pending.push(y * cw + x);
-  for (let ring = 0; ring < 2 * r + 2 && pending.length; ring++) {
-    const now: number[] = [];
-    const later: number[] = [];
-    for (const k of pending) (has[k - 1] || has[k + 1] || has[k - cw] || has[k + cw] ? now : later).push(k);
-    for (const k of now) {
-      let cnt = 0;
-      let c0 = 0;
-      let c1 = 0;
-      let c2 = 0;
-      for (const q of [k - 1, k + 1, k - cw, k + cw]) {
-        if (!has[q]) continue;
-        cnt++;
-        c0 += colour[q * 3];
-        c1 += colour[q * 3 + 1];
-        c2 += colour[q * 3 + 2];
-      }
-      colour[k * 3] = c0 / cnt;
-      colour[k * 3 + 1] = c1 / cnt;
-      colour[k * 3 + 2] = c2 / cnt;
-    }
-    for (const k of now) has[k] = 1;
-    pending = later;
-  }
+  spreadColour(colour, has, pending, cw, 2 * r + 2);
   for (let y = 0; y < ch; y++) {
     for (let x = 0; x < cw; x++) {
       const k = y * cw + x;
@@ -161,41 +139,56 @@ export function reblendOutline(canvas: Float32Array, photo: Float32Array, replac
 }
 
 /**
+ * Colours (3 per pixel) spread ring by ring into the `pending` pixels from those that `has` one:
+ * each pending pixel beside a coloured one (4-neighbours) takes their mean, then counts as coloured
+ * for the next ring; at most `rings` rings, or until no pending pixel is reached. In place.
+ */
+function spreadColour(colour: Float32Array, has: Uint8Array, pending: number[], width: number, rings: number): void {
+  const n = has.length;
+  const around = (k: number) => {
+    const x = k % width;
+    return [x > 0 ? k - 1 : -1, x < width - 1 ? k + 1 : -1, k - width, k + width].filter((q) => q >= 0 && q < n && has[q]);
+  };
+  for (let ring = 0; ring < rings && pending.length; ring++) {
+    const now: number[] = [];
+    const later: number[] = [];
+    for (const k of pending) (around(k).length ? now : later).push(k);
+    if (!now.length) break;
+    for (const k of now) {
+      const qs = around(k);
+      for (let c = 0; c < 3; c++) {
+        let sum = 0;
+        for (const q of qs) sum += colour[q * 3 + c];
+        colour[k * 3 + c] = sum / qs.length;
+      }
+    }
+    for (const k of now) has[k] = 1;
+    pending = later;
+  }
+}
+
+/**
  * Fills `holes` (1) in the layer with the colour of the cloth around them, ring by ring from
- * their edge inwards (each pixel the mean of its drawn 4-neighbours), at full coverage.
+ * their edge inwards (spreadColour from the cloth drawn at over half coverage), at full coverage.
  */
 export function patchHoles(layer: Layer, holes: Uint8Array): void {
   const { width: w, data } = layer;
-  let pending: number[] = [];
-  for (let i = 0; i < holes.length; i++) if (holes[i]) pending.push(i);
-  const drawn = (i: number) => !holes[i] && data[i * 4 + 3] > 0.5;
-  const done = new Uint8Array(holes.length);
-  while (pending.length) {
-    const now: number[] = [];
-    const later: number[] = [];
-    for (const i of pending) {
-      const x = i % w;
-      const ns = [x > 0 ? i - 1 : -1, x < w - 1 ? i + 1 : -1, i - w, i + w].filter((q) => q >= 0 && q < holes.length && (done[q] || drawn(q)));
-      (ns.length ? now : later).push(i);
+  const n = holes.length;
+  const colour = new Float32Array(n * 3);
+  const has = new Uint8Array(n);
+  const pending: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const a = data[i * 4 + 3];
+    if (holes[i]) pending.push(i);
+    else if (a > 0.5) {
+      for (let c = 0; c < 3; c++) colour[i * 3 + c] = data[i * 4 + c] / a;
+      has[i] = 1;
     }
-    if (!now.length) break;
-    const colours = now.map((i) => {
-      const x = i % w;
-      const rgb = [0, 0, 0];
-      let c = 0;
-      for (const q of [x > 0 ? i - 1 : -1, x < w - 1 ? i + 1 : -1, i - w, i + w]) {
-        if (q < 0 || q >= holes.length || !(done[q] || drawn(q))) continue;
-        const a = data[q * 4 + 3];
-        for (let k = 0; k < 3; k++) rgb[k] += data[q * 4 + k] / a;
-        c++;
-      }
-      return rgb.map((v) => v / c);
-    });
-    now.forEach((i, k) => {
-      for (let c = 0; c < 3; c++) data[i * 4 + c] = colours[k][c];
-      data[i * 4 + 3] = 1;
-      done[i] = 1;
-    });
-    pending = later;
+  }
+  spreadColour(colour, has, pending, w, Infinity);
+  for (const i of pending) {
+    if (!has[i]) continue;
+    for (let c = 0; c < 3; c++) data[i * 4 + c] = colour[i * 3 + c];
+    data[i * 4 + 3] = 1;
   }
 }
