@@ -16,6 +16,7 @@ import { deltaE76, SRGB_TO_LINEAR, srgbToLab } from './color.ts';
 import type { Layer } from './warp-piece.ts';
 import { finishForearms, forearmLight, planForearms, planUpperArms, wristJoin } from './limb-fill.ts';
 import type { LayerDiagnostics } from './diagnostics.ts';
+import { patchHoles } from './matte.ts';
 
 const median = (v: number[]) => {
   const s = v.slice().sort((a, b) => a - b);
@@ -248,6 +249,8 @@ export interface OldTop {
   repaint: Uint8Array;
   /** The chest cloth's palette (Lab), without the skin's colours; empty when the chest shows none. */
   own: number[][];
+  /** Hair hanging below the face that the parsing gave the body (see hairOverBody). */
+  hair: Uint8Array;
 }
 
 /**
@@ -268,7 +271,7 @@ export function findOldTop(body: PersonBody & { parts: Uint8Array }): OldTop {
   const trunk = Math.max(1, hipMid.y - shoulderMid.y);
   // a twin wears nothing for a new top to cover or repaint (its skin only differs from the face's
   // pasted skin by its shading)
-  if (body.pose !== 'photo') return { oldTop: new Uint8Array(n), hem: Math.round(shoulderMid.y + 0.5 * trunk), repaint: new Uint8Array(n), own: [] };
+  if (body.pose !== 'photo') return { oldTop: new Uint8Array(n), hem: Math.round(shoulderMid.y + 0.5 * trunk), repaint: new Uint8Array(n), own: [], hair: new Uint8Array(n) };
   const skin = faceSkinLab(body);
   // Lab of the pixels that can be the top (torso, arms, neck), once, through a table of colours
   // quantised to 6 bits a channel (within about 2 ΔE76, filled as colours are met)
@@ -310,7 +313,7 @@ export function findOldTop(body: PersonBody & { parts: Uint8Array }): OldTop {
   }
   const oldTop = new Uint8Array(n);
   const repaint = new Uint8Array(n);
-  if (sample.length < 20) return { oldTop, hem: Math.round(shoulderMid.y + 0.5 * trunk), repaint, own: [] };
+  if (sample.length < 20) return { oldTop, hem: Math.round(shoulderMid.y + 0.5 * trunk), repaint, own: [], hair: new Uint8Array(n) };
   let own = palette(sample, 3).filter((c) => !skin || deltaE76(c, skin) >= 10);
   // a strappy or low-cut top's chest sample holds bare skin in shade too: a colour of the skin's
   // hue, darker and as saturated or more, beside cloth of another colour, is that skin (kept, it
@@ -328,7 +331,7 @@ export function findOldTop(body: PersonBody & { parts: Uint8Array }): OldTop {
     const cloth = own.filter((c) => hands.every((k) => deltaE76(c, k) >= HAND_NEAR));
     if (cloth.length) own = cloth;
   }
-  if (!own.length) return { oldTop, hem: Math.round(shoulderMid.y + 0.5 * trunk), repaint, own };
+  if (!own.length) return { oldTop, hem: Math.round(shoulderMid.y + 0.5 * trunk), repaint, own, hair: new Uint8Array(n) };
   // the trousers' or skirt's colour, from the legs below the hips
   const below: number[][] = [];
   for (let y = Math.round(hipMid.y + 0.3 * trunk); y < Math.min(h, hipMid.y + 0.6 * trunk); y += 3) {
@@ -435,7 +438,7 @@ export function findOldTop(body: PersonBody & { parts: Uint8Array }): OldTop {
   const reach = dilate(oldTop, w, h, Math.max(2, Math.round(0.03 * sw)));
   for (let i = 0; i < n; i++) if (reach[i] && labels[i]) joined[labels[i]] = 1;
   for (let i = 0; i < n; i++) repaint[i] = oldTop[i] || (other[i] === 2 && joined[labels[i]]) ? 1 : 0;
-  return { oldTop, hem, repaint, own };
+  return { oldTop, hem, repaint, own, hair };
 }
 
 /** A row of the body's middle with more than this share of cloth in none of the top's colours shows other cloth. */
@@ -1059,14 +1062,21 @@ const BOUNDARY_SKIN = 16;
 /** The new garment's contact shadow on the skin in its opening: darkest (linear light) at its edge, over a few pixels. */
 const CONTACT_SHADE = 0.14;
 const CONTACT_REACH = 3;
-/** The photo's pixels this close to the neck fill (the old neckline's outline and its shadow on the skin) are filled too. */
-const RIM = 2;
+/**
+ * The photo's pixels this close to the neck fill are filled too: the old neckline's outline and the
+ * contact shadow it casts on the skin, 3-4 px wide under a shirt's collar. Read as the edge of the
+ * skin to continue, that shadow made the whole fill a darker plate stepping against the lit neck.
+ */
+const RIM = 4;
 /** Skin fill this thin (px, backdrop to new garment) along the person's outline is backdrop. */
 const SLIVER = 6;
 /** Islands up to this share of the neck fill's area, enclosed by it and the new garment, are filled too. */
 const ISLAND = 0.05;
-/** The neck fill's grain against the person's skin texture (which the face's and a beard's detail raise). */
-const NECK_GRAIN = 0.7;
+/**
+ * The neck fill's grain against the person's skin texture (which the face's and a beard's detail
+ * raise); the membrane from edge values further out is smoother than the skin beside it otherwise.
+ */
+const NECK_GRAIN = 0.8;
 
 /** The chest's relief reaches full strength this far (px) from the photo's own skin at the fill's edge. */
 const RELIEF_FADE = 8;
@@ -1158,8 +1168,8 @@ function neckMembrane(canvas: Float32Array, fill: Uint8Array, covered: (i: numbe
     const i = at(k);
     region[k] = fill[i] === 1 && parts[i] !== PERSON_PART.arm && Math.floor(i / w) < yEnd ? 1 : 0;
   }
-  // edge values: skin the photo shows 3-7 px from the fill (the 1 px rim is mixed with the old
-  // top's outline), or skin already synthesised below the chest line
+  // edge values: skin the photo shows RIM + 1 to RIM + 5 px from the fill (the rim holds the old
+  // top's outline and its contact shadow), or skin already synthesised below the chest line
   // small islands the fill and the new garment enclose (light cloth of the old top taken for skin,
   // a gap in the fill's map) are filled with it, not continued as skin
   const open = new Uint8Array(nb);
@@ -1265,14 +1275,6 @@ function neckMembrane(canvas: Float32Array, fill: Uint8Array, covered: (i: numbe
 }
 
 /**
- * What stays visible of the person's own top after the new one is laid (straps, armholes, a
- * higher neckline, a longer hem, the fringe under the new top's soft edge) is repainted: with the
- * person's skin on the arms, neck, shoulders and within the new top's width below it, elsewhere
- * (an old top wider than the new one, the person's outline) with the backdrop. Pixels of the
- * old top's rim that show the backdrop or skin already are left as they are. Returns the fill map
- * (1 skin, 2 background).
- */
-/**
  * A light old top (white on a pale backdrop) has pixels in the backdrop's colour: left as backdrop
  * seen through the person, they stayed as white specks and strips beside the new top. Backdrop
  * seen inside the person's outline is a gap that opens onto the backdrop around the person; such
@@ -1308,6 +1310,47 @@ function enclosedBackdrop(fill: Uint8Array, backdrop: Uint8Array, mask: Uint8Arr
   }
 }
 
+/** Skin fill this thin (px) between the new top and the person's own pixels below the chest line is the top's. */
+const CLOTH_GAP = 3;
+
+/**
+ * Skin the fill would paint in a strip up to CLOTH_GAP px wide between the new top and the
+ * person's own pixels, below the chest line (the old top's side showing a little beyond the new
+ * one's, beside the inner arm), is drawn as the new top instead: it reaches the arm as cloth does.
+ * Painted, such a strip read as a faint light line along the arm, its grain and colour those of
+ * its 1-3 px of soft edge. `cloth` and `toCloth` (the new top at full coverage, and the distance
+ * to it) cover `box`.
+ */
+function stripsToCloth(layer: Layer, fill: Uint8Array, cloth: Uint8Array, toCloth: Float32Array, mask: Uint8Array, box: Box, chestY: number): void {
+  const [x0, y0, x1, y1] = box;
+  const w = layer.width;
+  const cw = x1 - x0;
+  const ch = y1 - y0;
+  const own = new Uint8Array(cw * ch);
+  for (let y = 0; y < ch; y++) {
+    for (let x = 0; x < cw; x++) {
+      const i = (y + y0) * w + x + x0;
+      own[y * cw + x] = mask[i] && !fill[i] && !cloth[y * cw + x] && layer.data[i * 4 + 3] < 0.05 ? 1 : 0;
+    }
+  }
+  const toOwn = distanceTransform(own, cw, ch, 'set');
+  const strip = new Uint8Array(fill.length);
+  let any = false;
+  for (let y = Math.max(y0, Math.ceil(chestY)); y < y1; y++) {
+    for (let x = x0; x < x1; x++) {
+      const i = y * w + x;
+      const k = (y - y0) * cw + x - x0;
+      if (fill[i] === 1 && toCloth[k] + toOwn[k] <= CLOTH_GAP + 1) {
+        strip[i] = 1;
+        any = true;
+      }
+    }
+  }
+  if (!any) return;
+  patchHoles(layer, strip);
+  for (let i = 0; i < fill.length; i++) if (strip[i] && layer.data[i * 4 + 3] >= 0.99) fill[i] = 0;
+}
+
 /**
  * Pixels the fill map leaves out amid the fill (the old top's dark outline, of neither its cloth's
  * colour nor the backdrop's) stayed as the photo shows them: dark specks in the backdrop painted
@@ -1339,7 +1382,16 @@ function fillSpecks(fill: Uint8Array, covered: (i: number) => boolean, backdropS
   }
 }
 
-export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8Array, body: PersonBody & { parts: Uint8Array }, record?: Pick<LayerDiagnostics, 'limbs' | 'chestRelief'>): Uint8Array {
+/**
+ * What stays visible of the person's own top after the new one is laid (straps, armholes, a
+ * higher neckline, a longer hem, the fringe under the new top's soft edge) is repainted: with the
+ * person's skin on the arms, neck, shoulders and within the new top's width below it, elsewhere
+ * (an old top wider than the new one, the person's outline) with the backdrop. Pixels of the
+ * old top's rim that show the backdrop or skin already are left as they are. Returns the fill map
+ * (1 skin, 2 background). `hair` (findOldTop's) is hair below the face that the parsing gave
+ * the body: the old top's rim grows no skin into it.
+ */
+export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8Array, body: PersonBody & { parts: Uint8Array }, hair?: Uint8Array, record?: Pick<LayerDiagnostics, 'limbs' | 'chestRelief'>): Uint8Array {
   const { width: w, height: h, data } = layer;
   const n = w * h;
   const parts = body.parts;
@@ -1392,6 +1444,8 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
       // a rim pixel that is not the old top counts only where it is neither the person's skin nor
       // backdrop already (the old top's rim outside a tight mask is repainted too)
       if (!oldTop[i]) {
+        // hair hanging below the face (the parsing's torso): painted, the rim grew a square of skin into it
+        if (hair?.[i]) continue;
         srgbToLab(img[i * 4], img[i * 4 + 1], img[i * 4 + 2], la);
         if (skin ? deltaE76(la, skin.lab) < 12 : isSkin(img[i * 4], img[i * 4 + 1], img[i * 4 + 2])) continue;
         // an arm's own skin in shade against the old top's side (its inner edge) stays the photo's:
@@ -1484,6 +1538,7 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
       if (fill[i] === 1 && parts[i] !== PERSON_PART.arm && toOutside[k] + toCloth[k] <= SLIVER) fill[i] = 2;
     }
   }
+  stripsToCloth(layer, fill, clothCrop, toCloth, body.mask, [cx0, cy0, cx1, cy1], chestY);
   fillSpecks(fill, covered, backdropSource, w, h, [cx0, cy0, cx1, cy1]);
   // forearms under old long sleeves: drawn to the arm's outline from the hand they join
   const forearms = planForearms(fill, grown, oldTop, covered, body, skin?.lab ?? null);

@@ -351,6 +351,8 @@ export interface PhotoTopResult {
   fallback?: string;
   /** What stays in front of the top (1): the face and the hair strands (hairStrands). */
   front: Uint8Array;
+  /** Hair hanging below the face that the parsing gave the body: no skin is painted into it. */
+  hair: Uint8Array;
 }
 
 /**
@@ -863,7 +865,7 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
   const n = w * h;
 
   // the person's own top (told from skin by the face's colour), and its hem
-  const { oldTop, hem: oldHem, repaint, own } = findOldTop(body);
+  const { oldTop, hem: oldHem, repaint, own, hair } = findOldTop(body);
   // hair in front of the top: strands, told from patches of skin or old top the parsing calls hair
   const front = hairStrands(body.image, parts, own);
 
@@ -1173,7 +1175,7 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
   closeGaps(layer, arm, body.mask, Math.max(2, Math.round(0.08 * sw)));
   enclosedHair(layer, front, parts);
   matteLayer(layer, Math.max(2, 0.02 * sw));
-  return { oldTop, repaint, target, maps, fallback, front };
+  return { oldTop, repaint, target, maps, fallback, front, hair };
 }
 
 /**

@@ -230,7 +230,7 @@ export function renderTryOn(input: RenderTryOnInput): RasterImage {
         occlude(layer, parts, fit.front);
         occluded = true;
         const record: Pick<LayerDiagnostics, 'limbs' | 'chestRelief'> = {};
-        const fill = uncoverOldTop(canvas, layer, fit.repaint, withParts, record);
+        const fill = uncoverOldTop(canvas, layer, fit.repaint, withParts, fit.hair, record);
         outline = { oldTop: fit.repaint, fill };
         // measured only for a caller that reads them (the quality gate, the bench)
         if (input.diagnostics) diag = { category, width: outW, height: outH, oldGarment: fit.repaint, target: fit.target, fill, ...(record.limbs ? { limbs: record.limbs } : {}), ...(record.chestRelief ? { chestRelief: true } : {}), warp: { ...warpStats(fit.maps, outW, outH), ...(fit.fallback ? { fallback: fit.fallback } : {}) } };

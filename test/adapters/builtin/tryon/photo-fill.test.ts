@@ -295,6 +295,8 @@ describe('uncoverOldTop on real photos', () => {
       ['Yifeng_0.jpg', '049947_1.jpg'],
       ['049447_0.jpg', '09290_00.jpg'],
       ['model_4.jpg', '00470_00.jpg'],
+      ['00034_00.jpg', '00151_00.jpg'],
+      ['model_3.jpg', '03032_00.jpg'],
     ]) {
       const photo = await loadPhoto(path.join(REAL_PHOTOS, 'persons', person));
       const top = await loadPhoto(path.join(REAL_PHOTOS, 'garments', garment));
@@ -625,5 +627,63 @@ describe('uncoverOldTop on real photos', () => {
     }
     expect(arm).toBeGreaterThan(2000);
     expect(changed / arm).toBeLessThan(0.03);
+  });
+  it('continues the lit neck where a collar stood, read beyond the collar\'s contact shadow (sleeveless shirt -> boat-necked tee)', () => {
+    // the shirt collar's shadow darkens a band 3-4 px wide along it on her neck: read as the edge
+    // of the skin to continue, it made the skin painted where the collar stood a darker plate with
+    // a step against her lit neck. The gate measures the join (the 90th percentile of its colour
+    // step) for a fill drawn as chest; with the plain neck-fill bound at 0, only a fill drawn so
+    // and joining within the seam bound passes
+    const { body, result, diagnostics, top } = runs.get('00034_00.jpg')!;
+    const verdict = checkTryOnResult({ person: body, result, garments: { top }, diagnostics, bounds: { neckFill: 0 } });
+    const check = verdict.checks.find((c) => c.check === 'neck-fill')!;
+    expect(check.value).toBeGreaterThan(0.2);
+    expect(check.passed).toBe(true);
+  });
+
+  it('grows no skin into the ends of the hair the parsing calls torso beside the old collar (sleeveless shirt -> boat-necked tee)', () => {
+    // her bob's ends, beside the collar's tip and along her outline: the old collar's rim (3 px
+    // grown) took them, and a square of skin stood in her hair
+    const { body, diagnostics } = runs.get('00034_00.jpg')!;
+    const { width: w, data } = body.image;
+    const fill = diagnostics.layers[0].fill!;
+    const alpha = diagnostics.layers[0].alpha!;
+    // the hair's colour: the median of the hair label above the chin
+    let chin = 0;
+    for (let i = 0; i < fill.length; i++) if (body.parts![i] === PERSON_PART.face) chin = Math.floor(i / w);
+    const hairLab: number[][] = [];
+    for (let i = 0; i < chin * w; i += 3) if (body.parts![i] === PERSON_PART.hair) hairLab.push(lab(data, i));
+    const hair = [0, 1, 2].map((k) => hairLab.map((c) => c[k]).sort((a, b) => a - b)[hairLab.length >> 1]);
+    // skin painted on pixels of the hair's colour below the chin, off the face's skin
+    const face = faceSkinLab(body as PersonBody & { parts: Uint8Array })!;
+    let painted = 0;
+    for (let i = chin * w; i < fill.length; i++) {
+      if (fill[i] !== 1 || alpha[i] >= 0.5) continue;
+      const c = lab(data, i);
+      if (deltaE76(c, hair) < 12 && deltaE76(c, hair) < deltaE76(c, face)) painted++;
+    }
+    expect(painted).toBeLessThan(30);
+  });
+
+  it('draws the new top up to the arm rather than a thin strip of skin between them (white tank -> black tee)', () => {
+    // the tank's side showed 1-3 px beyond the tee's beside her inner arm: painted as skin, the
+    // strip read as a light line along the arm
+    const { body, diagnostics } = runs.get('model_3.jpg')!;
+    const { width: w, height: h } = body.image;
+    const fill = diagnostics.layers[0].fill!;
+    const alpha = diagnostics.layers[0].alpha!;
+    const chest = Math.ceil(body.landmarks.chestLeft.y);
+    let strip = 0;
+    for (let y = chest; y < h; y++) {
+      for (let x = 3; x < w - 3; x++) {
+        const i = y * w + x;
+        if (fill[i] !== 1 || alpha[i] >= 0.5) continue;
+        // the new top within 2 px on one side of the row, the arm's own skin within 2 px on the other
+        const top = (d: number) => alpha[i + d] >= 0.99;
+        const arm = (d: number) => body.parts![i + d] === PERSON_PART.arm && !fill[i + d] && alpha[i + d] < 0.05;
+        if (((top(-1) || top(-2)) && (arm(1) || arm(2))) || ((top(1) || top(2)) && (arm(-1) || arm(-2)))) strip++;
+      }
+    }
+    expect(strip).toBeLessThan(10);
   });
 });
