@@ -1068,8 +1068,11 @@ const CONTACT_REACH = 3;
  * skin to continue, that shadow made the whole fill a darker plate stepping against the lit neck.
  */
 const RIM = 4;
-/** Skin fill this thin (px, backdrop to new garment) along the person's outline is backdrop. */
-const SLIVER = 6;
+/**
+ * Skin fill this thin (px, backdrop to new garment) along the person's outline is backdrop: an old
+ * strap's or collar's rim standing above the new top's shoulder seam reads as a ledge or a hook.
+ */
+const SLIVER = 9;
 /** Islands up to this share of the neck fill's area, enclosed by it and the new garment, are filled too. */
 const ISLAND = 0.05;
 /**

@@ -533,6 +533,32 @@ describe('uncoverOldTop on real photos', () => {
     expect(ledge).toBeLessThan(5);
   });
 
+  it('paints no hook of skin 7-8 px thick above the new shoulder where a strap stood (yellow crop top -> floral top; collared blouse -> boat neck)', () => {
+    // per column above the chest line, a run of painted skin with the backdrop right above it and
+    // the new top right below: the crop top's strap rim stood 7-8 px above the new shoulder seam
+    // and was painted as a hook of skin against the backdrop (about 60 px on model_4)
+    for (const person of ['model_4.jpg', '00034_00.jpg']) {
+      const { body, alpha, diagnostics } = runs.get(person)!;
+      const fill = diagnostics.layers[0].fill!;
+      const { width: w } = body.image;
+      const outside = (i: number) => !body.mask[i] || fill[i] === 2;
+      let hook = 0;
+      for (let x = 0; x < w; x++) {
+        let run = 0;
+        for (let y = 1; y < Math.ceil(body.landmarks.chestLeft.y); y++) {
+          const i = y * w + x;
+          if (fill[i] === 1 && alpha[i] < 0.5) {
+            if (run > 0 || outside(i - w)) run++;
+            continue;
+          }
+          if (run > 0 && run <= 8 && alpha[i] >= 0.5) hook += run;
+          run = 0;
+        }
+      }
+      expect(hook, person).toBeLessThan(10);
+    }
+  });
+
   it('gives the skin painted in a V the grain of the person\'s own skin, not of its shading (full-length photo: white tank -> sheer V blouse)', () => {
     // the grain as each 5x5 window's std once the plane through it is taken away: his narrow
     // limbs' shading gives his skin a plain 5x5 std of 6.5 levels against a grain of about 2, and
