@@ -493,6 +493,8 @@ function trousersBelow(body: PersonBody & { parts: Uint8Array }, oldTop: Uint8Ar
 
 /** Within this ΔE76 of the head's hair (and nearer it than the cloth and the skin) a body pixel is hair. */
 const HAIR_NEAR = 12;
+/** Where the parsing found no face, a hair-labelled pixel within this ΔE76 of the neck's skin is the face. */
+const NECK_SKIN = 15;
 
 /**
  * Hair below the face that the parsing labels torso, arm or neck: pixels of the colours of the
@@ -513,11 +515,26 @@ function hairOverBody(body: PersonBody & { parts: Uint8Array }, labs: Float32Arr
     if (y < faceTop) faceTop = y;
     faceBottom = y;
   }
-  if (faceBottom < 0) return out;
-  const faceMid = (faceTop + faceBottom) >> 1;
+  // a parsing without a face (its face taken for hair): the hair label's own bottom row, and its
+  // pixels that are not the neck's skin
+  let hairBottom = -1;
+  if (faceBottom < 0) for (let i = 0; i < w * h; i++) if (parts[i] === PERSON_PART.hair) hairBottom = (i / w) | 0;
+  if (faceBottom < 0 && hairBottom < 0) return out;
+  const faceMid = faceBottom < 0 ? hairBottom : (faceTop + faceBottom) >> 1;
   const lab = [0, 0, 0];
+  let neck: number[] | null = null;
+  if (faceBottom < 0) {
+    const pts: number[][] = [];
+    for (let i = 0; i < w * h; i += 2) if (parts[i] === PERSON_PART.neck) pts.push(Array.from(srgbToLab(data[i * 4], data[i * 4 + 1], data[i * 4 + 2], lab)));
+    if (pts.length >= 50) neck = [0, 1, 2].map((k) => median(pts.map((p) => p[k])));
+  }
+  const notSkin = (i: number) => {
+    if (faceBottom >= 0) return true;
+    if (!neck) return !isSkin(data[i * 4], data[i * 4 + 1], data[i * 4 + 2]);
+    return deltaE76(srgbToLab(data[i * 4], data[i * 4 + 1], data[i * 4 + 2], lab), neck) >= NECK_SKIN;
+  };
   const head: number[][] = [];
-  for (let i = 0; i < faceMid * w; i += 3) if (parts[i] === PERSON_PART.hair) head.push(Array.from(srgbToLab(data[i * 4], data[i * 4 + 1], data[i * 4 + 2], lab)));
+  for (let i = 0; i < faceMid * w; i += 3) if (parts[i] === PERSON_PART.hair && notSkin(i)) head.push(Array.from(srgbToLab(data[i * 4], data[i * 4 + 1], data[i * 4 + 2], lab)));
   if (head.length < 60) return out;
   const hair = palette(head.length > 1000 ? head.filter((_, k) => k % Math.ceil(head.length / 1000) === 0) : head, 3);
   const rows = Math.min(h, hem + 1);
@@ -1313,6 +1330,32 @@ function enclosedBackdrop(fill: Uint8Array, backdrop: Uint8Array, mask: Uint8Arr
   }
 }
 
+/** Within this ΔE76 of the skirt below the new top's hem an arm pixel there is the skirt. */
+const SKIRT_NEAR = 10;
+
+/**
+ * The colour (Lab, median) of what the person wears below the new top's hem: the parsing's legs a
+ * little below `hemRow`, when that is cloth rather than bare skin; null otherwise.
+ */
+function skirtBelow(body: PersonBody & { parts: Uint8Array }, hemRow: number): number[] | null {
+  const { width: w, height: h, data } = body.image;
+  if (hemRow < 0) return null;
+  const face = faceSkinLab(body);
+  const pts: number[][] = [];
+  const lab = [0, 0, 0];
+  for (let y = hemRow + 1; y < Math.min(h, hemRow + 1 + Math.round(0.05 * h)); y++) {
+    for (let x = 0; x < w; x += 2) {
+      const i = y * w + x;
+      if (body.parts[i] !== PERSON_PART.legs || !body.mask[i]) continue;
+      srgbToLab(data[i * 4], data[i * 4 + 1], data[i * 4 + 2], lab);
+      if (face && skinLike(lab, face)) continue;
+      pts.push([lab[0], lab[1], lab[2]]);
+    }
+  }
+  if (pts.length < 50) return null;
+  return [0, 1, 2].map((k) => median(pts.map((p) => p[k])));
+}
+
 /** Skin fill this thin (px) between the new top and the person's own pixels below the chest line is the top's. */
 const CLOTH_GAP = 3;
 
@@ -1423,6 +1466,8 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
   let bx1 = -1;
   let by1 = -1;
   const la = [0, 0, 0];
+  const skirt = skirtBelow(body, hemRow);
+  const ofSkirt = new Uint8Array(skirt ? n : 0);
   const lb = [0, 0, 0];
   const skin = skinColour(body, SRGB_TO_LINEAR, oldTop);
   const faceLab = faceSkinLab(body);
@@ -1444,6 +1489,15 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
       if (!grown[i] || covered(i)) continue;
       const p = parts[i];
       if (p === PERSON_PART.face || p === PERSON_PART.hair || p === PERSON_PART.legs || p === PERSON_PART.feet) continue;
+      // below the new top's hem, an arm pixel in the colour of the skirt there is the skirt (a dress
+      // is one garment: the parsing calls a band of it beside a hanging forearm arm)
+      if (skirt && p === PERSON_PART.arm && y > hemRow) {
+        srgbToLab(img[i * 4], img[i * 4 + 1], img[i * 4 + 2], la);
+        if (deltaE76(la, skirt) < SKIRT_NEAR) {
+          ofSkirt[i] = 1;
+          continue;
+        }
+      }
       // a rim pixel that is not the old top counts only where it is neither the person's skin nor
       // backdrop already (the old top's rim outside a tight mask is repainted too)
       if (!oldTop[i]) {
@@ -1464,6 +1518,16 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
       if (y < by0) by0 = y;
       if (y > by1) by1 = y;
       fill[i] = kindAt(i);
+    }
+  }
+  if (skirt) {
+    // the skirt's outline against the arm (mixed pixels, neither its colour nor the skin's) stays
+    // the photo's too: painted as skin it was a dotted line along the forearm
+    const nearSkirt = dilate(ofSkirt, w, h, 2);
+    for (let i = (hemRow + 1) * w; i < n; i++) {
+      if (fill[i] !== 1 || !nearSkirt[i] || parts[i] !== PERSON_PART.arm) continue;
+      srgbToLab(img[i * 4], img[i * 4 + 1], img[i * 4 + 2], la);
+      if (!(skin ? deltaE76(la, skin.lab) < 12 : isSkin(img[i * 4], img[i * 4 + 1], img[i * 4 + 2]))) fill[i] = 0;
     }
   }
   if (bx1 < 0) return fill;

@@ -246,6 +246,33 @@ describe('findOldTop', () => {
     expect(taken / hair).toBeLessThan(0.02);
   });
 
+  it('leaves hair below the parsing\'s hair label out of the old top where the parsing found no face (its face taken for hair)', () => {
+    // the face and hair in one hair label down to the chin, dark brown hair ends hanging beside the
+    // neck below it labelled torso, over a black dress: the hair's colours read off the whole hair
+    // label (its skin left out) tell the ends from the dress; read off a face there is none of,
+    // they were old top, and a rectangle of skin was painted over them
+    const { body, paint } = canvas();
+    const HAIR = [50, 36, 30];
+    paint(270, 498, 214, 560, [22, 22, 26], PERSON_PART.torso);
+    paint(280, 488, 560, 1000, [22, 22, 26], PERSON_PART.legs);
+    paint(296, 472, 30, 164, HAIR, PERSON_PART.hair);
+    paint(330, 438, 60, 164, SKIN, PERSON_PART.hair);
+    paint(350, 418, 164, 214, SKIN, PERSON_PART.neck);
+    for (const [x0, x1] of [[300, 340], [428, 468]]) paint(x0, x1, 164, 240, HAIR, PERSON_PART.torso);
+    const { oldTop, repaint, hair } = findOldTop(body);
+    expect(oldTop[400 * w + 384]).toBe(1);
+    let ends = 0;
+    let taken = 0;
+    for (let y = 166; y < 240; y++) {
+      for (const x of [310, 320, 450, 460]) {
+        ends++;
+        if (repaint[y * w + x] || oldTop[y * w + x]) taken++;
+      }
+    }
+    expect(taken / ends).toBeLessThan(0.02);
+    expect(hair[200 * w + 320]).toBe(1);
+  });
+
   it('ends the top at its hem above trousers whose print shares its colours, where the parsing calls their waistband torso', () => {
     // a white tee with black lettering on the chest over trousers in a black, white and pink
     // print, parsed torso from the tee's hem (y 420) down to the hips (y 540): the top's palette
@@ -297,6 +324,7 @@ describe('uncoverOldTop on real photos', () => {
       ['model_4.jpg', '00470_00.jpg'],
       ['00034_00.jpg', '00151_00.jpg'],
       ['model_3.jpg', '03032_00.jpg'],
+      ['053514_0.jpg', '03032_00.jpg'],
     ]) {
       const photo = await loadPhoto(path.join(REAL_PHOTOS, 'persons', person));
       const top = await loadPhoto(path.join(REAL_PHOTOS, 'garments', garment));
@@ -711,5 +739,27 @@ describe('uncoverOldTop on real photos', () => {
       }
     }
     expect(strip).toBeLessThan(10);
+  });
+  it('leaves the skirt of a dress beside a hanging forearm as the photo shows it, below the new top\'s hem (white halter dress -> black tee)', () => {
+    // the parsing calls a band of the white skirt beside her forearm arm, in the old top's colour
+    // (the dress is one garment): it was painted as a slab of skin over the skirt down past her hand
+    const { body, result, alpha } = runs.get('053514_0.jpg')!;
+    const { width: w, height: h, data } = body.image;
+    let hem = -1;
+    for (let i = 0; i < alpha.length; i++) if (alpha[i] >= 0.5) hem = Math.floor(i / w);
+    const face = faceSkinLab(body as PersonBody & { parts: Uint8Array })!;
+    let skirt = 0;
+    let painted = 0;
+    for (let y = hem + 1; y < h; y++) {
+      for (let x = 0; x < w; x++) {
+        const i = y * w + x;
+        if (body.parts![i] !== PERSON_PART.arm || skinLike(lab(data, i), face) || lab(data, i)[0] < 80) continue;
+        // light cloth of the skirt's the parsing calls arm
+        skirt++;
+        if (differs(data, result.data, i)) painted++;
+      }
+    }
+    expect(skirt).toBeGreaterThan(300);
+    expect(painted / skirt).toBeLessThan(0.05);
   });
 });
