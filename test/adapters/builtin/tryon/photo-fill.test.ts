@@ -189,6 +189,18 @@ describe('findOldTop', () => {
     };
     return { body, paint, head };
   }
+  /** The share of the hair ends' columns (x 310, 320, 450, 460) on rows y0..y1 taken for old top or cloth to repaint. */
+  const takenShare = ({ oldTop, repaint }: { oldTop: Uint8Array; repaint: Uint8Array }, y0: number, y1: number) => {
+    let all = 0;
+    let taken = 0;
+    for (let y = y0; y < y1; y++) {
+      for (const x of [310, 320, 450, 460]) {
+        all++;
+        if (repaint[y * w + x] || oldTop[y * w + x]) taken++;
+      }
+    }
+    return taken / all;
+  };
 
   it('takes neither the neck\'s shadow under the jaw nor the bare chest in shade for a black strappy top\'s cloth, and finds the top', () => {
     // the skin in shade (darker, of the face's hue, more saturated) under the jaw and on the chest
@@ -233,17 +245,9 @@ describe('findOldTop', () => {
       paint(x0, x1, 100, 164, HAIR, PERSON_PART.hair);
       paint(x0, x1, 164, 250, HAIR, PERSON_PART.torso);
     }
-    const { oldTop, repaint } = findOldTop(body);
-    expect(repaint[400 * w + 384]).toBe(1);
-    let hair = 0;
-    let taken = 0;
-    for (let y = 164; y < 250; y++) {
-      for (const x of [310, 320, 450, 460]) {
-        hair++;
-        if (repaint[y * w + x] || oldTop[y * w + x]) taken++;
-      }
-    }
-    expect(taken / hair).toBeLessThan(0.02);
+    const found = findOldTop(body);
+    expect(found.repaint[400 * w + 384]).toBe(1);
+    expect(takenShare(found, 164, 250)).toBeLessThan(0.02);
   });
 
   it('leaves hair below the parsing\'s hair label out of the old top where the parsing found no face (its face taken for hair)', () => {
@@ -259,18 +263,10 @@ describe('findOldTop', () => {
     paint(330, 438, 60, 164, SKIN, PERSON_PART.hair);
     paint(350, 418, 164, 214, SKIN, PERSON_PART.neck);
     for (const [x0, x1] of [[300, 340], [428, 468]]) paint(x0, x1, 164, 240, HAIR, PERSON_PART.torso);
-    const { oldTop, repaint, hair } = findOldTop(body);
-    expect(oldTop[400 * w + 384]).toBe(1);
-    let ends = 0;
-    let taken = 0;
-    for (let y = 166; y < 240; y++) {
-      for (const x of [310, 320, 450, 460]) {
-        ends++;
-        if (repaint[y * w + x] || oldTop[y * w + x]) taken++;
-      }
-    }
-    expect(taken / ends).toBeLessThan(0.02);
-    expect(hair[200 * w + 320]).toBe(1);
+    const found = findOldTop(body);
+    expect(found.oldTop[400 * w + 384]).toBe(1);
+    expect(takenShare(found, 166, 240)).toBeLessThan(0.02);
+    expect(found.hair[200 * w + 320]).toBe(1);
   });
 
   it('ends the top at its hem above trousers whose print shares its colours, where the parsing calls their waistband torso', () => {
