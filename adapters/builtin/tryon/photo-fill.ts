@@ -5,7 +5,7 @@
  */
 import { distanceTransform } from '../raster/distance-transform.ts';
 import { maskBounds } from '../raster/mask.ts';
-import { dilate, erode, maxFilter } from '../raster/morphology.ts';
+import { dilate, erode, maxFilter, open } from '../raster/morphology.ts';
 import { labelComponents, largestComponent } from '../raster/components.ts';
 import type { RasterImage } from '../../../core/images.ts';
 import { PERSON_PART, type PersonBody } from '../../../core/ports/person-analyzer.ts';
@@ -1330,6 +1330,42 @@ function enclosedBackdrop(fill: Uint8Array, backdrop: Uint8Array, mask: Uint8Arr
   }
 }
 
+/** An arm's edge taken for old top is at most this thick (px). */
+const ARM_EDGE = 4;
+
+/**
+ * The old top without the arms' own dark edges: below the chest line, old top in a band at most
+ * 2 * ARM_EDGE px thick along the person's outline (nothing of the old top wider beside it) that
+ * the parsing calls arm, or calls torso but has the colour of the skin in shade, is an arm's
+ * shaded edge in a dark top's colour, not a sleeve, whose cloth is wide. Repainted, it was a ragged
+ * line of skin and backdrop specks along the arm.
+ */
+function withoutArmEdges(oldTop: Uint8Array, body: PersonBody & { parts: Uint8Array }, chestY: number): Uint8Array {
+  const { width: w, height: h, data } = body.image;
+  const n = w * h;
+  const y0 = Math.max(0, Math.ceil(chestY));
+  const face = faceSkinLab(body);
+  const lab = [0, 0, 0];
+  const edge = new Uint8Array(n);
+  let any = false;
+  for (let i = y0 * w; i < n; i++) {
+    if (!oldTop[i]) continue;
+    const p = body.parts[i];
+    if (p === PERSON_PART.torso) {
+      if (!face || shadedSkinDistance(srgbToLab(data[i * 4], data[i * 4 + 1], data[i * 4 + 2], lab), face) >= SHADED_SKIN) continue;
+    } else if (p !== PERSON_PART.arm) continue;
+    edge[i] = 1;
+    any = true;
+  }
+  if (!any) return oldTop;
+  // what of it is wide (a sleeve), and the person's outline
+  const wide = dilate(open(edge, w, h, ARM_EDGE), w, h, 2);
+  const inside = erode(body.mask, w, h, 2 * ARM_EDGE + 1);
+  const kept = oldTop.slice();
+  for (let i = y0 * w; i < n; i++) if (edge[i] && !wide[i] && !inside[i]) kept[i] = 0;
+  return kept;
+}
+
 /** Within this ΔE76 of the skirt below the new top's hem an arm pixel there is the skirt. */
 const SKIRT_NEAR = 10;
 
@@ -1445,6 +1481,7 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
   const L = body.landmarks;
   const sw = Math.hypot(L.leftShoulder.x - L.rightShoulder.x, L.leftShoulder.y - L.rightShoulder.y);
   const covered = (i: number) => data[i * 4 + 3] >= 0.99;
+  oldTop = withoutArmEdges(oldTop, body, L.chestLeft.y);
   // the old top's own outline pixels (mixed colours) go too: the region grows by 3 px
   const grown = dilate(oldTop, w, h, 3);
   const fill = new Uint8Array(n);
