@@ -1484,6 +1484,7 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
   oldTop = withoutArmEdges(oldTop, body, L.chestLeft.y);
   // the old top's own outline pixels (mixed colours) go too: the region grows by 3 px
   const grown = dilate(oldTop, w, h, 3);
+  const outline = hair ? dilate(oldTop, w, h, 1) : grown;
   const fill = new Uint8Array(n);
   // the new top's extent per row, and at its lowest row (its hem)
   const left = new Int32Array(h).fill(-1);
@@ -1538,8 +1539,9 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
       // a rim pixel that is not the old top counts only where it is neither the person's skin nor
       // backdrop already (the old top's rim outside a tight mask is repainted too)
       if (!oldTop[i]) {
-        // hair hanging below the face (the parsing's torso): painted, the rim grew a square of skin into it
-        if (hair?.[i]) continue;
+        // hair hanging below the face (the parsing's torso): painted, the rim grew a square of skin
+        // into it; the old top's own outline beside it (a dark strap's edge) still goes
+        if (hair?.[i] && !outline[i]) continue;
         srgbToLab(img[i * 4], img[i * 4 + 1], img[i * 4 + 2], la);
         if (skin ? deltaE76(la, skin.lab) < 12 : isSkin(img[i * 4], img[i * 4 + 1], img[i * 4 + 2])) continue;
         // an arm's own skin in shade against the old top's side (its inner edge) stays the photo's:

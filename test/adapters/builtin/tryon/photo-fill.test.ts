@@ -9,7 +9,7 @@ import { faceSkinLab, findOldTop, localStd, skinGrainStd, skinLike, synthesiseFi
 import { checkTryOnResult } from '../../../../adapters/builtin/tryon/quality-gate.ts';
 import { deltaE76, linearToSrgb, SRGB_TO_LINEAR, srgbToLab } from '../../../../adapters/builtin/tryon/color.ts';
 import { distanceTransform } from '../../../../adapters/builtin/raster/distance-transform.ts';
-import { erode as erodeMask } from '../../../../adapters/builtin/raster/morphology.ts';
+import { dilate as dilateMask, erode as erodeMask } from '../../../../adapters/builtin/raster/morphology.ts';
 import { renderTryOn } from '../../../../adapters/builtin/tryon/render-tryon.ts';
 import type { TryOnDiagnostics } from '../../../../adapters/builtin/tryon/diagnostics.ts';
 import { LearnedPersonAnalyzer } from '../../../../adapters/human/person-analyzer.ts';
@@ -781,5 +781,22 @@ describe('uncoverOldTop on real photos', () => {
     expect(edge).toBeGreaterThan(500);
     // 13 % before (the rest: a blob under each sleeve, specks where the parsing calls the edge torso)
     expect(changed / edge).toBeLessThan(0.03);
+  });
+  it('repaints the old strap\'s dark outline at the shoulder, though dark skin there reads as hair (navy tank -> lilac tee)', () => {
+    // his dark neck and shoulders are near his hair's colour, so the hair map below the face takes
+    // them; the old top's rim there was left alone with it, and a dark hook of the strap's outline
+    // stood at his left shoulder
+    const { body, result, alpha, diagnostics } = runs.get('model_7.jpg')!;
+    const { width: w, data } = body.image;
+    const old = diagnostics.layers[0].oldGarment!;
+    const near = dilateMask(old, w, body.image.height, 1);
+    let hook = 0;
+    for (let i = 0; i < Math.ceil(body.landmarks.chestLeft.y) * w; i++) {
+      if (!near[i] || old[i] || alpha[i] >= 0.05 || !body.mask[i] || differs(data, result.data, i)) continue;
+      // the strap's outline as the photo shows it: dark and bluer than skin
+      const [L, , b] = lab(data, i);
+      if (L < 22 && b < 2) hook++;
+    }
+    expect(hook).toBeLessThan(3);
   });
 });
