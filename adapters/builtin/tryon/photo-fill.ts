@@ -22,6 +22,8 @@ const median = (v: number[]) => {
   const s = v.slice().sort((a, b) => a - b);
   return s.length ? s[Math.floor(s.length / 2)] : 0;
 };
+/** The per-channel median of colours (3 channels each). */
+const medianColour = (pts: ArrayLike<number>[]) => [0, 1, 2].map((c) => median(pts.map((p) => p[c])));
 
 export interface Skin {
   /** sRGB median of the skin pixels found. */
@@ -340,7 +342,7 @@ export function findOldTop(body: PersonBody & { parts: Uint8Array }): OldTop {
       if (parts[i] === PERSON_PART.legs) below.push(Array.from(srgbToLab(d[i * 4], d[i * 4 + 1], d[i * 4 + 2], lab)));
     }
   }
-  const trousers = below.length ? [0, 1, 2].map((c) => median(below.map((p) => p[c]))) : null;
+  const trousers = below.length ? medianColour(below) : null;
   // a cloth colour unlike skin (black, purple) leaves out every pixel that looks like skin, lit or
   // shaded (a hand); one near it (a pink or beige top) only those nearer the skin than to it
   const skinCloth = own.map((o) => !!skin && (deltaE76(o, skin) < 25 || skinLike(o, skin)));
@@ -526,7 +528,7 @@ function hairOverBody(body: PersonBody & { parts: Uint8Array }, labs: Float32Arr
   if (faceBottom < 0) {
     const pts: number[][] = [];
     for (let i = 0; i < w * h; i += 2) if (parts[i] === PERSON_PART.neck) pts.push(Array.from(srgbToLab(data[i * 4], data[i * 4 + 1], data[i * 4 + 2], lab)));
-    if (pts.length >= 50) neck = [0, 1, 2].map((k) => median(pts.map((p) => p[k])));
+    if (pts.length >= 50) neck = medianColour(pts);
   }
   const notSkin = (i: number) => {
     if (faceBottom >= 0) return true;
@@ -1340,11 +1342,10 @@ const ARM_EDGE = 4;
  * shaded edge in a dark top's colour, not a sleeve, whose cloth is wide. Repainted, it was a ragged
  * line of skin and backdrop specks along the arm.
  */
-function withoutArmEdges(oldTop: Uint8Array, body: PersonBody & { parts: Uint8Array }, chestY: number): Uint8Array {
+function withoutArmEdges(oldTop: Uint8Array, body: PersonBody & { parts: Uint8Array }, chestY: number, face: number[] | null): Uint8Array {
   const { width: w, height: h, data } = body.image;
   const n = w * h;
   const y0 = Math.max(0, Math.ceil(chestY));
-  const face = faceSkinLab(body);
   const lab = [0, 0, 0];
   const edge = new Uint8Array(n);
   let any = false;
@@ -1358,11 +1359,25 @@ function withoutArmEdges(oldTop: Uint8Array, body: PersonBody & { parts: Uint8Ar
     any = true;
   }
   if (!any) return oldTop;
-  // what of it is wide (a sleeve), and the person's outline
-  const wide = dilate(open(edge, w, h, ARM_EDGE), w, h, 2);
-  const inside = erode(body.mask, w, h, 2 * ARM_EDGE + 1);
+  // what of it is wide (a sleeve), and the person's outline, in the band's box (with room for the
+  // morphology; the person's mask outside the image counts as outside)
+  const box = maskBounds(edge, w, h)!;
+  const pad = 2 * ARM_EDGE + 3;
+  const bx0 = Math.max(0, box.x0 - pad);
+  const by0 = Math.max(0, box.y0 - pad);
+  const bw = Math.min(w, box.x1 + 1 + pad) - bx0;
+  const bh = Math.min(h, box.y1 + 1 + pad) - by0;
+  const at = (k: number) => (by0 + Math.floor(k / bw)) * w + bx0 + (k % bw);
+  const band = new Uint8Array(bw * bh);
+  const person = new Uint8Array(bw * bh);
+  for (let k = 0; k < band.length; k++) {
+    band[k] = edge[at(k)];
+    person[k] = body.mask[at(k)] ? 1 : 0;
+  }
+  const wide = dilate(open(band, bw, bh, ARM_EDGE), bw, bh, 2);
+  const inside = erode(person, bw, bh, 2 * ARM_EDGE + 1);
   const kept = oldTop.slice();
-  for (let i = y0 * w; i < n; i++) if (edge[i] && !wide[i] && !inside[i]) kept[i] = 0;
+  for (let k = 0; k < band.length; k++) if (band[k] && !wide[k] && !inside[k]) kept[at(k)] = 0;
   return kept;
 }
 
@@ -1373,10 +1388,9 @@ const SKIRT_NEAR = 10;
  * The colour (Lab, median) of what the person wears below the new top's hem: the parsing's legs a
  * little below `hemRow`, when that is cloth rather than bare skin; null otherwise.
  */
-function skirtBelow(body: PersonBody & { parts: Uint8Array }, hemRow: number): number[] | null {
+function skirtBelow(body: PersonBody & { parts: Uint8Array }, hemRow: number, face: number[] | null): number[] | null {
   const { width: w, height: h, data } = body.image;
   if (hemRow < 0) return null;
-  const face = faceSkinLab(body);
   const pts: number[][] = [];
   const lab = [0, 0, 0];
   for (let y = hemRow + 1; y < Math.min(h, hemRow + 1 + Math.round(0.05 * h)); y++) {
@@ -1389,7 +1403,7 @@ function skirtBelow(body: PersonBody & { parts: Uint8Array }, hemRow: number): n
     }
   }
   if (pts.length < 50) return null;
-  return [0, 1, 2].map((k) => median(pts.map((p) => p[k])));
+  return medianColour(pts);
 }
 
 /** Skin fill this thin (px) between the new top and the person's own pixels below the chest line is the top's. */
@@ -1481,7 +1495,8 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
   const L = body.landmarks;
   const sw = Math.hypot(L.leftShoulder.x - L.rightShoulder.x, L.leftShoulder.y - L.rightShoulder.y);
   const covered = (i: number) => data[i * 4 + 3] >= 0.99;
-  oldTop = withoutArmEdges(oldTop, body, L.chestLeft.y);
+  const faceLab = faceSkinLab(body);
+  oldTop = withoutArmEdges(oldTop, body, L.chestLeft.y, faceLab);
   // the old top's own outline pixels (mixed colours) go too: the region grows by 3 px
   const grown = dilate(oldTop, w, h, 3);
   const outline = hair ? dilate(oldTop, w, h, 1) : grown;
@@ -1504,11 +1519,10 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
   let bx1 = -1;
   let by1 = -1;
   const la = [0, 0, 0];
-  const skirt = skirtBelow(body, hemRow);
+  const skirt = skirtBelow(body, hemRow, faceLab);
   const ofSkirt = new Uint8Array(skirt ? n : 0);
   const lb = [0, 0, 0];
   const skin = skinColour(body, SRGB_TO_LINEAR, oldTop);
-  const faceLab = faceSkinLab(body);
   const backdropAt = backdropRows(body.image, body.mask);
   // skin on the arms, the neck, above the chest and across the new top's width; backdrop elsewhere
   const kindAt = (i: number) => {
