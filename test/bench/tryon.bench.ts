@@ -26,7 +26,7 @@ import type { TryOnDiagnostics } from '../../adapters/builtin/tryon/diagnostics.
 import { cutOut } from '../../adapters/builtin/tryon/garment-pieces.ts';
 import { checkTryOnResult } from '../../adapters/builtin/tryon/quality-gate.ts';
 import { PERSON_PART, type PersonBody } from '../../core/ports/person-analyzer.ts';
-import { REALISM_TARGETS, realismOfLayer, type RealismFigures } from '../support/realism-metrics.ts';
+import { HELD_OUT_BAND, REALISM_TARGETS, heldOutSkin, realismOfLayer, type RealismFigures } from '../support/realism-metrics.ts';
 import { MARKS, REAL_PHOTOS, dressMeetsTargets, loadPhoto, measureDress, measurePair, measureShoes, meetsTargets, shoesMeetTargets, ssim, type PairMetrics } from '../support/tryon-metrics.ts';
 
 const jpegUrl = async (file: string) => `data:image/jpeg;base64,${(await readFile(file)).toString('base64')}`;
@@ -102,7 +102,37 @@ async function realPairs(): Promise<void> {
   console.log(`Pairs meeting all: learned ${tally.learned} of ${pairs.length}, classical (baseline) ${tally.classical} of ${pairs.length}; refused by the gate (learned): ${tally.gated} of ${pairs.length} (at most 1 in 10 allowed)`);
   for (const r of refusals) console.log(`  refused: ${r}`);
   await ownGarmentPairs();
+  await heldOutSkinTable();
   await fullLengthPairs();
+}
+
+/**
+ * Ground truth for the skin fill: per person photo, the visible skin just above the person's own
+ * top repainted by the fill as if it were old top, against the photo (heldOutSkin); and how far
+ * that real skin itself lies from the colour figure's reference (the median of face, neck and arms).
+ */
+async function heldOutSkinTable(): Promise<void> {
+  const analyzer = new LearnedPersonAnalyzer();
+  const signal = new AbortController().signal;
+  const rows: (string | number)[][] = [];
+  const persons = [...new Set([...MARKS.pairs, ...MARKS.posePairs].map((p) => p.person))];
+  let fillOk = 0;
+  let truthOver = 0;
+  let measured = 0;
+  for (const file of persons) {
+    const body = (await analyzer.analyze(await loadPhoto(path.join(REAL_PHOTOS, 'persons', file)), signal)).body!;
+    const r = heldOutSkin({ ...body, parts: body.parts! });
+    if (!r) {
+      rows.push([file, '-', '', '', '', '']);
+      continue;
+    }
+    measured++;
+    if (r.fillVsTruth <= REALISM_TARGETS.deltaE && r.stdRatio >= REALISM_TARGETS.stdRatio[0] && r.stdRatio <= REALISM_TARGETS.stdRatio[1]) fillOk++;
+    if (r.truthVsOwn > REALISM_TARGETS.deltaE) truthOver++;
+    rows.push([file, r.count, r.fillVsTruth.toFixed(1), r.stdRatio.toFixed(2), r.truthVsOwn.toFixed(1), r.fillVsOwn.toFixed(1)]);
+  }
+  printTable(`Held-out skin: the visible skin up to ${HELD_OUT_BAND} px above each person's top repainted by the fill, against the photo`, ['person', 'px', 'fill vs photo dE76', 'fill std ratio', 'photo vs face/neck/arms dE76', 'fill vs face/neck/arms dE76'], rows);
+  console.log(`fill within dE76 ${REALISM_TARGETS.deltaE} of the skin it replaced and std ratio ${REALISM_TARGETS.stdRatio.join('-')}: ${fillOk} of ${measured}; the photo's own skin there further than dE76 ${REALISM_TARGETS.deltaE} from the median of face, neck and arms (the colour figure's reference): ${truthOver} of ${measured}`);
 }
 
 /**

@@ -15,7 +15,12 @@ import { deltaE76, srgbToLab } from '../../adapters/builtin/tryon/color.ts';
 import type { LayerDiagnostics } from '../../adapters/builtin/tryon/diagnostics.ts';
 import { streakRatio } from '../../adapters/builtin/tryon/quality-gate.ts';
 import { isSkin } from '../../adapters/builtin/body/face.ts';
-import { PERSON_PART } from '../../core/ports/person-analyzer.ts';
+import { PERSON_PART, type PersonBody } from '../../core/ports/person-analyzer.ts';
+import { SRGB_TO_LINEAR, linearToSrgb } from '../../adapters/builtin/tryon/color.ts';
+import { findOldTop, uncoverOldTop } from '../../adapters/builtin/tryon/photo-fill.ts';
+import { createLayer } from '../../adapters/builtin/tryon/warp-piece.ts';
+import { erode } from '../../adapters/builtin/raster/morphology.ts';
+import { distanceTransform } from '../../adapters/builtin/raster/distance-transform.ts';
 
 export const REALISM_TARGETS = {
   stdRatio: [0.5, 2] as [number, number],
@@ -235,6 +240,16 @@ export function oldGarmentShowing(result: RasterImage, person: RasterImage, oldG
   return total ? showing / total : 0;
 }
 
+/** The person's own visible skin, the colour figure's reference: skin-coloured arms, neck and face outside the old top. */
+function ownSkinOf(person: RasterImage, parts: Uint8Array, old: ArrayLike<number>): Uint8Array {
+  const ownSkin = new Uint8Array(parts.length);
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i];
+    if ((p === PERSON_PART.arm || p === PERSON_PART.neck || p === PERSON_PART.face) && !old[i] && isSkin(person.data[i * 4], person.data[i * 4 + 1], person.data[i * 4 + 2])) ownSkin[i] = 1;
+  }
+  return ownSkin;
+}
+
 /** The four figures of one garment layer, as the tests and the bench report them. */
 export interface RealismFigures {
   stdRatio: number;
@@ -259,11 +274,7 @@ export function realismOfLayer(result: RasterImage, person: RasterImage, packsho
   const old = layer.oldGarment ?? new Uint8Array(n);
   const fillSkin = new Uint8Array(n);
   if (layer.fill) for (let i = 0; i < n; i++) if (layer.fill[i] === 1 && alpha[i] < 0.5) fillSkin[i] = 1;
-  const ownSkin = new Uint8Array(n);
-  for (let i = 0; i < n; i++) {
-    const p = parts[i];
-    if ((p === PERSON_PART.arm || p === PERSON_PART.neck || p === PERSON_PART.face) && !old[i] && isSkin(person.data[i * 4], person.data[i * 4 + 1], person.data[i * 4 + 2])) ownSkin[i] = 1;
-  }
+  const ownSkin = ownSkinOf(person, parts, old);
   const skin = skinRealism(result, person, fillSkin, ownSkin);
   // the parsing's old top can take in skin (a hand held against it, the neck above a low
   // neckline): repainted as skin, such pixels look as they did, which is right, not the old top
@@ -314,4 +325,91 @@ export function lightStrips(result: RasterImage, parts: Uint8Array, mask: Uint8A
     }
   }
   return count;
+}
+
+/** The held-out band: the person's visible skin up to this far (px) above their top. */
+export const HELD_OUT_BAND = 20;
+
+/** Within this ΔE76 of the hair's median colour a band pixel is hair, not skin. */
+const HAIR_NEAR = 12;
+
+/** The skin fill against the skin it replaced (see heldOutSkin). */
+export interface HeldOutSkin {
+  /** Pixels held out and repainted. */
+  count: number;
+  /** ΔE76 between the medians of the fill and of the photo's skin it replaced. */
+  fillVsTruth: number;
+  /** The fill's median local 5x5 luminance std over the replaced skin's. */
+  stdRatio: number;
+  /** ΔE76 of the replaced skin's own median from the colour figure's reference (face, neck, arms). */
+  truthVsOwn: number;
+  /** ΔE76 of the fill's median from that reference: the colour figure on this fill. */
+  fillVsOwn: number;
+}
+
+/** Repaints the `band` of the canvas (linear RGB) as if it were old top; returns the fill map (1 = skin). */
+export type SkinPainter = (canvas: Float32Array, band: Uint8Array, body: PersonBody & { parts: Uint8Array }, hair: Uint8Array) => Uint8Array;
+
+/** The engine's fill, with no new garment drawn over the band. */
+const engineFill: SkinPainter = (canvas, band, body, hair) => uncoverOldTop(canvas, createLayer(body.image.width, body.image.height), band, body, hair);
+
+/**
+ * The skin fill checked against ground truth: skin the photo shows is taken for old top and
+ * repainted, and the fill compared with the photo. The band of visible neck, chest and shoulder
+ * skin just above the person's own top (within HELD_OUT_BAND px of it, above the chest line, 3 px
+ * inside the outline, hair left out) is what a lower neckline uncovers: skin next to the top,
+ * continued from the skin beyond it. It is given to the engine's fill (uncoverOldTop) as the old
+ * top, with no new garment over it (or to `paint`, for a test of the check itself). Null when the
+ * photo shows fewer than 150 such pixels.
+ */
+export function heldOutSkin(body: PersonBody & { parts: Uint8Array }, paint: SkinPainter = engineFill): HeldOutSkin | null {
+  const { width: w, height: h, data: img } = body.image;
+  const n = w * h;
+  const { repaint, hair } = findOldTop(body);
+  const inside = erode(body.mask, w, h, 3);
+  const toTop = distanceTransform(repaint, w, h, 'set');
+  const chestY = body.landmarks.chestLeft.y;
+  // hair ends over the shoulders can pass for skin: a pixel near the hair's median colour (within
+  // HAIR_NEAR, and nearer it than the face's) is left out
+  const medianOfPart = (part: number) => {
+    const mask = new Uint8Array(n);
+    for (let i = 0; i < n; i++) mask[i] = body.parts[i] === part && isSkin(img[i * 4], img[i * 4 + 1], img[i * 4 + 2]) ? 1 : 0;
+    return localStd(body.image, mask).lab;
+  };
+  const face = medianOfPart(PERSON_PART.face);
+  const hairLab = medianOfPart(PERSON_PART.hair);
+  const lab = [0, 0, 0];
+  const band = new Uint8Array(n);
+  let count = 0;
+  for (let i = 0; i < n; i++) {
+    const p = body.parts[i];
+    if ((p !== PERSON_PART.neck && p !== PERSON_PART.torso) || repaint[i] || hair[i] || !inside[i] || i / w >= chestY || toTop[i] > HELD_OUT_BAND) continue;
+    if (!isSkin(img[i * 4], img[i * 4 + 1], img[i * 4 + 2])) continue;
+    srgbToLab(img[i * 4], img[i * 4 + 1], img[i * 4 + 2], lab);
+    if (Number.isFinite(hairLab[0]) && deltaE76(lab, hairLab) < Math.min(HAIR_NEAR, deltaE76(lab, face))) continue;
+    band[i] = 1;
+    count++;
+  }
+  if (count < 150) return null;
+  const canvas = new Float32Array(n * 3);
+  for (let i = 0; i < n; i++) for (let c = 0; c < 3; c++) canvas[i * 3 + c] = SRGB_TO_LINEAR[img[i * 4 + c]];
+  const fill = paint(canvas, band, body, hair);
+  const filled: RasterImage = { width: w, height: h, data: new Uint8Array(n * 4) };
+  const measured = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    for (let c = 0; c < 3; c++) filled.data[i * 4 + c] = Math.round(linearToSrgb(canvas[i * 3 + c]));
+    filled.data[i * 4 + 3] = 255;
+    measured[i] = band[i] && fill[i] === 1 ? 1 : 0;
+  }
+  const fillStats = localStd(filled, measured);
+  const truth = localStd(body.image, measured);
+  if (!fillStats.count) return null;
+  const own = localStd(body.image, ownSkinOf(body.image, body.parts, repaint)).lab;
+  return {
+    count: fillStats.count,
+    fillVsTruth: deltaE76(fillStats.lab, truth.lab),
+    stdRatio: fillStats.std / Math.max(1e-6, truth.std),
+    truthVsOwn: deltaE76(truth.lab, own),
+    fillVsOwn: deltaE76(fillStats.lab, own),
+  };
 }

@@ -16,7 +16,8 @@ import { dilate } from '../../../../adapters/builtin/raster/morphology.ts';
 import { fillHoles } from '../../../../adapters/builtin/raster/components.ts';
 import { MARKS, REAL_PHOTOS, loadPhoto } from '../../../support/tryon-metrics.ts';
 import { checkTryOnResult, type GateCheckName } from '../../../../adapters/builtin/tryon/quality-gate.ts';
-import { REALISM_TARGETS, edgeRatio, lightStrips, oldGarmentShowing, realismOfLayer, skinRealism, streakRatio, type RealismFigures } from '../../../support/realism-metrics.ts';
+import { REALISM_TARGETS, edgeRatio, heldOutSkin, lightStrips, oldGarmentShowing, realismOfLayer, skinRealism, streakRatio, type HeldOutSkin, type RealismFigures, type SkinPainter } from '../../../support/realism-metrics.ts';
+import { SRGB_TO_LINEAR } from '../../../../adapters/builtin/tryon/color.ts';
 
 /**
  * Pairs and figures that miss their bound today, with the value measured when this was written
@@ -112,7 +113,33 @@ const GATED: Record<string, GateCheckName> = {
   // sleeve's cap no longer draws the inside back's label and deeper pink at the shoulder)
 };
 
+/**
+ * Photos whose held-out skin (heldOutSkin: the visible skin just above the person's own top,
+ * repainted by the fill and compared with the photo) misses a bound today, with the value measured
+ * when this was written (held to no worse) and why. 14 of the 20 photos with such skin meet both.
+ */
+const HELD_SHORT: Record<string, Partial<Record<'fillVsTruth' | 'stdRatio', number>>> = {
+  // the band is mostly the ends of her bob over the shoulder and the collar's rim (154 px), not skin
+  '00055_00.jpg': { fillVsTruth: 14.8, stdRatio: 0.25 },
+  // the sides of his neck above a crew neck (283 px): the right side is a highlight, the membrane
+  // from the neck's middle fills it in mid tone
+  '051918_0.jpg': { fillVsTruth: 12.2 },
+  // 158 px at the neck's sides beside her bob, lit, filled from the shaded neck
+  '05997_00.jpg': { fillVsTruth: 10.1 },
+  // the lower neck above a crew neck is lit from the front, lighter than the neck under the chin
+  // that the membrane grows from (a harmonic fill takes no gradient on towards the garment; a plane
+  // of the light's gradient carried on fixed these two and spoilt others)
+  '07966_00.jpg': { fillVsTruth: 8.7 },
+  'model_6.jpg': { fillVsTruth: 11.2 },
+  // his dark skin: the lit base of the neck above the V filled from the shaded neck beside it
+  'model_7.jpg': { fillVsTruth: 9.4 },
+};
+
 const analyzer = new LearnedPersonAnalyzer();
+/** heldOutSkin per person photo (null: too little visible skin above the top). */
+const heldOut: Record<string, HeldOutSkin | null> = {};
+/** One analysed photo with skin above its top, for the checks on constructed fills. */
+let withSkin: Parameters<typeof heldOutSkin>[0] | null = null;
 const measured: { pair: string; f: RealismFigures; refusedBy?: GateCheckName }[] = [];
 /** White strips along the new top, per pair (lightStrips). */
 const strips: Record<string, number> = {};
@@ -126,6 +153,10 @@ beforeAll(async () => {
     const person = await loadPhoto(path.join(REAL_PHOTOS, 'persons', p.person));
     const garment = await loadPhoto(path.join(REAL_PHOTOS, 'garments', p.topGarment));
     const body = (await analyzer.analyze(person, new AbortController().signal)).body!;
+    if (!(p.person in heldOut)) {
+      heldOut[p.person] = heldOutSkin({ ...body, parts: body.parts! });
+      if (p.person === '14627_00.jpg') withSkin = { ...body, parts: body.parts! };
+    }
     const diagnostics: TryOnDiagnostics = { layers: [] };
     const result = renderTryOn({ body, garments: { top: garment }, quality: 'standard', preserveBackground: true, diagnostics });
     const cut = cutOut(garment, 'top');
@@ -190,6 +221,47 @@ describe('realism of tops on real person photos', () => {
 
   it('leaves at most 3 % of the old top showing outside the new one', () => {
     for (const { pair, f } of shown()) check(pair, 'oldShowing', f.oldShowing, (v) => v <= REALISM_TARGETS.oldShowing, (v, was) => v > was + 0.005);
+  });
+
+  it('repaints real skin held out of the photo like the skin it replaced (ΔE76 <= 8 of it, 5x5 std 0.5-2x)', () => {
+    const measurable = Object.entries(heldOut).filter(([, r]) => r);
+    // every person photo but those with (almost) no skin above their top
+    expect(measurable.length).toBeGreaterThanOrEqual(18);
+    const [lo, hi] = REALISM_TARGETS.stdRatio;
+    for (const [photo, r] of measurable) {
+      const was = HELD_SHORT[photo] ?? {};
+      if (was.fillVsTruth === undefined) expect(r!.fillVsTruth, `${photo}: fill vs the skin it replaced`).toBeLessThanOrEqual(REALISM_TARGETS.deltaE);
+      else expect(r!.fillVsTruth, `${photo}: fill vs truth (was ${was.fillVsTruth})`).toBeLessThanOrEqual(was.fillVsTruth + 0.5);
+      if (was.stdRatio === undefined) {
+        expect(r!.stdRatio, `${photo}: std ratio`).toBeGreaterThanOrEqual(lo);
+        expect(r!.stdRatio, `${photo}: std ratio`).toBeLessThanOrEqual(hi);
+      } else expect(Math.abs(Math.log(r!.stdRatio))).toBeLessThanOrEqual(Math.abs(Math.log(was.stdRatio)) + 0.05);
+    }
+  });
+
+  it('fails the held-out check on a flat fill and on a fill of the wrong colour', () => {
+    expect(withSkin).not.toBeNull();
+    const body = withSkin!;
+    const n = body.image.width * body.image.height;
+    // the band's own median colour, flat
+    const flat: SkinPainter = (canvas, band) => {
+      const idx: number[] = [];
+      for (let i = 0; i < n; i++) if (band[i]) idx.push(i);
+      const mid = [0, 1, 2].map((c) => idx.map((i) => canvas[i * 3 + c]).sort((a, b) => a - b)[idx.length >> 1]);
+      for (const i of idx) for (let c = 0; c < 3; c++) canvas[i * 3 + c] = mid[c];
+      return band.slice();
+    };
+    const flatFig = heldOutSkin(body, flat)!;
+    expect(flatFig.fillVsTruth).toBeLessThan(REALISM_TARGETS.deltaE);
+    expect(flatFig.stdRatio).toBeLessThan(REALISM_TARGETS.stdRatio[0]);
+    // the photo's own texture at half the light: right grain, wrong colour
+    const dark: SkinPainter = (canvas, band) => {
+      for (let i = 0; i < n; i++) if (band[i]) for (let c = 0; c < 3; c++) canvas[i * 3 + c] = SRGB_TO_LINEAR[body.image.data[i * 4 + c]] * 0.5;
+      return band.slice();
+    };
+    const darkFig = heldOutSkin(body, dark)!;
+    expect(darkFig.fillVsTruth).toBeGreaterThan(REALISM_TARGETS.deltaE);
+    expect(darkFig.stdRatio).toBeGreaterThanOrEqual(REALISM_TARGETS.stdRatio[0]);
   });
 
   it('draws no white strips along a green tee on white-topped persons (the packshot\'s drop shadow left out)', () => {
