@@ -127,8 +127,9 @@ const HELD_SHORT: Record<string, Partial<Record<'fillVsTruth' | 'stdRatio', numb
   // 158 px at the neck's sides beside her bob, lit, filled from the shaded neck
   '05997_00.jpg': { fillVsTruth: 10.1 },
   // the lower neck above a crew neck is lit from the front, lighter than the neck under the chin
-  // that the membrane grows from (a harmonic fill takes no gradient on towards the garment; a plane
-  // of the light's gradient carried on fixed these two and spoilt others)
+  // that the membrane grows from (a harmonic fill carries no gradient on towards the garment; a
+  // plane of the light's gradient carried on brought 07966_00 to 6.4 and model_7 to 6.9, but
+  // 01008_00 to 7.1, model_8 to 7.7 and worsened the real pairs' fills)
   '07966_00.jpg': { fillVsTruth: 8.7 },
   'model_6.jpg': { fillVsTruth: 11.2 },
   // his dark skin: the lit base of the neck above the V filled from the shaded neck beside it
