@@ -326,6 +326,66 @@ function topShape(cut: GarmentCutout, packshot?: RasterImage): TopShape | null {
   return { centre, halfWidth, shoulderY, hemY, sleeves };
 }
 
+/** The front's cloth this far (px) from the inside back is mixed with it in the packshot (the neckline's edge). */
+const OPENING_EDGE = 1;
+
+/**
+ * The packshot with its neckline's edge in the front's own colours: the front's pixels along the
+ * inside back (the opening the renderer leaves out), and the inside back's pixels beside them, take
+ * the mean of the front's cloth 2-3 px further in. Sampled between pixels, the neckline's edge
+ * mixed in the inside back's light lining or label: a pale, broken line along the new neckline.
+ */
+export function withCleanOpening(img: RasterImage, dropped: Uint8Array): RasterImage {
+  const { width: w, height: h, data } = img;
+  const bounds = maskBounds(dropped, w, h);
+  if (!bounds) return img;
+  const out = new Uint8Array(data);
+  const reach = OPENING_EDGE + 3;
+  const x0 = Math.max(0, bounds.x0 - reach);
+  const y0 = Math.max(0, bounds.y0 - reach);
+  const x1 = Math.min(w - 1, bounds.x1 + reach);
+  const y1 = Math.min(h - 1, bounds.y1 + reach);
+  const bw = x1 - x0 + 1;
+  const bh = y1 - y0 + 1;
+  const inBack = new Uint8Array(bw * bh);
+  const cloth = new Uint8Array(bw * bh);
+  for (let y = 0; y < bh; y++) {
+    for (let x = 0; x < bw; x++) {
+      const i = (y + y0) * w + x + x0;
+      inBack[y * bw + x] = dropped[i];
+      cloth[y * bw + x] = !dropped[i] && data[i * 4 + 3] > 127 ? 1 : 0;
+    }
+  }
+  const toBack = distanceTransform(inBack, bw, bh, 'set');
+  const toCloth = distanceTransform(cloth, bw, bh, 'set');
+  for (let y = 0; y < bh; y++) {
+    for (let x = 0; x < bw; x++) {
+      const k = y * bw + x;
+      // the front's edge, and the inside back next to the front
+      const edge = cloth[k] ? toBack[k] <= OPENING_EDGE + 0.5 : inBack[k] && toCloth[k] <= 2.5;
+      if (!edge) continue;
+      const sum = [0, 0, 0];
+      let count = 0;
+      for (let dy = -3; dy <= 3; dy++) {
+        for (let dx = -3; dx <= 3; dx++) {
+          const xx = x + dx;
+          const yy = y + dy;
+          if (xx < 0 || yy < 0 || xx >= bw || yy >= bh) continue;
+          const q = yy * bw + xx;
+          if (!cloth[q] || toBack[q] <= OPENING_EDGE + 0.5 || toBack[q] > OPENING_EDGE + 2.5) continue;
+          const j = ((yy + y0) * w + xx + x0) * 4;
+          for (let c = 0; c < 3; c++) sum[c] += data[j + c];
+          count++;
+        }
+      }
+      if (!count) continue;
+      const o = ((y + y0) * w + x + x0) * 4;
+      for (let c = 0; c < 3; c++) out[o + c] = Math.round(sum[c] / count);
+    }
+  }
+  return { width: w, height: h, data: out };
+}
+
 function opaque(img: RasterImage): Uint8Array {
   const out = new Uint8Array(img.data);
   for (let i = 3; i < out.length; i += 4) out[i] = 255;
@@ -994,16 +1054,16 @@ export function drawPhotoTop(layer: Layer, cut: GarmentCutout, packshot: RasterI
   for (let k = ap; k < rows; k++) across.push((xr[k] - xl[k] + 2 * ease) / (2 * shape.halfWidth * 0.97));
   const s = Math.max(sy, (across.length ? median(across) : sy) / ASPECT_SLACK);
 
-  const src: GarmentSource = prepareSource(cut.image, s);
+  // the cut-out's own label of the inside back when it found one (neck-opening.ts), else the estimate here
+  // (a standing collar has none: it closes around the neck)
+  const collarTop = cut.insideBack ? null : standingCollar(cut, shape);
+  const dropped = cut.insideBack ?? (collarTop === null ? innerBack(cut, packshot, shape) : new Uint8Array(packshot.width * packshot.height));
+  const src: GarmentSource = prepareSource(withCleanOpening(cut.image, dropped), s);
   // the panel below the collar is cloth throughout: sampled from the packshot itself, so white
   // parts of a garment on a white backdrop (lost by the matte) are not holes
   const solid: GarmentSource = prepareSource({ ...packshot, data: opaque(packshot) }, s);
   const solidFrom = shape.shoulderY + 0.12 * (shape.hemY - shape.shoulderY);
   const solidTo = shape.hemY - 0.03 * (shape.hemY - shape.shoulderY);
-  // the cut-out's own label of the inside back when it found one (neck-opening.ts), else the estimate here
-  // (a standing collar has none: it closes around the neck)
-  const collarTop = cut.insideBack ? null : standingCollar(cut, shape);
-  const dropped = cut.insideBack ?? (collarTop === null ? innerBack(cut, packshot, shape) : new Uint8Array(packshot.width * packshot.height));
   const pw = cut.image.width;
   const ph = cut.image.height;
   // but only across the cloth's own width in each row: the panel's sides reach out to the body's

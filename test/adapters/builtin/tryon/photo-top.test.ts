@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { LearnedPersonAnalyzer } from '../../../../adapters/human/person-analyzer.ts';
 import { cutOut } from '../../../../adapters/builtin/tryon/garment-pieces.ts';
 import { hipsMiddle } from '../../../../adapters/builtin/tryon/body-frame.ts';
-import { drawPhotoTop, hairStrands, transferShading } from '../../../../adapters/builtin/tryon/photo-top.ts';
+import { drawPhotoTop, hairStrands, transferShading, withCleanOpening } from '../../../../adapters/builtin/tryon/photo-top.ts';
 import { scaleBody } from '../../../../adapters/builtin/tryon/scale-body.ts';
 import { createLayer } from '../../../../adapters/builtin/tryon/warp-piece.ts';
 import { PERSON_PART, type PersonBody } from '../../../../core/ports/person-analyzer.ts';
@@ -297,6 +297,33 @@ describe('the collar on a person photo', () => {
     expect(over).toBeGreaterThan(100);
     expect(insideLike / over).toBeLessThan(0.05);
   }, 120_000);
+
+  it('withCleanOpening: the front\'s edge along the inside back takes the front\'s colour, not the lining\'s', () => {
+    // red front cloth below row 20, a white lining above it (the inside back), and along the
+    // neckline a row mixed half and half, as a packshot's edge is
+    const w = 40;
+    const h = 40;
+    const data = new Uint8Array(w * h * 4);
+    const dropped = new Uint8Array(w * h);
+    for (let y = 0; y < h; y++) {
+      for (let x = 0; x < w; x++) {
+        const i = y * w + x;
+        const px = y < 20 ? [245, 245, 240] : y === 20 ? [220, 140, 140] : [200, 30, 40];
+        data.set([...px, 255], i * 4);
+        if (y < 20) dropped[i] = 1;
+      }
+    }
+    const out = withCleanOpening({ width: w, height: h, data }, dropped).data;
+    const at = (x: number, y: number) => Array.from(out.slice((y * w + x) * 4, (y * w + x) * 4 + 3));
+    // the mixed edge row and the lining next to it sample as the front's red
+    expect(at(20, 20)).toEqual([200, 30, 40]);
+    expect(at(20, 19)).toEqual([200, 30, 40]);
+    expect(at(20, 18)).toEqual([200, 30, 40]);
+    // the cloth further in and the lining further out are as they were; the input is not changed
+    expect(at(20, 30)).toEqual([200, 30, 40]);
+    expect(at(20, 5)).toEqual([245, 245, 240]);
+    expect(Array.from(data.slice((20 * w + 20) * 4, (20 * w + 20) * 4 + 3))).toEqual([220, 140, 140]);
+  });
 });
 
 describe('the top on a seated pose', () => {
