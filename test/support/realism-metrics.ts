@@ -9,14 +9,14 @@
  * - edgeRatio: the garment outline's length over that of a smoothed outline (<= 1.15);
  * - oldGarmentShowing: share of the person's own top still showing, unchanged, outside the new
  *   garment (<= 3 %).
+ * And a ground truth for the skin fill: heldOutSkin repaints skin the photo shows and compares.
  */
 import type { RasterImage } from '../../core/images.ts';
-import { deltaE76, srgbToLab } from '../../adapters/builtin/tryon/color.ts';
+import { deltaE76, linearToSrgb, SRGB_TO_LINEAR, srgbToLab } from '../../adapters/builtin/tryon/color.ts';
 import type { LayerDiagnostics } from '../../adapters/builtin/tryon/diagnostics.ts';
 import { streakRatio } from '../../adapters/builtin/tryon/quality-gate.ts';
 import { isSkin } from '../../adapters/builtin/body/face.ts';
 import { PERSON_PART, type PersonBody } from '../../core/ports/person-analyzer.ts';
-import { SRGB_TO_LINEAR, linearToSrgb } from '../../adapters/builtin/tryon/color.ts';
 import { findOldTop, uncoverOldTop } from '../../adapters/builtin/tryon/photo-fill.ts';
 import { createLayer } from '../../adapters/builtin/tryon/warp-piece.ts';
 import { erode } from '../../adapters/builtin/raster/morphology.ts';
