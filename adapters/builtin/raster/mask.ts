@@ -47,3 +47,22 @@ export function maskBounds(mask: ArrayLike<number>, width: number, height: numbe
   }
   return area ? { x0, y0, x1, y1, area } : null;
 }
+
+/** A box grown by `pad` px on every side and clipped to the image: inclusive corners, and its size. */
+export interface GrownBounds {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+  w: number;
+  h: number;
+}
+
+/** `b` (inclusive corners) grown by `pad` px on every side, clipped to a `width` x `height` image. */
+export function grownBounds(b: Pick<MaskBounds, 'x0' | 'y0' | 'x1' | 'y1'>, pad: number, width: number, height: number): GrownBounds {
+  const x0 = Math.max(0, b.x0 - pad);
+  const y0 = Math.max(0, b.y0 - pad);
+  const x1 = Math.min(width - 1, b.x1 + pad);
+  const y1 = Math.min(height - 1, b.y1 + pad);
+  return { x0, y0, x1, y1, w: x1 - x0 + 1, h: y1 - y0 + 1 };
+}

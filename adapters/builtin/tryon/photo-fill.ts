@@ -4,7 +4,7 @@
  * shading), or the backdrop around the body (its gradient and grain).
  */
 import { distanceTransform } from '../raster/distance-transform.ts';
-import { maskBounds } from '../raster/mask.ts';
+import { grownBounds, maskBounds } from '../raster/mask.ts';
 import { dilate, erode, maxFilter, open } from '../raster/morphology.ts';
 import { labelComponents, largestComponent } from '../raster/components.ts';
 import type { RasterImage } from '../../../core/images.ts';
@@ -271,9 +271,11 @@ export function findOldTop(body: PersonBody & { parts: Uint8Array }): OldTop {
   const hipMid = hipsMiddle(L);
   const sw = Math.hypot(L.leftShoulder.x - L.rightShoulder.x, L.leftShoulder.y - L.rightShoulder.y);
   const trunk = Math.max(1, hipMid.y - shoulderMid.y);
+  // mid-trunk: the hem when no top is found
+  const midTrunk = Math.round(shoulderMid.y + 0.5 * trunk);
   // a twin wears nothing for a new top to cover or repaint (its skin only differs from the face's
   // pasted skin by its shading)
-  if (body.pose !== 'photo') return { oldTop: new Uint8Array(n), hem: Math.round(shoulderMid.y + 0.5 * trunk), repaint: new Uint8Array(n), own: [], hair: new Uint8Array(n) };
+  if (body.pose !== 'photo') return { oldTop: new Uint8Array(n), hem: midTrunk, repaint: new Uint8Array(n), own: [], hair: new Uint8Array(n) };
   const skin = faceSkinLab(body);
   // Lab of the pixels that can be the top (torso, arms, neck), once, through a table of colours
   // quantised to 6 bits a channel (within about 2 ΔE76, filled as colours are met)
@@ -315,7 +317,7 @@ export function findOldTop(body: PersonBody & { parts: Uint8Array }): OldTop {
   }
   const oldTop = new Uint8Array(n);
   const repaint = new Uint8Array(n);
-  if (sample.length < 20) return { oldTop, hem: Math.round(shoulderMid.y + 0.5 * trunk), repaint, own: [], hair: new Uint8Array(n) };
+  if (sample.length < 20) return { oldTop, hem: midTrunk, repaint, own: [], hair: new Uint8Array(n) };
   let own = palette(sample, 3).filter((c) => !skin || deltaE76(c, skin) >= 10);
   // a strappy or low-cut top's chest sample holds bare skin in shade too: a colour of the skin's
   // hue, darker and as saturated or more, beside cloth of another colour, is that skin (kept, it
@@ -333,7 +335,7 @@ export function findOldTop(body: PersonBody & { parts: Uint8Array }): OldTop {
     const cloth = own.filter((c) => hands.every((k) => deltaE76(c, k) >= HAND_NEAR));
     if (cloth.length) own = cloth;
   }
-  if (!own.length) return { oldTop, hem: Math.round(shoulderMid.y + 0.5 * trunk), repaint, own, hair: new Uint8Array(n) };
+  if (!own.length) return { oldTop, hem: midTrunk, repaint, own, hair: new Uint8Array(n) };
   // the trousers' or skirt's colour, from the legs below the hips
   const below: number[][] = [];
   for (let y = Math.round(hipMid.y + 0.3 * trunk); y < Math.min(h, hipMid.y + 0.6 * trunk); y += 3) {
@@ -409,7 +411,7 @@ export function findOldTop(body: PersonBody & { parts: Uint8Array }): OldTop {
   for (let i = 0; i < n; i++) oldTop[i] = piece[i] ? 1 : 0;
 
   // the old top's hem: the lowest row in the middle of the body where it still fills most of the row
-  let hem = Math.round(shoulderMid.y + 0.5 * trunk);
+  let hem = midTrunk;
   for (let y = hem; y < Math.min(h, hipMid.y + 0.5 * trunk); y++) {
     let c = 0;
     let t = 0;
@@ -1307,10 +1309,7 @@ function enclosedBackdrop(fill: Uint8Array, backdrop: Uint8Array, mask: Uint8Arr
   const box = maskBounds(backdrop, w, h);
   if (!box) return;
   // labelled in the backdrop pixels' box, a few pixels wider: what leaves the box is the backdrop around
-  const x0 = Math.max(0, box.x0 - 4);
-  const y0 = Math.max(0, box.y0 - 4);
-  const cw = Math.min(w, box.x1 + 5) - x0;
-  const ch = Math.min(h, box.y1 + 5) - y0;
+  const { x0, y0, w: cw, h: ch } = grownBounds(box, 4, w, h);
   const open = new Uint8Array(cw * ch);
   for (let y = 0; y < ch; y++) {
     for (let x = 0; x < cw; x++) {
@@ -1362,11 +1361,7 @@ function withoutArmEdges(oldTop: Uint8Array, body: PersonBody & { parts: Uint8Ar
   // what of it is wide (a sleeve), and the person's outline, in the band's box (with room for the
   // morphology; the person's mask outside the image counts as outside)
   const box = maskBounds(edge, w, h)!;
-  const pad = 2 * ARM_EDGE + 3;
-  const bx0 = Math.max(0, box.x0 - pad);
-  const by0 = Math.max(0, box.y0 - pad);
-  const bw = Math.min(w, box.x1 + 1 + pad) - bx0;
-  const bh = Math.min(h, box.y1 + 1 + pad) - by0;
+  const { x0: bx0, y0: by0, w: bw, h: bh } = grownBounds(box, 2 * ARM_EDGE + 3, w, h);
   const at = (k: number) => (by0 + Math.floor(k / bw)) * w + bx0 + (k % bw);
   const band = new Uint8Array(bw * bh);
   const person = new Uint8Array(bw * bh);

@@ -13,7 +13,7 @@ import type { Point } from '../../../core/twins/body.ts';
 import { labelComponents, largestComponent } from '../raster/components.ts';
 import { distanceTransform } from '../raster/distance-transform.ts';
 import { dilate, open } from '../raster/morphology.ts';
-import { maskBounds } from '../raster/mask.ts';
+import { grownBounds, maskBounds } from '../raster/mask.ts';
 import { boxBlur } from './box-blur.ts';
 import { hipsMiddle } from './body-frame.ts';
 import { deltaE76, SRGB_TO_LINEAR, srgbToLab } from './color.ts';
@@ -340,13 +340,7 @@ export function withCleanOpening(img: RasterImage, dropped: Uint8Array): RasterI
   const bounds = maskBounds(dropped, w, h);
   if (!bounds) return img;
   const out = new Uint8Array(data);
-  const reach = OPENING_EDGE + 3;
-  const x0 = Math.max(0, bounds.x0 - reach);
-  const y0 = Math.max(0, bounds.y0 - reach);
-  const x1 = Math.min(w - 1, bounds.x1 + reach);
-  const y1 = Math.min(h - 1, bounds.y1 + reach);
-  const bw = x1 - x0 + 1;
-  const bh = y1 - y0 + 1;
+  const { x0, y0, w: bw, h: bh } = grownBounds(bounds, OPENING_EDGE + 3, w, h);
   const inBack = new Uint8Array(bw * bh);
   const cloth = new Uint8Array(bw * bh);
   for (let y = 0; y < bh; y++) {
@@ -1638,12 +1632,7 @@ export function transferShading(layer: Layer, oldTop: Uint8Array, body: PersonBo
   // the work stays in the garment's box (plus the blur's reach)
   const bounds = maskBounds(data, w, h, 4, 3);
   if (!bounds) return;
-  const x0 = Math.max(0, bounds.x0 - R);
-  const y0 = Math.max(0, bounds.y0 - R);
-  const x1 = Math.min(w - 1, bounds.x1 + R);
-  const y1 = Math.min(h - 1, bounds.y1 + R);
-  const cw = x1 - x0 + 1;
-  const ch = y1 - y0 + 1;
+  const { x0, y0, w: cw, h: ch } = grownBounds(bounds, R, w, h);
   const cn = cw * ch;
   const Y = new Float32Array(cn);
   const m = new Float32Array(cn);
