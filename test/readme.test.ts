@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../adapters/postgres/embedded.ts';
 import { startTestService, type TestService } from './support/harness.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -25,8 +24,8 @@ let stateDir: string;
 const state = () => path.join(stateDir, 'state.sh');
 
 beforeAll(async () => {
-  // fixed ports as under `npm start`, so that links to the AR host are absolute there too
-  svc = await startTestService({ env: { PORT: String(await freePort()), AR_PORT: String(await freePort()) } });
+  // fixed ports as under `npm start`, so that links to the AR host are absolute
+  svc = await startTestService({ fixedPorts: true });
   stateDir = mkdtempSync(path.join(tmpdir(), 'fitroom-readme-'));
   writeFileSync(state(), '');
 }, 60_000);

@@ -1,3 +1,4 @@
+import { freePort } from '../../adapters/postgres/embedded.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -31,7 +32,7 @@ export interface TestService {
  * A real service for a test file: its own cloned database, real HTTP servers on loopback ports,
  * a worker in the same process (unless `worker: false`), loopback reachable for outbound fetches.
  */
-export async function startTestService(opts: { plugins?: FitroomPlugin[]; env?: Record<string, string>; worker?: boolean; concurrency?: number; shareDatabaseWith?: TestService; mounts?: Mount[]; wrapDatabaseUrl?: (url: string) => Promise<string> } = {}): Promise<TestService> {
+export async function startTestService(opts: { plugins?: FitroomPlugin[]; env?: Record<string, string>; fixedPorts?: boolean; worker?: boolean; concurrency?: number; shareDatabaseWith?: TestService; mounts?: Mount[]; wrapDatabaseUrl?: (url: string) => Promise<string> } = {}): Promise<TestService> {
   const db = opts.shareDatabaseWith ? { url: opts.shareDatabaseWith.dbUrl, drop: async () => undefined } : await createTestDatabase();
   const databaseUrl = opts.wrapDatabaseUrl ? await opts.wrapDatabaseUrl(db.url) : db.url;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'fitroom-test-data-'));
@@ -50,6 +51,12 @@ export async function startTestService(opts: { plugins?: FitroomPlugin[]; env?: 
     ...opts.env,
   });
   const fitroom = await createFitroom(config, { databaseUrl, plugins: [...standalonePlugins(), ...(opts.plugins ?? [])], poolSize: 8, migrate: false, mounts: opts.mounts });
+  if (opts.fixedPorts) {
+    // set ports as under `npm start`, so that job links name the AR host; picked just before listening,
+    // so that no other socket of a busy machine takes them in between
+    config.port = await freePort();
+    config.arPort = await freePort();
+  }
   const { apiUrl, arUrl } = await fitroom.listen();
   if (opts.worker !== false) await fitroom.startWorker({ concurrency: opts.concurrency ?? 2, pollInterval: 200 });
   const credentials = fitroom.get(TOKENS.credentials);

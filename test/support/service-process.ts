@@ -7,7 +7,6 @@ import { chmodSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../../adapters/postgres/embedded.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const NODE = path.join(ROOT, 'node_modules/.bin/node');
@@ -43,17 +42,26 @@ export function alive(pid: number): boolean {
   }
 }
 
+/**
+ * The hosts a service process bound, from its start line. Children listen on port 0 and say where:
+ * a port picked free beforehand can be taken by another test's socket before the child binds it.
+ */
+export function boundHosts(log: string): { api: string; ar: string } {
+  const m = /API host on (http:\/\/[\w.:[\]-]+) \(docs[^)]*\)(?:, AR host on (http:\/\/[\w.:[\]-]+))?/.exec(log);
+  if (!m) throw new Error(`no "API host on" line in the service's output:\n${log}`);
+  return { api: m[1], ar: m[2] ?? '' };
+}
+
 /** Starts `main.ts all` with the test plugin; resolves once its worker runs. */
 export async function startServiceProcess(dataDir: string, env: Record<string, string> = {}, running?: Set<ChildProcess>): Promise<ServiceProcess> {
-  const port = await freePort();
   const proc = spawn(NODE, ['connectors/standalone/main.ts', 'all'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
       DATA_DIR: dataDir,
-      PORT: String(port),
-      AR_PORT: String(await freePort()),
+      PORT: '0',
+      AR_PORT: '0',
       HOST: '127.0.0.1',
       ADMIN_KEY: FAULTS_ADMIN_KEY,
       FITROOM_ENV: 'production',
@@ -79,7 +87,7 @@ export async function startServiceProcess(dataDir: string, env: Record<string, s
     const all = [...output.join('').matchAll(/"pid":(\d+),"name":"fitroom worker"/g)];
     return all.length ? Number(all[all.length - 1][1]) : null;
   };
-  return { proc, api: `http://127.0.0.1:${port}`, output, exited, log: () => output.join(''), workerPid };
+  return { proc, api: boundHosts(output.join('')).api, output, exited, log: () => output.join(''), workerPid };
 }
 
 export async function callService(s: ServiceProcess, method: string, p: string, o: { key?: string; body?: unknown; admin?: boolean } = {}) {
@@ -154,11 +162,9 @@ export interface RoleProcess {
 /** Starts `main.ts <role>` with its own DATA_DIR; resolves once it serves (api) or runs jobs (worker). */
 export async function startRoleProcess(role: 'api' | 'worker', env: Record<string, string>, running?: Set<ChildProcess>): Promise<RoleProcess> {
   const dataDir = tempDataDir(`fitroom-${role}-`);
-  const port = await freePort();
-  const arPort = await freePort();
   const proc = spawn(NODE, ['connectors/standalone/main.ts', role], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, PORT: String(port), AR_PORT: String(arPort), HOST: '127.0.0.1', ADMIN_KEY: FAULTS_ADMIN_KEY, FITROOM_ENV: 'production', LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, PORT: '0', AR_PORT: '0', HOST: '127.0.0.1', ADMIN_KEY: FAULTS_ADMIN_KEY, FITROOM_ENV: 'production', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running?.add(proc);
@@ -174,7 +180,8 @@ export async function startRoleProcess(role: 'api' | 'worker', env: Record<strin
     proc.stderr!.on('data', onData);
     void exited.then((code) => reject(new Error(`${role} exited (${code}) during start:\n${output.join('')}`)));
   });
-  return { role, proc, dataDir, api: `http://127.0.0.1:${port}`, ar: `http://127.0.0.1:${arPort}`, exited, log: () => output.join('') };
+  const hosts = role === 'api' ? boundHosts(output.join('')) : { api: '', ar: '' };
+  return { role, proc, dataDir, ...hosts, exited, log: () => output.join('') };
 }
 
 /** A worker process started by a test: its output so far, when it is running, and how it ended. */

@@ -11,7 +11,6 @@ import { execFileSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
-import { freePort } from '../../../adapters/postgres/embedded.ts';
 import { alive, callService as call, postmasterPid, runUntilExit, startServiceProcess, tempDataDir, until, watchHealth, type ServiceProcess } from '../../support/service-process.ts';
 
 const dirs: string[] = [];
@@ -110,7 +109,7 @@ describe('the embedded database under faults', () => {
   it('a second service on a DATA_DIR in use is refused with the reason; the first keeps serving', async () => {
     const dir = dataDir();
     const first = await start(dir);
-    const { code, output: out } = await runUntilExit('all', { DATA_DIR: dir, PORT: String(await freePort()), AR_PORT: String(await freePort()), HOST: '127.0.0.1', ADMIN_KEY: 'second-admin-key-0123456789' });
+    const { code, output: out } = await runUntilExit('all', { DATA_DIR: dir, PORT: '0', AR_PORT: '0', HOST: '127.0.0.1', ADMIN_KEY: 'second-admin-key-0123456789' });
     expect(code).toBe(1);
     expect(out).toMatch(new RegExp(`failed to start: the data directory .* is in use by a running process \\(pid ${first.proc.pid}`));
     expect(out).not.toMatch(/undefined/);

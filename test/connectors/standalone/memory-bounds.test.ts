@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
-import { freePort } from '../../../adapters/postgres/embedded.ts';
+import { boundHosts } from '../../support/service-process.ts';
 import { shoePhotos } from '../../plugins/shoe3d/helpers.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -40,11 +40,9 @@ describe('a heavy shoe-3d job in the all-in-one service', () => {
     );
     dir = mkdtempSync(path.join(tmpdir(), 'fitroom-memory-'));
     chmodSync(dir, 0o755);
-    const port = await freePort();
-    const api = `http://127.0.0.1:${port}`;
     proc = spawn(path.join(ROOT, 'node_modules/.bin/node'), ['connectors/standalone/main.ts', 'all'], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dir, PORT: String(port), AR_PORT: String(await freePort()), HOST: '127.0.0.1', ADMIN_KEY: ADMIN, FITROOM_ENV: 'production' },
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dir, PORT: '0', AR_PORT: '0', HOST: '127.0.0.1', ADMIN_KEY: ADMIN, FITROOM_ENV: 'production' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const output: string[] = [];
@@ -57,6 +55,7 @@ describe('a heavy shoe-3d job in the all-in-one service', () => {
       proc!.stderr!.on('data', on);
       proc!.once('exit', (code) => reject(new Error(`exited ${code}: ${output.join('')}`)));
     });
+    const { api } = boundHosts(output.join(''));
     const workerPid = Number(/worker process (\d+) running/.exec(output.join(''))![1]);
     const key = ((await (await fetch(`${api}/admin/v1/keys`, { method: 'POST', headers: { 'x-admin-key': ADMIN, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'memory' }) })).json()) as { key: string }).key;
     const sub = await fetch(`${api}/api/v1/shoe-3d`, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify({ images: photos }) });

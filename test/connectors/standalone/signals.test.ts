@@ -9,7 +9,6 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync }
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../../../adapters/postgres/embedded.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const dirs: string[] = [];
@@ -53,7 +52,7 @@ async function npmStart(): Promise<{ proc: ChildProcess; dataDir: string; output
   const proc = spawn('npm', ['start'], {
     cwd: ROOT,
     detached: true, // its own process group, like a terminal's foreground job
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, PORT: String(await freePort()), AR_PORT: String(await freePort()), HOST: '127.0.0.1', ADMIN_KEY: 'signals-admin-key-0123456789' },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dataDir, PORT: '0', AR_PORT: '0', HOST: '127.0.0.1', ADMIN_KEY: 'signals-admin-key-0123456789' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output: string[] = [];

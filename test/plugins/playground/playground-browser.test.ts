@@ -8,7 +8,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../../adapters/postgres/embedded.ts';
 import { startTestService, type TestService } from '../../support/harness.ts';
 import { SHOTS, launchChromium, openPage } from '../ar-host/browser.ts';
 
@@ -23,8 +22,8 @@ let outside: string[];
 let problems: string[];
 
 beforeAll(async () => {
-  // fixed ports as under npm start, so that viewer links name the AR host
-  svc = await startTestService({ env: { PORT: String(await freePort()), AR_PORT: String(await freePort()) } });
+  // fixed ports as under `npm start`, so that links to the AR host are absolute
+  svc = await startTestService({ fixedPorts: true });
   key = (await svc.createKey()).key;
   browser = await launchChromium();
   ({ page, outside, problems } = await openPage(browser, svc.api, `${svc.api}/playground`, { width: 1280, height: 900 }));
