@@ -45,6 +45,8 @@ export async function startEmbeddedPostgres(opts: {
   port?: number;
   persistent?: boolean;
   log?: (line: string) => void;
+  /** Where the server listens when `port` is not set: a free port by default. */
+  pickPort?: () => Promise<number>;
   /** The server died while in use: `restart()` starts it again on the same port and data. */
   onUnexpectedExit?: (err: Error, restart: () => Promise<void>) => void;
 }): Promise<EmbeddedDatabase> {
@@ -52,11 +54,10 @@ export async function startEmbeddedPostgres(opts: {
   const parent = path.dirname(dir);
   mkdirSync(parent, { recursive: true });
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  const port = opts.port ?? (await freePort());
   const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=' + (opts.persistent === false ? 'off' : 'on')];
+  // (initdb takes no port: the server's is picked when it starts)
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
-    port,
     user: USER,
     password: PASSWORD,
     authMethod: 'scram-sha-256',
@@ -83,7 +84,7 @@ export async function startEmbeddedPostgres(opts: {
     await pg.initialise();
   }
   await recoverOrphan(dir, opts.log);
-  const server = await spawnServer(dir, port, flags, isRoot, opts.log);
+  const { server, port } = await spawnOnPort(dir, opts.port, opts.pickPort ?? freePort, flags, isRoot, opts.log);
   let stopping = false;
   let current = server;
   // The cluster runs in its own process group: a terminal's Ctrl-C reaches the service, which drains
@@ -187,6 +188,21 @@ function postgresIds(isRoot: boolean): { uid?: number; gid?: number } {
 }
 
 /** Starts the server detached (own process group) and resolves once it accepts connections. */
+/**
+ * Starts the server on `fixed`, or on a free port: one picked free can be taken by another socket
+ * before the server binds it (a busy machine opens many), and then another is picked.
+ */
+async function spawnOnPort(dir: string, fixed: number | undefined, pick: () => Promise<number>, flags: string[], isRoot: boolean, log?: (l: string) => void): Promise<{ server: ChildProcess; port: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const port = fixed ?? (await pick());
+    try {
+      return { server: await spawnServer(dir, port, flags, isRoot, log), port };
+    } catch (e) {
+      if (fixed !== undefined || attempt >= 3 || !/Address already in use/.test((e as Error).message)) throw e;
+    }
+  }
+}
+
 async function spawnServer(dir: string, port: number, flags: string[], isRoot: boolean, log?: (l: string) => void): Promise<ChildProcess> {
   const { postgres } = await binaries();
   const child = spawn(postgres, ['-D', dir, '-p', String(port), ...flags], { ...postgresIds(isRoot), detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } });

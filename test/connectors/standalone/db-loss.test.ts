@@ -22,7 +22,7 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-async function startCluster(dir: string, port: number): Promise<EmbeddedDatabase> {
+async function startCluster(dir: string, port?: number): Promise<EmbeddedDatabase> {
   const db = await startEmbeddedPostgres({ dir, port, persistent: true });
   const admin = new pg.Client(db.adminUrl);
   await admin.connect();
@@ -36,8 +36,8 @@ describe('an external database lost and back', () => {
     const dataDir = tempDataDir('fitroom-dbloss-');
     dirs.push(dataDir);
     const clusterDir = path.join(dataDir, 'external-pg');
-    const port = await freePort();
-    cluster = await startCluster(clusterDir, port);
+    cluster = await startCluster(clusterDir);
+    const port = cluster.port;
     const s = await startServiceProcess(dataDir, { DATABASE_URL: cluster.urlFor('fitroom') }, running);
     const key = (await callService(s, 'POST', '/admin/v1/keys', { admin: true, body: { name: 'db-loss' } })).body.key as string;
     expect((await callService(s, 'GET', '/api/v1/health')).status).toBe(200);
