@@ -83,4 +83,6 @@ http
       send(res, 500, { error: { message: e.message } });
     }
   })
-  .listen(PORT, '127.0.0.1', () => console.log(`Example shop on http://127.0.0.1:${PORT} (Fitroom at ${FITROOM_URL})`));
+  .listen(PORT, '127.0.0.1', function () {
+    console.log(`Example shop on http://127.0.0.1:${this.address().port} (Fitroom at ${FITROOM_URL})`);
+  });

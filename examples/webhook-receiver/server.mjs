@@ -101,5 +101,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   // Fitroom only calls https URLs: terminate TLS here, or run plain HTTP behind a TLS proxy.
   const server = TLS_CERT && TLS_KEY ? https.createServer({ cert: readFileSync(TLS_CERT), key: readFileSync(TLS_KEY) }, listener) : http.createServer(listener);
   const port = Number(process.env.PORT ?? (TLS_CERT ? 8443 : 8080));
-  server.listen(port, () => console.log(`listening on ${TLS_CERT ? 'https' : 'http'}://0.0.0.0:${port}`));
+  server.listen(port, () => console.log(`listening on ${TLS_CERT ? 'https' : 'http'}://0.0.0.0:${server.address().port}`));
 }

@@ -24,6 +24,8 @@ export interface RunningExample {
   /** Resolves with the first line (seen or to come) that matches; rejects when the process exits first. */
   waitForLine(re: RegExp): Promise<string>;
   stop(): Promise<void>;
+  /** The port in the line that said it was ready (0 if it named none). */
+  port: number;
 }
 
 /** Starts `node <args>` from the repository's folder the way its README says, and waits for `ready` on its output. */
@@ -58,11 +60,14 @@ export async function startExample(args: string[], env: Record<string, string>, 
       proc.once('exit', () => resolve());
       proc.kill();
     });
+  let readyLine: string;
   try {
-    await waitForLine(ready);
+    readyLine = await waitForLine(ready);
   } catch (e) {
     await stop();
     throw e;
   }
-  return { proc, lines, waitForLine, stop };
+  // examples listen on PORT=0 in tests and say where: a port picked free beforehand can be taken meanwhile
+  const port = Number(/https?:\/\/[^\s:/]+:(\d+)/.exec(readyLine)?.[1] ?? 0);
+  return { proc, lines, waitForLine, stop, port };
 }

@@ -2,7 +2,6 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
-import { freePort } from '../../../adapters/postgres/embedded.ts';
 import { signWebhook, verifyWebhook } from '../../../core/webhooks.ts';
 import { TOKENS } from '../../../core/tokens.ts';
 import type { StoredDelivery } from '../../../core/ports/webhook-store.ts';
@@ -238,9 +237,8 @@ describe('webhooks through the HTTP API', () => {
 
   it('is accepted once by the example receiver, which refuses replays, tampering and stale signatures', async () => {
     // run as its README says (TLS terminated by the receiver itself), on the Node a newcomer's shell finds
-    const port = await freePort();
-    const example = await startExample(['examples/webhook-receiver/server.mjs'], { FITROOM_API_KEY: key, TLS_CERT: inject('tlsCertPath'), TLS_KEY: inject('tlsKeyPath'), PORT: String(port) }, /^listening on https:/);
-    const url = `https://127.0.0.1:${port}/fitroom`;
+    const example = await startExample(['examples/webhook-receiver/server.mjs'], { FITROOM_API_KEY: key, TLS_CERT: inject('tlsCertPath'), TLS_KEY: inject('tlsKeyPath'), PORT: '0' }, /^listening on https:/);
+    const url = `https://127.0.0.1:${example.port}/fitroom`;
     const events = () => example.lines.filter((l) => /^(job|batch)\./.test(l));
     try {
       const jobId = await submit({ mode: 'complete', webhookUrl: url });

@@ -14,7 +14,6 @@ import { startTestService, type TestService } from '../../support/harness.ts';
 import { startExample, type RunningExample } from '../../support/examples.ts';
 import { syntheticPerson, pngDataUrl } from '../../support/images.ts';
 import { makeShoeGlb } from '../../support/shoes.ts';
-import { freePort } from '../../../adapters/postgres/embedded.ts';
 import { SHOTS, launchChromium } from '../ar-host/browser.ts';
 
 let svc: TestService;
@@ -28,9 +27,8 @@ let browser: Browser;
  */
 async function startExampleShop(fitroom: TestService, accountId: string): Promise<{ url: string; proc: RunningExample }> {
   const { key } = await fitroom.createKey({ accountId });
-  const port = await freePort();
-  const proc = await startExample(['examples/storefront/server.mjs'], { FITROOM_URL: fitroom.api, FITROOM_KEY: key, PORT: String(port) }, /Example shop on/);
-  return { url: `http://127.0.0.1:${port}`, proc };
+  const proc = await startExample(['examples/storefront/server.mjs'], { FITROOM_URL: fitroom.api, FITROOM_KEY: key, PORT: '0' }, /Example shop on/);
+  return { url: `http://127.0.0.1:${proc.port}`, proc };
 }
 
 /** A shopper's full-body photo on disk, for the file input. */
