@@ -1403,6 +1403,8 @@ function skirtBelow(body: PersonBody & { parts: Uint8Array }, hemRow: number, fa
 
 /** Skin fill this thin (px) between the new top and the person's own pixels below the chest line is the top's. */
 const CLOTH_GAP = 3;
+/** A strip turned to cloth runs at least this many rows. */
+const STRIP_ROWS = 3;
 
 /**
  * Skin the fill would paint in a strip up to CLOTH_GAP px wide between the new top and the
@@ -1438,6 +1440,10 @@ function stripsToCloth(layer: Layer, fill: Uint8Array, cloth: Uint8Array, toClot
     }
   }
   if (!any) return;
+  // a strip a row or two tall (the gap narrowing to CLOTH_GAP at one row only) stays skin: as cloth
+  // it was a dash sticking out of the new top's side
+  const { labels, components } = labelComponents(strip, w, layer.height, { connectivity: 8 });
+  for (let i = 0; i < strip.length; i++) if (labels[i] && components[labels[i] - 1].y1 - components[labels[i] - 1].y0 < STRIP_ROWS - 1) strip[i] = 0;
   patchHoles(layer, strip);
   for (let i = 0; i < fill.length; i++) if (strip[i] && layer.data[i * 4 + 3] >= 0.99) fill[i] = 0;
 }

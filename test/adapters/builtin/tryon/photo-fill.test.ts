@@ -339,6 +339,7 @@ describe('uncoverOldTop on real photos', () => {
       ['model_3.jpg', '03032_00.jpg'],
       ['053514_0.jpg', '03032_00.jpg'],
       ['model_7.jpg', '00055_00.jpg'],
+      ['01992_00.jpg', '04743_00.jpg'],
     ]) {
       const photo = await loadPhoto(path.join(REAL_PHOTOS, 'persons', person));
       const top = await loadPhoto(path.join(REAL_PHOTOS, 'garments', garment));
@@ -732,6 +733,23 @@ describe('uncoverOldTop on real photos', () => {
       }
     }
     expect(strip).toBeLessThan(10);
+  });
+  it('draws no dashes of the new top into the skin beside it, where the gap to the arm narrows for a row (white tank -> white tee, white tank -> black tee)', () => {
+    // strips of the old top's side up to 3 px wide become the new top; one a row tall was a dash
+    // of cloth sticking out of the top's side (a row of them, white dashes along her arm)
+    for (const person of ['01992_00.jpg', 'model_3.jpg']) {
+      const { body, alpha } = runs.get(person)!;
+      const { width: w, height: h } = body.image;
+      let dash = 0;
+      for (let y = Math.ceil(body.landmarks.chestLeft.y); y < h - 1; y++) {
+        for (let x = 0; x < w; x++) {
+          const i = y * w + x;
+          if (alpha[i] >= 0.99 && alpha[i - w] < 0.5 && alpha[i + w] < 0.5) dash++;
+        }
+      }
+      // 56 and 3 such pixels before (01992_00's, along her left arm)
+      expect(dash, person).toBeLessThan(10);
+    }
   });
   it('leaves the skirt of a dress beside a hanging forearm as the photo shows it, below the new top\'s hem (white halter dress -> black tee)', () => {
     // the parsing calls a band of the white skirt beside her forearm arm, in the old top's colour
