@@ -57,6 +57,40 @@ function capsule(w: number, h: number, a: Point, b: Point, r: number, paint: (i:
   }
 }
 
+/** Within ΔE76 of the face's skin (and of at least this share of its chroma) a pixel can be the hand's skin. */
+const HAND_SKIN = 28;
+const HAND_CHROMA = 0.4;
+/** A hand this much nearer the body's middle than its wrist (shoulder widths, across) is bent in front of the body. */
+const HAND_INWARD = 0.1;
+
+/**
+ * Whether a pixel has the colour of the person's skin: near the median of the face's pixels (eyes,
+ * brows and lips are too few to move it), lit or shaded, and not grey (black trousers and a white top beside a dark or pale hand are told apart by
+ * their chroma). Without a face, the generic skin test.
+ */
+function skinOfFace(img: RasterImage, mask: Uint8Array, faceMask: Uint8Array): (i: number) => boolean {
+  const d = img.data;
+  const ls: number[] = [];
+  const as: number[] = [];
+  const bs: number[] = [];
+  const lab = [0, 0, 0];
+  for (let i = 0; i < faceMask.length; i += 2) {
+    if (!faceMask[i] || !mask[i]) continue;
+    srgbToLab(d[i * 4], d[i * 4 + 1], d[i * 4 + 2], lab);
+    ls.push(lab[0]);
+    as.push(lab[1]);
+    bs.push(lab[2]);
+  }
+  if (ls.length < 50) return (i) => isSkin(d[i * 4], d[i * 4 + 1], d[i * 4 + 2]);
+  const med = (v: number[]) => v.sort((a, b) => a - b)[v.length >> 1];
+  const face = [med(ls), med(as), med(bs)];
+  const chroma = Math.hypot(face[1], face[2]);
+  return (i) => {
+    srgbToLab(d[i * 4], d[i * 4 + 1], d[i * 4 + 2], lab);
+    return Math.hypot(lab[0] - face[0], lab[1] - face[1], lab[2] - face[2]) <= HAND_SKIN && Math.hypot(lab[1], lab[2]) >= HAND_CHROMA * chroma;
+  };
+}
+
 /** The outer edge of the mask walking from `from` along x by `dir` (first off pixel), skipping `skip`. */
 function edgeX(mask: Uint8Array, skip: Uint8Array, w: number, y: number, from: number, dir: -1 | 1, cap: number): number {
   const yi = Math.round(y);
@@ -203,6 +237,11 @@ export function parsePerson(img: RasterImage, likelihood: Uint8Array, keypoints:
 
   // arms: capsules along shoulder - elbow - wrist - hand within the mask
   const armR = 0.14 * sw;
+  // the hand carries on from the forearm only when it hangs straight; a hand on the hip bends at
+  // the wrist, and a capsule carried on over the belly put the trousers' belt in front of the new
+  // top: where the forearm points across the body, beyond the wrist only pixels of the person's
+  // skin are the hand
+  const handSkin = skinOfFace(img, mask, faceMask);
   for (const s of ['left', 'right'] as const) {
     const sh = j[`${s}Shoulder`], el = j[`${s}Elbow`], wr = j[`${s}Wrist`];
     const hand = add(wr, sub(wr, el), 0.45);
@@ -211,7 +250,14 @@ export function parsePerson(img: RasterImage, likelihood: Uint8Array, keypoints:
     };
     capsule(w, h, add(sh, sub(el, sh), 0.25), el, armR, paint);
     capsule(w, h, el, wr, armR * 0.85, paint);
-    capsule(w, h, wr, hand, armR * 1.1, paint);
+    // (a hand hanging beside the body keeps its capsule: an old sleeve's cuff over it is the arm's)
+    const inward = Math.abs(hand.x - shoulderMid.x) < Math.abs(wr.x - shoulderMid.x) - HAND_INWARD * sw;
+    const wristR2 = (armR * 0.85) ** 2;
+    capsule(w, h, wr, hand, armR * 1.1, (i) => {
+      const x = i % w;
+      const y = (i - x) / w;
+      if (!inward || (x - wr.x) ** 2 + (y - wr.y) ** 2 <= wristR2 || handSkin(i)) paint(i);
+    });
   }
   // legs below the hip line, feet below the ankles
   for (let y = Math.max(0, Math.round(hipMid.y)); y < h; y++) {

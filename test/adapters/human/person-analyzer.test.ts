@@ -111,6 +111,33 @@ describe('a shop photo cut off at the nose (no face found)', () => {
   });
 });
 
+describe('a hand on the hip', () => {
+  it('takes the hand for arm but not the belt and trousers its forearm points at (07966_00: her right hand on her hip)', async () => {
+    // the hand's capsule carried the forearm on across her belly: her black trousers and belt were
+    // arm, in front of any new top, and its hem stepped around them
+    const a = await analyzer.analyze(await loadPhoto(path.join(REAL_PHOTOS, 'persons', '07966_00.jpg')), signal);
+    const body = a.body!;
+    const { width: w, height: h, data } = body.image;
+    const wrist = body.landmarks.rightWrist;
+    const sw = Math.abs(body.landmarks.leftShoulder.x - body.landmarks.rightShoulder.x);
+    let cloth = 0;
+    let hand = 0;
+    for (let y = Math.round(wrist.y); y < h; y++) {
+      for (let x = 0; x < w; x++) {
+        const i = y * w + x;
+        if (body.parts![i] !== PERSON_PART.arm || x > body.landmarks.faceCenter.x) continue;
+        const [r, g, b] = [data[i * 4], data[i * 4 + 1], data[i * 4 + 2]];
+        // near black and grey: the trousers and the belt (her skin is brown, well away from grey)
+        if (Math.max(r, g, b) < 60 && Math.max(r, g, b) - Math.min(r, g, b) < 12) cloth++;
+        if (Math.hypot(x - wrist.x, y - wrist.y) < 0.1 * sw) hand++;
+      }
+    }
+    // 8,974 such pixels were arm before; 118 now (the wrist's own disc reaches the belt's edge)
+    expect(cloth).toBeLessThan(500);
+    expect(hand).toBeGreaterThan(600);
+  });
+});
+
 describe('when the models cannot load', () => {
   it('says so and analyses with the classical engine, named in the notes', async () => {
     const broken = new PersonModels();
