@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, waitForJob, type TestService } from '../../support/harness.ts';
 import { startS3Server, type TestS3 } from '../../support/s3.ts';
+import { until } from '../../support/service-process.ts';
 import { dataUrl, twinImages } from '../../plugins/twins/fixtures.ts';
 import { shoeGlb, shoePhotos } from '../../plugins/shoe3d/helpers.ts';
 
@@ -37,7 +38,8 @@ describe('retention with the S3 store', () => {
     const batch = await svc.call('POST', '/api/v1/digitization/batches', { key, body: { items: [{ images: photos }] } });
     expect(batch.status).toBe(202);
     for (const id of [shoe.body.jobId, twin.body.jobId, batch.body.items[0].jobId]) expect((await waitForJob(svc, key, id, undefined, 90_000)).status).toBe('completed');
-    await new Promise((r) => setTimeout(r, 1500)); // the batch completion check
+    // the batch is marked complete by its own check after its last item's job: waited for, not slept on
+    await until(async () => (await svc.fitroom.pool.query('select completed_at from batches where id = $1', [batch.body.batchId])).rows[0]?.completed_at, 90_000, 'the batch marked complete');
     const stored = await s3.keys();
     expect(stored.length).toBeGreaterThanOrEqual(6);
 
