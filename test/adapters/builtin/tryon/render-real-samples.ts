@@ -18,12 +18,15 @@ import type { TryOnDiagnostics } from '../../../../adapters/builtin/tryon/diagno
 import { checkTryOnResult, type GateCheckName } from '../../../../adapters/builtin/tryon/quality-gate.ts';
 import { MARKS, REAL_PHOTOS, loadPhoto, measurePair, meetsTargets } from '../../../support/tryon-metrics.ts';
 import { realismOfLayer } from '../../../support/realism-metrics.ts';
+import { MODEL_CATALOGUE } from '../../../../core/tryon/models.ts';
 
 const out = process.argv[2] ?? '/tmp/tryon-real';
 const only = process.argv[3]?.split(',');
 const cache = path.join(out, '.bodies');
 mkdirSync(cache, { recursive: true });
 const analyzer = new LearnedPersonAnalyzer();
+// drawn at the API's standard quality (its long side), as a job would draw a larger photo
+const longSide = Number(MODEL_CATALOGUE.find((m) => m.id === 'builtin-warp')!.params('standard').longSide);
 
 async function analysed(file: string, photo: RasterImage): Promise<PersonBody> {
   const at = path.join(cache, `${file}.v8`);
@@ -51,7 +54,7 @@ for (const p of pairs) {
   const body = await analysed(p.person, person);
   const diagnostics: TryOnDiagnostics = { layers: [] };
   const t0 = performance.now();
-  const result = renderTryOn({ body, garments: { top: garment }, quality: 'standard', preserveBackground: true, diagnostics });
+  const result = renderTryOn({ body, garments: { top: garment }, quality: 'standard', longSide, preserveBackground: true, diagnostics });
   const ms = Math.round(performance.now() - t0);
   const verdict = checkTryOnResult({ person: body, result, garments: { top: garment }, diagnostics });
   const layer = diagnostics.layers[0];
