@@ -4,6 +4,7 @@ import type { BodyLandmarks } from '../../../core/twins/body.ts';
 import { fillHoles, labelComponents } from '../raster/components.ts';
 import { close, open } from '../raster/morphology.ts';
 import { PERSON_PART } from '../../../core/ports/person-analyzer.ts';
+import { srgbToLab } from '../tryon/color.ts';
 
 /** The face oval found in a face image, in that image's pixels. */
 export interface FaceRegion {
@@ -30,6 +31,25 @@ export function isSkin(r: number, g: number, b: number): boolean {
   const cr = 128 + 0.5 * r - 0.418688 * g - 0.081312 * b;
   const d2 = ((cb - 110) / 10) ** 2 + ((cr - 152) / 8) ** 2;
   return d2 <= 4;
+}
+
+/**
+ * The face's skin in Lab: the median of the face's skin-like pixels (the neck's when the face shows
+ * too few), the reference for telling the person's skin from their clothes; null when none is found.
+ */
+export function faceSkinLab(body: { image: RasterImage; parts: Uint8Array }): number[] | null {
+  const d = body.image.data;
+  const lab = [0, 0, 0];
+  for (const part of [PERSON_PART.face, PERSON_PART.neck]) {
+    const v: number[][] = [[], [], []];
+    for (let i = 0; i < body.parts.length; i += 2) {
+      if (body.parts[i] !== part || !isSkin(d[i * 4], d[i * 4 + 1], d[i * 4 + 2])) continue;
+      srgbToLab(d[i * 4], d[i * 4 + 1], d[i * 4 + 2], lab);
+      for (let c = 0; c < 3; c++) v[c].push(lab[c]);
+    }
+    if (v[0].length >= 30) return v.map((c) => c.sort((x, y) => x - y)[c.length >> 1]);
+  }
+  return null;
 }
 
 /**

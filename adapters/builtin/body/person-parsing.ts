@@ -11,7 +11,7 @@ import { largestComponent } from '../raster/components.ts';
 import { srgbToLab } from '../../builtin/tryon/color.ts';
 import { polygonMask } from '../../builtin/tryon/polygon-mask.ts';
 import { inflateDepth } from './inflate-depth.ts';
-import { isSkin } from './face.ts';
+import { faceSkinLab, isSkin } from './face.ts';
 
 /** Keypoints below this score are not visible (out of frame or hidden). */
 export const VISIBLE = 0.3;
@@ -64,27 +64,16 @@ const HAND_CHROMA = 0.4;
 const HAND_INWARD = 0.1;
 
 /**
- * Whether a pixel has the colour of the person's skin: near the median of the face's pixels (eyes,
- * brows and lips are too few to move it), lit or shaded, and not grey (black trousers and a white top beside a dark or pale hand are told apart by
- * their chroma). Without a face, the generic skin test.
+ * Whether a pixel has the colour of the person's skin: near the face's (faceSkinLab), lit or shaded,
+ * and not grey (black trousers and a white top beside a dark or pale hand are told apart by their
+ * chroma). Without a face, the generic skin test.
  */
-function skinOfFace(img: RasterImage, mask: Uint8Array, faceMask: Uint8Array): (i: number) => boolean {
+function skinOfFace(img: RasterImage, parts: Uint8Array): (i: number) => boolean {
   const d = img.data;
-  const ls: number[] = [];
-  const as: number[] = [];
-  const bs: number[] = [];
-  const lab = [0, 0, 0];
-  for (let i = 0; i < faceMask.length; i += 2) {
-    if (!faceMask[i] || !mask[i]) continue;
-    srgbToLab(d[i * 4], d[i * 4 + 1], d[i * 4 + 2], lab);
-    ls.push(lab[0]);
-    as.push(lab[1]);
-    bs.push(lab[2]);
-  }
-  if (ls.length < 50) return (i) => isSkin(d[i * 4], d[i * 4 + 1], d[i * 4 + 2]);
-  const med = (v: number[]) => v.sort((a, b) => a - b)[v.length >> 1];
-  const face = [med(ls), med(as), med(bs)];
+  const face = faceSkinLab({ image: img, parts });
+  if (!face) return (i) => isSkin(d[i * 4], d[i * 4 + 1], d[i * 4 + 2]);
   const chroma = Math.hypot(face[1], face[2]);
+  const lab = [0, 0, 0];
   return (i) => {
     srgbToLab(d[i * 4], d[i * 4 + 1], d[i * 4 + 2], lab);
     return Math.hypot(lab[0] - face[0], lab[1] - face[1], lab[2] - face[2]) <= HAND_SKIN && Math.hypot(lab[1], lab[2]) >= HAND_CHROMA * chroma;
@@ -241,7 +230,7 @@ export function parsePerson(img: RasterImage, likelihood: Uint8Array, keypoints:
   // the wrist, and a capsule carried on over the belly put the trousers' belt in front of the new
   // top: where the forearm points across the body, beyond the wrist only pixels of the person's
   // skin are the hand
-  const handSkin = skinOfFace(img, mask, faceMask);
+  const handSkin = skinOfFace(img, parts);
   for (const s of ['left', 'right'] as const) {
     const sh = j[`${s}Shoulder`], el = j[`${s}Elbow`], wr = j[`${s}Wrist`];
     const hand = add(wr, sub(wr, el), 0.45);

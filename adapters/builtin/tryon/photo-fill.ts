@@ -9,7 +9,7 @@ import { dilate, erode, maxFilter, open } from '../raster/morphology.ts';
 import { labelComponents, largestComponent } from '../raster/components.ts';
 import type { RasterImage } from '../../../core/images.ts';
 import { PERSON_PART, type PersonBody } from '../../../core/ports/person-analyzer.ts';
-import { isSkin } from '../body/face.ts';
+import { faceSkinLab, isSkin } from '../body/face.ts';
 import { boxBlur } from './box-blur.ts';
 import { hipsMiddle } from './body-frame.ts';
 import { deltaE76, SRGB_TO_LINEAR, srgbToLab } from './color.ts';
@@ -65,25 +65,6 @@ export function looksLikeSkin(body: PersonBody, i: number, skin: Skin | null, la
     if (deltaE76(lab, skin.lab) < 14) return true;
   }
   return isSkin(d[i * 4], d[i * 4 + 1], d[i * 4 + 2]);
-}
-
-/**
- * The face's skin in Lab: the median of the face's skin-like pixels (the neck's when the face shows
- * too few), the reference for telling the person's skin from their clothes; null when none is found.
- */
-export function faceSkinLab(body: PersonBody & { parts: Uint8Array }): number[] | null {
-  const d = body.image.data;
-  const lab = [0, 0, 0];
-  for (const part of [PERSON_PART.face, PERSON_PART.neck]) {
-    const v: number[][] = [[], [], []];
-    for (let i = 0; i < body.parts.length; i += 2) {
-      if (body.parts[i] !== part || !isSkin(d[i * 4], d[i * 4 + 1], d[i * 4 + 2])) continue;
-      srgbToLab(d[i * 4], d[i * 4 + 1], d[i * 4 + 2], lab);
-      for (let c = 0; c < 3; c++) v[c].push(lab[c]);
-    }
-    if (v[0].length >= 30) return v.map(median);
-  }
-  return null;
 }
 
 /** A palette colour of the chest within this ΔE76 of a bare hand's skin is skin, not cloth. */

@@ -5,7 +5,8 @@
  */
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { faceSkinLab, findOldTop, localStd, skinGrainStd, skinLike, synthesiseFill } from '../../../../adapters/builtin/tryon/photo-fill.ts';
+import { findOldTop, localStd, skinGrainStd, skinLike, synthesiseFill } from '../../../../adapters/builtin/tryon/photo-fill.ts';
+import { faceSkinLab } from '../../../../adapters/builtin/body/face.ts';
 import { checkTryOnResult } from '../../../../adapters/builtin/tryon/quality-gate.ts';
 import { deltaE76, linearToSrgb, SRGB_TO_LINEAR, srgbToLab } from '../../../../adapters/builtin/tryon/color.ts';
 import { distanceTransform } from '../../../../adapters/builtin/raster/distance-transform.ts';
