@@ -1,8 +1,9 @@
 /**
  * Realism measures of a try-on result on a person photo (issue 26, point 7), beside the box
  * figures of tryon-metrics.ts:
- * - skinRealism: repainted skin has the texture (local 5x5 luminance std, 0.5-2x) and colour
- *   (median, ΔE76 <= 8) of the person's own visible skin;
+ * - skinRealism: repainted skin has the texture (local 5x5 luminance std, 0.5-2x) of the person's
+ *   own visible skin and the colour (median, ΔE76 <= 8) of the visible skin it continues (within
+ *   SKIN_RING of it);
  * - streakRatio: inside the garment, horizontal over vertical gradient energy, relative to the
  *   packshot's own ratio at the size the garment was drawn (within 1/1.5 .. 1.5; smears and
  *   shredding drive it off);
@@ -240,20 +241,52 @@ export function oldGarmentShowing(result: RasterImage, person: RasterImage, oldG
   return total ? showing / total : 0;
 }
 
-/** The person's own visible skin, the colour figure's reference: skin-coloured arms, neck and face outside the old top. */
-function ownSkinOf(person: RasterImage, parts: Uint8Array, old: ArrayLike<number>): Uint8Array {
+/** The person's own visible skin: skin-coloured arms, neck and face outside the old top (and `also`). */
+function ownSkinOf(person: RasterImage, parts: Uint8Array, old: ArrayLike<number>, also?: Uint8Array): Uint8Array {
   const ownSkin = new Uint8Array(parts.length);
   for (let i = 0; i < parts.length; i++) {
     const p = parts[i];
-    if ((p === PERSON_PART.arm || p === PERSON_PART.neck || p === PERSON_PART.face) && !old[i] && isSkin(person.data[i * 4], person.data[i * 4 + 1], person.data[i * 4 + 2])) ownSkin[i] = 1;
+    if ((p === PERSON_PART.arm || p === PERSON_PART.neck || p === PERSON_PART.face) && !old[i] && !also?.[i] && isSkin(person.data[i * 4], person.data[i * 4 + 1], person.data[i * 4 + 2])) ownSkin[i] = 1;
   }
   return ownSkin;
 }
 
+/**
+ * The colour figure's reference: the person's own visible skin within this many pixels (at the
+ * standard long side, 1024) of the repainted skin, i.e. the skin the fill continues. Skin colour
+ * varies over a body by more than the bound (the lit face against a shaded neck, a tanned forearm
+ * against the chest): on the held-out bands (heldOutSkin, 33 photos) the real skin is within ΔE76
+ * 8 of this reference on 26, of the median of all the face, neck and arm skin on 14.
+ */
+export const SKIN_RING = 15;
+
+/** `own` skin within SKIN_RING of `of`; all of `own` when fewer than 100 such pixels. */
+function skinAround(own: Uint8Array, of: Uint8Array, width: number, height: number): Uint8Array {
+  const reach = (SKIN_RING * Math.max(width, height)) / 1024;
+  const to = distanceTransform(of, width, height, 'set');
+  const ring = new Uint8Array(own.length);
+  let count = 0;
+  for (let i = 0; i < own.length; i++) {
+    if (!own[i] || to[i] > reach) continue;
+    ring[i] = 1;
+    count++;
+  }
+  return count >= 100 ? ring : own;
+}
+
+/**
+ * A fill pixel the figures measure as skin: one the new garment's matte leaves uncovered (alpha
+ * below this). The matte's anti-aliased rim is a blend with the garment, the edge figure's part.
+ */
+const UNCOVERED = 0.05;
+
 /** The four figures of one garment layer, as the tests and the bench report them. */
 export interface RealismFigures {
   stdRatio: number;
+  /** Against the skin the fill continues (SKIN_RING). */
   deltaE: number;
+  /** Against all the person's visible face, neck and arm skin, for comparison. */
+  deltaEWide: number;
   skinFilled: number;
   streak: number;
   edge: number;
@@ -263,7 +296,7 @@ export interface RealismFigures {
 /**
  * The figures for a top laid on a person photo, from the renderer's diagnostics of that layer:
  * the repainted skin against the person's own visible skin (arms, neck, face: skin-coloured
- * pixels outside the old top), the garment's inside (coverage >= 0.99) against the packshot's
+ * pixels outside the old top; for its colour, that within SKIN_RING of the fill), the garment's inside (coverage >= 0.99) against the packshot's
  * garment (`packshotMask`), the garment's outline (coverage 0.5) and the old top left showing
  * (its pixels in the person's own skin colour, parsing errors, left out).
  */
@@ -273,9 +306,10 @@ export function realismOfLayer(result: RasterImage, person: RasterImage, packsho
   const alpha = layer.alpha ?? new Float32Array(n);
   const old = layer.oldGarment ?? new Uint8Array(n);
   const fillSkin = new Uint8Array(n);
-  if (layer.fill) for (let i = 0; i < n; i++) if (layer.fill[i] === 1 && alpha[i] < 0.5) fillSkin[i] = 1;
+  if (layer.fill) for (let i = 0; i < n; i++) if (layer.fill[i] === 1 && alpha[i] < UNCOVERED) fillSkin[i] = 1;
   const ownSkin = ownSkinOf(person, parts, old);
   const skin = skinRealism(result, person, fillSkin, ownSkin);
+  const continued = skinRealism(result, person, fillSkin, skinAround(ownSkin, fillSkin, w, h));
   // the parsing's old top can take in skin (a hand held against it, the neck above a low
   // neckline): repainted as skin, such pixels look as they did, which is right, not the old top
   // showing; pixels in the person's own skin colour (ΔE76 < 10 of its median) are left out
@@ -291,7 +325,8 @@ export function realismOfLayer(result: RasterImage, person: RasterImage, packsho
   }
   return {
     stdRatio: skin.stdRatio,
-    deltaE: skin.deltaE,
+    deltaE: continued.deltaE,
+    deltaEWide: skin.deltaE,
     skinFilled: skin.count,
     streak: streakRatio(result, alpha, packshot, packshotMask, 0.99, layer.warp?.scale),
     edge: edgeRatio(alpha, w, h),
@@ -341,10 +376,12 @@ export interface HeldOutSkin {
   fillVsTruth: number;
   /** The fill's median local 5x5 luminance std over the replaced skin's. */
   stdRatio: number;
-  /** ΔE76 of the replaced skin's own median from the colour figure's reference (face, neck, arms). */
+  /** ΔE76 of the replaced skin's own median from the colour figure's reference (the visible skin within SKIN_RING). */
   truthVsOwn: number;
   /** ΔE76 of the fill's median from that reference: the colour figure on this fill. */
   fillVsOwn: number;
+  /** ΔE76 of the replaced skin's median from the median of all visible face, neck and arm skin. */
+  truthVsWide: number;
 }
 
 /** Repaints the `band` of the canvas (linear RGB) as if it were old top; returns the fill map (1 = skin). */
@@ -404,12 +441,14 @@ export function heldOutSkin(body: PersonBody & { parts: Uint8Array }, paint: Ski
   const fillStats = localStd(filled, measured);
   const truth = localStd(body.image, measured);
   if (!fillStats.count) return null;
-  const own = localStd(body.image, ownSkinOf(body.image, body.parts, repaint)).lab;
+  const ownSkin = ownSkinOf(body.image, body.parts, repaint, band);
+  const own = localStd(body.image, skinAround(ownSkin, band, w, h)).lab;
   return {
     count: fillStats.count,
     fillVsTruth: deltaE76(fillStats.lab, truth.lab),
     stdRatio: fillStats.std / Math.max(1e-6, truth.std),
     truthVsOwn: deltaE76(truth.lab, own),
     fillVsOwn: deltaE76(fillStats.lab, own),
+    truthVsWide: deltaE76(truth.lab, localStd(body.image, ownSkin).lab),
   };
 }

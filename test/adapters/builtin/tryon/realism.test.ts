@@ -22,50 +22,32 @@ import { SRGB_TO_LINEAR } from '../../../../adapters/builtin/tryon/color.ts';
 /**
  * Pairs and figures that miss their bound today, with the value measured when this was written
  * (the test holds them to no worse than that, so they can only improve) and why:
- * five today (every other figure of every shown result is within its bound).
+ * four today (every other figure of every shown result is within its bound).
  *
  * A pair the quality gate refuses is not shown to anyone: its figures are not held to the bounds
  * (the gate's print-structure check holds the streak bound itself), and the refused pairs are named
  * in GATED.
  */
 const SHORT: Record<string, Partial<Record<keyof RealismFigures, number>>> = {
-  // the skin filled at the neck continues the lit skin beside it (a harmonic membrane from its edge)
-  // rather than being drawn to the median of face, neck and arms: no seam now, but the fill's median
-  // is the lit chest's, lighter than that person-wide median (shaded neck and arms in it; L* 84 vs
-  // 71 on model_2's pale chest, 73 vs 62 on model_5's shoulder beside the neck); 6.47 and 1.79
-  // before, with a visible step at the join
-  // (13.82 and 10.87 before the chest's relief; 13.2 and 10.1 while the membrane's edge values
-  // were read 3 px from the fill, in the old neckline's contact shadow)
-  // (12.54 while a sliver of skin 7-9 px thick stood along her shoulder between the new top and
-  // the backdrop, where the tank's strap was: backdrop now, as thinner ones were)
-  // (9.73 and 10.57 since the chest's relief keeps the fill's mean light: lighter still than the
-  // person-wide median, nearer the skin it replaced on the held-out bands)
-  'model_2.jpg + 049949_1.jpg': { deltaE: 9.73 },
-  // (model_5: 10.08 since the tee's label is cut away with its inside back and the crew neck is
-  // opened at the neck, a larger fill continuing the lit neck)
-  'model_5.jpg + 050191_1.jpg': { deltaE: 10.57 },
-  // the skin painted in the blouse's V continues her lit chest beside it; the figure's reference
-  // now holds her neck's shadow under the jaw, which the old strappy top's palette took for cloth
-  // (her chest in shade between the straps sampled as a cloth colour) and repainted as a lighter
-  // patch with a hard edge at the chin: 2.79 then (13.3 before the edge values were read beyond the
-  // old neckline's contact shadow)
-  '14627_00.jpg + 09263_00.jpg': { deltaE: 10.35 },
-  // only 168 px are repainted: a strip up to 5 px wide between her inner arm and the tee's side
-  // above her jeans, and slivers at the neckline (the 1-3 px strip along the other arm is drawn as
-  // the tee now, 243 px then); 1.06 while
-  // her jeans' waistband beside the arms was taken for the old tank (the same light blue-white)
-  // and 2,600 px of it painted as skin
-  // (3.31 since the tee's side beside it is the tee's black rather than the packshot's white
-  // backdrop: the strip's soft edge mixes in more contrast)
-  'model_3.jpg + 03032_00.jpg': { stdRatio: 3.07 },
-  // only 93 px are repainted: the top of her left shoulder where the crop top's strap stood above
-  // the new top's shoulder seam, continued from the shoulder's shaded skin beside it (L* 34 against
-  // 45 for her face, neck and arms together; the strap's rim, a hook of skin against the backdrop
-  // with 60 px more, is backdrop now); 2.11 while 1,200 px of her forearm below the new cuff
-  // (old cloth, her midriff's shade being in the chest's palette) were painted as a flat oval patch
-  // that held the fill's median near the arms' (11.92 while the edge values were read in the
-  // strap's contact shadow)
-  'model_4.jpg + 00470_00.jpg': { deltaE: 8.14 },
+  // (the colour is measured against the visible skin within SKIN_RING of the fill, the skin it
+  // continues: against the median of all face, neck and arm skin, model_2 9.93, model_5 10.93,
+  // 14627_00 10.30 and model_7 8.35 missed, their fills continuing the lit chest or neck beside
+  // them, lighter than the shaded neck and arms in that median)
+  // a strip up to 8 px wide between her left arm and the tee's side where the white tee was, painted
+  // pinker than the arm's shaded edge beside it, with specks of backdrop near the armpit
+  'model_1.jpg + 050181_1.jpg': { deltaE: 8.88 },
+  // the open shirt's V painted as chest from the neck around it: redder and darker than the lit
+  // sides of his neck (his real skin just above his T-shirt lies 12.0 from them too)
+  '051918_0.jpg + 049949_1.jpg': { deltaE: 9.51 },
+  // 163 px: a triangle between her right forearm and the jeans' waistband where the bodysuit's side
+  // showed, painted lighter than the forearm in shade beside it
+  '05997_00.jpg + 00055_00.jpg': { deltaE: 22.55 },
+  // only 80 px are repainted: the top of her left shoulder where the crop top's strap stood above
+  // the new top's shoulder seam, continued from the shoulder's shaded edge (its 5x5 windows span
+  // the shoulder's light and the shade beside the seam); 1.67 while the matte's rim (alpha up to
+  // 0.5, a blend with the black print) was counted as skin. 2.11 while 1,200 px of her forearm
+  // below the new cuff were painted as a flat oval patch
+  'model_4.jpg + 00470_00.jpg': { stdRatio: 3.7 },
 };
 
 /**
@@ -202,7 +184,7 @@ describe('realism of tops on real person photos', () => {
     expect(refused).toEqual(GATED);
   });
 
-  it('repaints skin with the texture (5x5 std 0.5-2x) and colour (ΔE76 <= 8) of the person own skin', () => {
+  it('repaints skin with the texture (5x5 std 0.5-2x) of the person own skin and the colour (ΔE76 <= 8) of the skin it continues', () => {
     const [lo, hi] = REALISM_TARGETS.stdRatio;
     for (const { pair, f } of shown()) {
       check(pair, 'stdRatio', f.stdRatio, (v) => v >= lo && v <= hi, (v, was) => Math.abs(Math.log(v)) > Math.abs(Math.log(was)) + 0.05);
@@ -237,6 +219,18 @@ describe('realism of tops on real person photos', () => {
         expect(r!.stdRatio, `${photo}: std ratio`).toBeLessThanOrEqual(hi);
       } else expect(Math.abs(Math.log(r!.stdRatio))).toBeLessThanOrEqual(Math.abs(Math.log(was.stdRatio)) + 0.05);
     }
+  });
+
+  it('takes as the colour reference skin that real skin matches: the visible skin around it, not all of it', () => {
+    // the colour figure's reference checked on real skin: the held-out band of each photo is real
+    // skin next to the person's top, which a fill must match; measured against the visible skin
+    // within SKIN_RING of it, most bands are within the bound (14 of 20 when written), against the
+    // median of all face, neck and arm skin under half (8 of 20: the lit face against a shaded neck)
+    const bands = Object.values(heldOut).filter((r): r is HeldOutSkin => r !== null);
+    const around = bands.filter((r) => r.truthVsOwn <= REALISM_TARGETS.deltaE).length;
+    const all = bands.filter((r) => r.truthVsWide <= REALISM_TARGETS.deltaE).length;
+    expect(around / bands.length).toBeGreaterThanOrEqual(0.65);
+    expect(around).toBeGreaterThan(all);
   });
 
   it('fails the held-out check on a flat fill and on a fill of the wrong colour', () => {
