@@ -2,8 +2,8 @@
  * Realism measures of a try-on result on a person photo (issue 26, point 7), beside the box
  * figures of tryon-metrics.ts:
  * - skinRealism: repainted skin has the texture (local 5x5 luminance std, 0.5-2x) of the person's
- *   own visible skin and the colour (median, ΔE76 <= 8) of the visible skin it continues (within
- *   SKIN_RING of it);
+ *   own visible skin and, region by region, the colour (median, ΔE76 <= 8) of the visible skin
+ *   it continues (within SKIN_RING of it);
  * - streakRatio: inside the garment, horizontal over vertical gradient energy, relative to the
  *   packshot's own ratio at the size the garment was drawn (within 1/1.5 .. 1.5; smears and
  *   shredding drive it off);
@@ -22,6 +22,7 @@ import { findOldTop, uncoverOldTop } from '../../adapters/builtin/tryon/photo-fi
 import { createLayer } from '../../adapters/builtin/tryon/warp-piece.ts';
 import { erode } from '../../adapters/builtin/raster/morphology.ts';
 import { distanceTransform } from '../../adapters/builtin/raster/distance-transform.ts';
+import { labelComponents } from '../../adapters/builtin/raster/components.ts';
 
 export const REALISM_TARGETS = {
   stdRatio: [0.5, 2] as [number, number],
@@ -253,25 +254,58 @@ function ownSkinOf(person: RasterImage, parts: Uint8Array, old: ArrayLike<number
 
 /**
  * The colour figure's reference: the person's own visible skin within this many pixels (at the
- * standard long side, 1024) of the repainted skin, i.e. the skin the fill continues. Skin colour
- * varies over a body by more than the bound (the lit face against a shaded neck, a tanned forearm
- * against the chest): on the held-out bands (heldOutSkin, 33 photos) the real skin is within ΔE76
- * 8 of this reference on 26, of the median of all the face, neck and arm skin on 14.
+ * standard long side, 1024) of a region of repainted skin, i.e. the skin that region continues.
+ * Skin colour varies over a body by more than the bound (the lit face against a shaded neck, a
+ * tanned forearm against the chest): on the held-out bands (heldOutSkin, 33 photos) the real skin
+ * is within ΔE76 8 of this reference on most, of the median of all the face, neck and arm skin on
+ * under half.
  */
 export const SKIN_RING = 15;
 
-/** `own` skin within SKIN_RING of `of`; all of `own` when fewer than 100 such pixels. */
-function skinAround(own: Uint8Array, of: Uint8Array, width: number, height: number): Uint8Array {
-  const reach = (SKIN_RING * Math.max(width, height)) / 1024;
-  const to = distanceTransform(of, width, height, 'set');
-  const ring = new Uint8Array(own.length);
-  let count = 0;
-  for (let i = 0; i < own.length; i++) {
-    if (!own[i] || to[i] > reach) continue;
-    ring[i] = 1;
-    count++;
+/** A region of repainted skin smaller than this (px) is a speck, left out of the colour figure. */
+const SPECK = 10;
+
+/**
+ * The repainted skin's colour against the skin it continues: per connected region of `fill` (on
+ * `result`), the ΔE76 between its median and that of the `own` skin (on `person`) within SKIN_RING
+ * of it (all of `own` when fewer than 20 such pixels), averaged over the regions by area. A neck
+ * and an arm repainted in one result are each held to their own surroundings.
+ */
+function continuedColour(result: RasterImage, person: RasterImage, fill: Uint8Array, own: Uint8Array): number {
+  const { width: w, height: h } = result;
+  const reach = (SKIN_RING * Math.max(w, h)) / 1024;
+  const pad = Math.ceil(reach) + 1;
+  const { labels, components } = labelComponents(fill, w, h, { connectivity: 8 });
+  const ownAll = localStd(person, own).lab;
+  let sum = 0;
+  let weight = 0;
+  for (const c of components) {
+    if (c.area < SPECK) continue;
+    const x0 = Math.max(0, c.x0 - pad);
+    const y0 = Math.max(0, c.y0 - pad);
+    const bw = Math.min(w, c.x1 + pad + 1) - x0;
+    const bh = Math.min(h, c.y1 + pad + 1) - y0;
+    const crop = new Uint8Array(bw * bh);
+    for (let y = 0; y < bh; y++) for (let x = 0; x < bw; x++) crop[y * bw + x] = labels[(y + y0) * w + x + x0] === c.label ? 1 : 0;
+    const to = distanceTransform(crop, bw, bh, 'set');
+    const region = new Uint8Array(w * h);
+    const ring = new Uint8Array(w * h);
+    let ringCount = 0;
+    for (let y = 0; y < bh; y++) {
+      for (let x = 0; x < bw; x++) {
+        const i = (y + y0) * w + x + x0;
+        if (crop[y * bw + x]) region[i] = 1;
+        else if (own[i] && to[y * bw + x] <= reach) {
+          ring[i] = 1;
+          ringCount++;
+        }
+      }
+    }
+    const ref = ringCount >= 20 ? localStd(person, ring).lab : ownAll;
+    sum += deltaE76(localStd(result, region).lab, ref) * c.area;
+    weight += c.area;
   }
-  return count >= 100 ? ring : own;
+  return weight ? sum / weight : 0;
 }
 
 /**
@@ -309,7 +343,7 @@ export function realismOfLayer(result: RasterImage, person: RasterImage, packsho
   if (layer.fill) for (let i = 0; i < n; i++) if (layer.fill[i] === 1 && alpha[i] < UNCOVERED) fillSkin[i] = 1;
   const ownSkin = ownSkinOf(person, parts, old);
   const skin = skinRealism(result, person, fillSkin, ownSkin);
-  const continued = skinRealism(result, person, fillSkin, skinAround(ownSkin, fillSkin, w, h));
+
   // the parsing's old top can take in skin (a hand held against it, the neck above a low
   // neckline): repainted as skin, such pixels look as they did, which is right, not the old top
   // showing; pixels in the person's own skin colour (ΔE76 < 10 of its median) are left out
@@ -325,7 +359,7 @@ export function realismOfLayer(result: RasterImage, person: RasterImage, packsho
   }
   return {
     stdRatio: skin.stdRatio,
-    deltaE: continued.deltaE,
+    deltaE: continuedColour(result, person, fillSkin, ownSkin),
     deltaEWide: skin.deltaE,
     skinFilled: skin.count,
     streak: streakRatio(result, alpha, packshot, packshotMask, 0.99, layer.warp?.scale),
@@ -442,13 +476,12 @@ export function heldOutSkin(body: PersonBody & { parts: Uint8Array }, paint: Ski
   const truth = localStd(body.image, measured);
   if (!fillStats.count) return null;
   const ownSkin = ownSkinOf(body.image, body.parts, repaint, band);
-  const own = localStd(body.image, skinAround(ownSkin, band, w, h)).lab;
   return {
     count: fillStats.count,
     fillVsTruth: deltaE76(fillStats.lab, truth.lab),
     stdRatio: fillStats.std / Math.max(1e-6, truth.std),
-    truthVsOwn: deltaE76(truth.lab, own),
-    fillVsOwn: deltaE76(fillStats.lab, own),
+    truthVsOwn: continuedColour(body.image, body.image, measured, ownSkin),
+    fillVsOwn: continuedColour(filled, body.image, measured, ownSkin),
     truthVsWide: deltaE76(truth.lab, localStd(body.image, ownSkin).lab),
   };
 }

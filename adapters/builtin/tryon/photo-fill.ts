@@ -808,9 +808,11 @@ function depthInside(region: Uint8Array, w: number, box: Box) {
 
 /**
  * The membrane takes the colour of whatever skin borders the gap, which can be far from the
- * person's skin (a hand, the shaded rim of an arm). Inside the gap its colour moves towards the
+ * person's skin (a hand, the shaded rim of an arm). Inside a wide gap its colour moves towards the
  * person's own skin tone (the median of face, neck and arms, linear RGB, de-shaded like the
- * membrane), fully from about 4 px in, so the border still joins the skin around it. With `from`
+ * membrane), fully from about 4 px in, so the border still joins the skin around it; a narrow one
+ * (under 24 px across, by fillSpan) moves less, none under 6 px: a strip of an old top's side
+ * between the new top and an arm continues the arm's shaded side rather than the lit tone. With `from`
  * (a limb's light already shaded across it, per pixel) it moves there wholly, over 6 px from the
  * skin it grows from only: the limb's shaded outline against the backdrop keeps its light.
  */
@@ -820,6 +822,7 @@ function towardsTone(values: Float32Array, region: Uint8Array, w: number, box: B
   const bh = by1 - by0;
   // (the depth inside the region only without `from`)
   const { crop, depth } = from ? { crop: cropOf(region, w, box), depth: null } : depthInside(region, w, box);
+  const span = from ? null : fillSpan(region, w, box, 3, 12);
   let near: Float32Array | null = null;
   if (from) {
     const src = new Uint8Array(bw * bh);
@@ -830,7 +833,7 @@ function towardsTone(values: Float32Array, region: Uint8Array, w: number, box: B
     for (let x = 0; x < bw; x++) {
       const j = y * bw + x;
       if (!crop[j]) continue;
-      const t = near ? Math.min(1, near[j] / 6) : 0.85 * Math.min(1, depth![j] / 4);
+      const t = near ? Math.min(1, near[j] / 6) : 0.85 * Math.min(1, depth![j] / 4) * span![j];
       const i = (y + by0) * w + x + bx0;
       const tone = toneAt(i);
       for (let c = 0; c < 3; c++) values[i * 3 + c] = values[i * 3 + c] * (1 - t) + tone[c] * t;
@@ -839,13 +842,14 @@ function towardsTone(values: Float32Array, region: Uint8Array, w: number, box: B
 }
 
 /**
- * How far the fill spans, per pixel of `box`: 0 in a sliver, 1 where the fill is 12 px across or
- * more within 6 px (the depth inside it, as a distance transform, and its local maximum).
+ * How far the fill spans, per pixel of `box`: 0 in a sliver (up to 2 * `from` px across), 1 where
+ * the fill is 2 * `full` px across or more within 6 px (the depth inside it, as a distance
+ * transform, and its local maximum).
  */
-function fillSpan(region: Uint8Array, w: number, box: Box): Float32Array {
+function fillSpan(region: Uint8Array, w: number, box: Box, from = 1.5, full = 6): Float32Array {
   const { depth, bw, bh } = depthInside(region, w, box);
   const thick = maxFilter(depth, bw, bh, 6);
-  for (let k = 0; k < thick.length; k++) thick[k] = Math.min(1, Math.max(0, (thick[k] - 1.5) / 4.5));
+  for (let k = 0; k < thick.length; k++) thick[k] = Math.min(1, Math.max(0, (thick[k] - from) / (full - from)));
   return thick;
 }
 
@@ -1680,7 +1684,8 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
         if (strict) {
           if (!skin || depth[i] < 2.5) continue;
           srgbToLab(img[i * 4], img[i * 4 + 1], img[i * 4 + 2], la);
-          if (deltaE76(la, skin.lab) < 12) {
+          // (an arm's side in shade too: the fill beside it, an old top's rim, continues it)
+          if (deltaE76(la, skin.lab) < 12 || (p === PERSON_PART.arm && shadedSkin(la, skin.lab))) {
             skinSource[i] = 1;
             sources++;
           }

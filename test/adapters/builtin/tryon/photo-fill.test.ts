@@ -494,6 +494,35 @@ describe('uncoverOldTop on real photos', () => {
     expect(sandwiched).toBeLessThan(80);
   });
 
+  it('continues the arm\'s shaded side in the strip of the old top between the new top and the arm, not the lit skin tone', () => {
+    // the white tee's side, 5-9 px wide between the navy tee and her arm: drawn to the person's lit
+    // skin tone it was a pink strip along the arm's shaded rim (L* 68 against 45); its membrane now
+    // takes the arm's skin in shade as a source and a fill this narrow is hardly drawn to the tone
+    const { body, result, alpha, diagnostics } = runs.get('model_1.jpg')!;
+    const { width: w, height: h } = result;
+    const fill = diagnostics.layers[0].fill!;
+    const arm = new Uint8Array(w * h);
+    const skin = new Uint8Array(w * h);
+    const garment = new Uint8Array(w * h);
+    for (let i = 0; i < w * h; i++) {
+      if (body.parts![i] === PERSON_PART.arm && alpha[i] < 0.05 && !fill[i]) arm[i] = 1;
+      if (fill[i] === 1 && alpha[i] < 0.05) skin[i] = 1;
+      if (alpha[i] >= 0.5) garment[i] = 1;
+    }
+    const nearArm = dilateMask(arm, w, h, 3);
+    const nearSkin = dilateMask(skin, w, h, 3);
+    const nearGarment = dilateMask(garment, w, h, 10);
+    const strip: number[] = [];
+    const rim: number[] = [];
+    for (let i = 0; i < w * h; i++) {
+      if (skin[i] && nearArm[i] && nearGarment[i]) strip.push(lab(result.data, i)[0]);
+      if (arm[i] && nearSkin[i]) rim.push(lab(result.data, i)[0]);
+    }
+    const median = (v: number[]) => v.sort((a, b) => a - b)[v.length >> 1];
+    expect(strip.length).toBeGreaterThan(300);
+    expect(median(strip) - median(rim)).toBeLessThan(18);
+  });
+
   it('draws the collarbones into the skin it paints at the neck: lighter along each bone than in the hollow above it (sheer crew neck -> scoop-necked tee)', () => {
     // a harmonic fill is smooth between its edges (1.2 levels before the relief); the collarbones'
     // ridge under the hollow above them is what keeps a wide fill from reading as a patch
