@@ -20,7 +20,7 @@ import { isSkin } from '../../adapters/builtin/body/face.ts';
 import { PERSON_PART, type PersonBody } from '../../core/ports/person-analyzer.ts';
 import { findOldTop, uncoverOldTop } from '../../adapters/builtin/tryon/photo-fill.ts';
 import { createLayer } from '../../adapters/builtin/tryon/warp-piece.ts';
-import { erode } from '../../adapters/builtin/raster/morphology.ts';
+import { dilate, erode } from '../../adapters/builtin/raster/morphology.ts';
 import { distanceTransform } from '../../adapters/builtin/raster/distance-transform.ts';
 import { labelComponents } from '../../adapters/builtin/raster/components.ts';
 
@@ -314,6 +314,9 @@ function continuedColour(result: RasterImage, person: RasterImage, fill: Uint8Ar
  */
 const UNCOVERED = 0.05;
 
+/** Skin this near the backdrop (px) is the person's soft outline, a blend with the backdrop. */
+const OUTLINE = 2;
+
 /** The four figures of one garment layer, as the tests and the bench report them. */
 export interface RealismFigures {
   stdRatio: number;
@@ -339,9 +342,14 @@ export function realismOfLayer(result: RasterImage, person: RasterImage, packsho
   const n = w * h;
   const alpha = layer.alpha ?? new Float32Array(n);
   const old = layer.oldGarment ?? new Uint8Array(n);
+  // skin within OUTLINE px of the backdrop (around the person, or painted where the old top was) is
+  // the outline's soft edge, a blend with the backdrop, measured by neither figure (on either side)
+  const backdrop = new Uint8Array(n);
+  for (let i = 0; i < n; i++) if (parts[i] === PERSON_PART.background || layer.fill?.[i] === 2) backdrop[i] = 1;
+  const nearBackdrop = dilate(backdrop, w, h, OUTLINE);
   const fillSkin = new Uint8Array(n);
-  if (layer.fill) for (let i = 0; i < n; i++) if (layer.fill[i] === 1 && alpha[i] < UNCOVERED) fillSkin[i] = 1;
-  const ownSkin = ownSkinOf(person, parts, old);
+  if (layer.fill) for (let i = 0; i < n; i++) if (layer.fill[i] === 1 && alpha[i] < UNCOVERED && !nearBackdrop[i]) fillSkin[i] = 1;
+  const ownSkin = ownSkinOf(person, parts, old, nearBackdrop);
   const skin = skinRealism(result, person, fillSkin, ownSkin);
 
   // the parsing's old top can take in skin (a hand held against it, the neck above a low
