@@ -144,6 +144,19 @@ function shadedSkin(lab: ArrayLike<number>, skin: ArrayLike<number>): boolean {
   return hueGap(lab, skin) < 0.2;
 }
 
+/**
+ * Whether a Lab colour is this skin in deep shade: darker by 8 L* or more, of its hue, its chroma
+ * falling with its lightness (at least 0.8 of the skin's chroma scaled by the lightness ratio, at
+ * most 1.6 times it): an arm's inner rim against the body. Grey and black cloth have too little.
+ */
+function skinInShadow(lab: ArrayLike<number>, skin: ArrayLike<number>): boolean {
+  if (lab[0] > skin[0] - 8 || lab[0] < 5) return false;
+  const chroma = Math.hypot(lab[1], lab[2]);
+  const skinChroma = Math.hypot(skin[1], skin[2]);
+  if (chroma < 0.8 * skinChroma * (lab[0] / skin[0]) || chroma > 1.6 * skinChroma) return false;
+  return hueGap(lab, skin) < 0.3;
+}
+
 /** Within this shadedSkinDistance a neck pixel is the neck's own skin (in shade), not a collar. */
 const SHADED_SKIN = 20;
 
@@ -1685,7 +1698,7 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
           if (!skin || depth[i] < 2.5) continue;
           srgbToLab(img[i * 4], img[i * 4 + 1], img[i * 4 + 2], la);
           // (an arm's side in shade too: the fill beside it, an old top's rim, continues it)
-          if (deltaE76(la, skin.lab) < 12 || (p === PERSON_PART.arm && shadedSkin(la, skin.lab))) {
+          if (deltaE76(la, skin.lab) < 12 || (p === PERSON_PART.arm && skinInShadow(la, skin.lab))) {
             skinSource[i] = 1;
             sources++;
           }
