@@ -275,7 +275,8 @@ function ownSkinOf(person: RasterImage, parts: Uint8Array, old: ArrayLike<number
  * standard long side, 1024) of a region of repainted skin, i.e. the skin that region continues.
  * Skin colour varies over a body by more than the bound (the lit face against a shaded neck, a
  * tanned forearm against the chest): on the held-out bands (heldOutSkin, 33 photos) the real skin
- * is within ΔE76 8 of this reference on 25, of the median of all the face, neck and arm skin on 17.
+ * is within ΔE76 8 of this reference on three in four, of the median of all the face, neck and arm
+ * skin on half.
  */
 export const SKIN_RING = 15;
 
