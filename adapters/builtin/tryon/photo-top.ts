@@ -1618,6 +1618,8 @@ const FOLD_WEIGHT = 0.8;
 /** ...when at least this share of its pixels is within the folds' range of its local mean, none at this share or below. */
 const FOLDS_ALL = 0.9;
 const FOLDS_NONE = 0.5;
+/** Ripple of the old top finer than this share of the shoulder width is its knit or print, not a fold. */
+const FOLD_FINE = 0.02;
 
 /**
  * The photo's light and folds on the new top (luminance transfer): where the person's own top lay,
@@ -1673,8 +1675,11 @@ export function transferShading(layer: Layer, oldTop: Uint8Array, body: PersonBo
   // busy print) tells little of its folds: what stays within the range is the edge of its gloss
   // and print, carried over as grey smudges on the new cloth; its folds count for less, down to none
   const foldWeight = FOLD_WEIGHT * Math.max(0, Math.min(1, (folds / Math.max(1, cloth) - FOLDS_NONE) / (FOLDS_ALL - FOLDS_NONE)));
-  const sy = boxBlur(fy, cw, ch, 2);
-  const sm = boxBlur(fm, cw, ch, 2);
+  // folds are broad: a finer ripple (a rib knit's wales, a print's edges, the sensor's noise in a
+  // dark top) is averaged out rather than carried onto the new cloth as wavy lines
+  const fine = Math.max(2, Math.round(FOLD_FINE * sw));
+  const sy = boxBlur(fy, cw, ch, fine);
+  const sm = boxBlur(fm, cw, ch, fine);
   for (let y = 0; y < ch; y++) {
     for (let x = 0; x < cw; x++) {
       const k = y * cw + x;

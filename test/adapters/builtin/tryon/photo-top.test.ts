@@ -373,7 +373,7 @@ describe('transferShading: the old top\'s folds on the new cloth', () => {
   // a uniform pink cloth laid over an old top 120 px wide; shoulders 100 px apart (blur radius 6 px)
   const W = 160;
   const H = 160;
-  const run = (oldLuminance: (x: number, y: number) => number) => {
+  const run = (oldLuminance: (x: number, y: number) => number, sw = 100) => {
     const data = new Uint8Array(W * H * 4);
     const oldTop = new Uint8Array(W * H);
     const layer = createLayer(W, H);
@@ -389,7 +389,7 @@ describe('transferShading: the old top\'s folds on the new cloth', () => {
       }
     }
     const body = { image: { width: W, height: H, data }, landmarks: { ...LANDMARKS, leftShoulder: { x: 130, y: 30 }, rightShoulder: { x: 30, y: 30 } } } as unknown as PersonBody;
-    transferShading(layer, oldTop, body, 100);
+    transferShading(layer, oldTop, body, sw);
     // the new cloth's spread of light inside the old top (away from its outline)
     const ys: number[] = [];
     for (let y = 40; y < 120; y++) for (let x = 40; x < 120; x++) ys.push(layer.data[(y * W + x) * 4] / 0.8);
@@ -412,5 +412,15 @@ describe('transferShading: the old top\'s folds on the new cloth', () => {
   it('carries next to nothing of a glossy satin top, whose light steps far beyond folds (grey smudges on a pale blouse)', () => {
     // 0.02 before the folds were weighed by how much of the old top they explain (0.005 now)
     expect(run(satin)).toBeLessThan(0.01);
+  });
+
+  it('averages out a rib knit\'s fine ripple rather than carrying it as wavy lines, and keeps broad folds', () => {
+    // a black ribbed bodysuit under a lavender tee: ribs 10 px apart, ±12 % of its light, on a
+    // person 250 px across the shoulders (0.0225 while only 5 px were averaged: a crumpled tee)
+    const ribs = (x: number, y: number) => 0.03 * (1 + 0.12 * Math.sin((2 * Math.PI * y) / 10));
+    expect(run(ribs, 250)).toBeLessThan(0.005);
+    // folds about 45 px apart are carried (0.052; 0.060 at 5 px)
+    const broad = (x: number, y: number) => 0.3 * (1 + 0.12 * Math.sin((x + y) / 10));
+    expect(run(broad, 250)).toBeGreaterThan(0.04);
   });
 });
