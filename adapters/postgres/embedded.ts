@@ -187,7 +187,6 @@ function postgresIds(isRoot: boolean): { uid?: number; gid?: number } {
   return { uid: Number(execFileSync('id', ['-u', 'postgres']).toString().trim()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString().trim()) };
 }
 
-/** Starts the server detached (own process group) and resolves once it accepts connections. */
 /**
  * Starts the server on `fixed`, or on a free port: one picked free can be taken by another socket
  * before the server binds it (a busy machine opens many), and then another is picked.
@@ -203,6 +202,7 @@ async function spawnOnPort(dir: string, fixed: number | undefined, pick: () => P
   }
 }
 
+/** Starts the server detached (own process group) and resolves once it accepts connections. */
 async function spawnServer(dir: string, port: number, flags: string[], isRoot: boolean, log?: (l: string) => void): Promise<ChildProcess> {
   const { postgres } = await binaries();
   const child = spawn(postgres, ['-D', dir, '-p', String(port), ...flags], { ...postgresIds(isRoot), detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } });

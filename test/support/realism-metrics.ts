@@ -295,6 +295,9 @@ function continuedColour(result: RasterImage, person: RasterImage, fill: Uint8Ar
   const pad = Math.ceil(reach) + 1;
   const { labels, components } = labelComponents(fill, w, h, { connectivity: 8 });
   const ownAll = localStd(person, own).lab;
+  // one region and its ring at a time, cleared after (within the region's box)
+  const region = new Uint8Array(w * h);
+  const ring = new Uint8Array(w * h);
   let sum = 0;
   let weight = 0;
   for (const c of components) {
@@ -306,8 +309,6 @@ function continuedColour(result: RasterImage, person: RasterImage, fill: Uint8Ar
     const crop = new Uint8Array(bw * bh);
     for (let y = 0; y < bh; y++) for (let x = 0; x < bw; x++) crop[y * bw + x] = labels[(y + y0) * w + x + x0] === c.label ? 1 : 0;
     const to = distanceTransform(crop, bw, bh, 'set');
-    const region = new Uint8Array(w * h);
-    const ring = new Uint8Array(w * h);
     let ringCount = 0;
     for (let y = 0; y < bh; y++) {
       for (let x = 0; x < bw; x++) {
@@ -322,6 +323,10 @@ function continuedColour(result: RasterImage, person: RasterImage, fill: Uint8Ar
     const ref = ringCount >= 20 ? localStd(person, ring).lab : ownAll;
     sum += deltaE76(localStd(result, region).lab, ref) * c.area;
     weight += c.area;
+    for (let y = y0; y < y0 + bh; y++) {
+      region.fill(0, y * w + x0, y * w + x0 + bw);
+      ring.fill(0, y * w + x0, y * w + x0 + bw);
+    }
   }
   return weight ? sum / weight : 0;
 }
@@ -369,7 +374,6 @@ export function realismOfLayer(result: RasterImage, person: RasterImage, packsho
   if (layer.fill) for (let i = 0; i < n; i++) if (layer.fill[i] === 1 && alpha[i] < UNCOVERED && !nearBackdrop[i]) fillSkin[i] = 1;
   const ownSkin = ownSkinOf(person, parts, old, nearBackdrop);
   const skin = skinRealism(result, person, fillSkin, ownSkin);
-
   // the parsing's old top can take in skin (a hand held against it, the neck above a low
   // neckline): repainted as skin, such pixels look as they did, which is right, not the old top
   // showing; pixels in the person's own skin colour (ΔE76 < 10 of its median) are left out

@@ -135,26 +135,19 @@ export function shadedSkinDistance(lab: ArrayLike<number>, skin: ArrayLike<numbe
   return Math.hypot(0.5 * (lab[0] - skin[0]), lab[1] - skin[1], lab[2] - skin[2]);
 }
 
-/** Whether a Lab colour is this skin in shade: darker, of its hue, at its chroma or up to 1.6 times it. */
-function shadedSkin(lab: ArrayLike<number>, skin: ArrayLike<number>): boolean {
-  if (lab[0] > skin[0] - 8) return false;
-  const chroma = Math.hypot(lab[1], lab[2]);
-  const skinChroma = Math.hypot(skin[1], skin[2]);
-  if (chroma < skinChroma || chroma > 1.6 * skinChroma) return false;
-  return hueGap(lab, skin) < 0.2;
-}
-
 /**
- * Whether a Lab colour is this skin in deep shade: darker by 8 L* or more, of its hue, its chroma
- * falling with its lightness (at least 0.8 of the skin's chroma scaled by the lightness ratio, at
- * most 1.6 times it): an arm's inner rim against the body. Grey and black cloth have too little.
+ * Whether a Lab colour is this skin in shade: darker by 8 L* or more, of its hue, at its chroma or
+ * up to 1.6 times it. `deep`: in deep shade too, its chroma falling with its lightness (at least 0.8
+ * of the skin's scaled by the lightness ratio; an arm's inner rim against the body), and its hue
+ * looser; grey and black cloth still have too little.
  */
-function skinInShadow(lab: ArrayLike<number>, skin: ArrayLike<number>): boolean {
-  if (lab[0] > skin[0] - 8 || lab[0] < 5) return false;
+function shadedSkin(lab: ArrayLike<number>, skin: ArrayLike<number>, deep = false): boolean {
+  if (lab[0] > skin[0] - 8 || (deep && lab[0] < 5)) return false;
   const chroma = Math.hypot(lab[1], lab[2]);
   const skinChroma = Math.hypot(skin[1], skin[2]);
-  if (chroma < 0.8 * skinChroma * (lab[0] / skin[0]) || chroma > 1.6 * skinChroma) return false;
-  return hueGap(lab, skin) < 0.3;
+  const least = deep ? 0.8 * skinChroma * (lab[0] / skin[0]) : skinChroma;
+  if (chroma < least || chroma > 1.6 * skinChroma) return false;
+  return hueGap(lab, skin) < (deep ? 0.3 : 0.2);
 }
 
 /** Within this shadedSkinDistance a neck pixel is the neck's own skin (in shade), not a collar. */
@@ -834,8 +827,9 @@ function towardsTone(values: Float32Array, region: Uint8Array, w: number, box: B
   const bw = bx1 - bx0;
   const bh = by1 - by0;
   // (the depth inside the region only without `from`)
-  const { crop, depth } = from ? { crop: cropOf(region, w, box), depth: null } : depthInside(region, w, box);
-  const span = from ? null : fillSpan(region, w, box, 3, 12);
+  const inside = from ? null : depthInside(region, w, box);
+  const { crop, depth } = inside ?? { crop: cropOf(region, w, box), depth: null };
+  const span = inside ? fillSpan(region, w, box, 3, 12, inside) : null;
   let near: Float32Array | null = null;
   if (from) {
     const src = new Uint8Array(bw * bh);
@@ -859,8 +853,8 @@ function towardsTone(values: Float32Array, region: Uint8Array, w: number, box: B
  * the fill is 2 * `full` px across or more within 6 px (the depth inside it, as a distance
  * transform, and its local maximum).
  */
-function fillSpan(region: Uint8Array, w: number, box: Box, from = 1.5, full = 6): Float32Array {
-  const { depth, bw, bh } = depthInside(region, w, box);
+function fillSpan(region: Uint8Array, w: number, box: Box, from = 1.5, full = 6, inside = depthInside(region, w, box)): Float32Array {
+  const { depth, bw, bh } = inside;
   const thick = maxFilter(depth, bw, bh, 6);
   for (let k = 0; k < thick.length; k++) thick[k] = Math.min(1, Math.max(0, (thick[k] - from) / (full - from)));
   return thick;
@@ -1698,7 +1692,7 @@ export function uncoverOldTop(canvas: Float32Array, layer: Layer, oldTop: Uint8A
           if (!skin || depth[i] < 2.5) continue;
           srgbToLab(img[i * 4], img[i * 4 + 1], img[i * 4 + 2], la);
           // (an arm's side in shade too: the fill beside it, an old top's rim, continues it)
-          if (deltaE76(la, skin.lab) < 12 || (p === PERSON_PART.arm && skinInShadow(la, skin.lab))) {
+          if (deltaE76(la, skin.lab) < 12 || (p === PERSON_PART.arm && shadedSkin(la, skin.lab, true))) {
             skinSource[i] = 1;
             sources++;
           }
